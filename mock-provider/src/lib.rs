@@ -1,0 +1,1 @@
+//! Wiremock-based fake model providers (in progress).

@@ -1,0 +1,11 @@
+//! The built-in reference host: both protocol surfaces over axum, one event store, provider
+//! adapters.
+//!
+//! See ARCHITECTURE.md for the module map.
+
+pub mod clock;
+pub mod defects;
+pub mod log;
+pub mod openwop;
+pub mod sse;
+pub mod store;

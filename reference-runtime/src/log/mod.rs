@@ -1,0 +1,371 @@
+//! The live layer over the [`EventStore`]: assigns sequences and times, enforces the terminal
+//! rule at append, and serves subscribers the backlog and then the live tail with no gap and no
+//! duplicate at the seam.
+//!
+//! Both surfaces use it: surface X logs start at sequence 1, surface W logs at 0.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, Utc};
+use tokio::sync::watch;
+
+use crate::clock::Clock;
+use crate::store::{EventStore, LogRecord, StoreError, StoredEvent, Surface};
+
+/// What kind of event an append carries, for the terminal rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppendKind {
+    /// A forward-execution event: refused once the log is terminal.
+    Forward,
+    /// The log's terminal event: refused once the log is terminal.
+    Terminal,
+    /// An event the protocol allows after the terminal event (`compensation.*`,
+    /// `run.dead-lettered`, vendor types on surface W).
+    AfterTerminal,
+}
+
+/// Why an append was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum AppendError {
+    /// The log is terminal and the event is not allowed after it. The refusal is logged, never
+    /// surfaced as an event.
+    #[error("log `{log_id}` is terminal; `{event_type}` refused")]
+    Terminal {
+        /// The log.
+        log_id: String,
+        /// The refused event's type.
+        event_type: String,
+    },
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// How far a log has got, as subscribers observe it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogProgress {
+    /// The highest sequence appended.
+    pub last_sequence: Option<u64>,
+    /// Whether the terminal event is appended.
+    pub terminal: bool,
+}
+
+struct LogState {
+    surface: Surface,
+    /// Serialises appends; holds the next sequence and the terminal flag.
+    append: Mutex<(u64, bool)>,
+    progress: watch::Sender<LogProgress>,
+}
+
+/// The hub: one per runtime, shared by both surfaces.
+pub struct LogHub {
+    store: Arc<dyn EventStore>,
+    clock: Arc<dyn Clock>,
+    logs: Mutex<HashMap<String, Arc<LogState>>>,
+}
+
+impl LogHub {
+    /// A hub over a store.
+    pub fn new(store: Arc<dyn EventStore>, clock: Arc<dyn Clock>) -> Self {
+        LogHub {
+            store,
+            clock,
+            logs: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The underlying store.
+    pub fn store(&self) -> &Arc<dyn EventStore> {
+        &self.store
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    /// Creates an empty log.
+    pub fn create(
+        &self,
+        id: &str,
+        surface: Surface,
+        meta: serde_json::Value,
+    ) -> Result<LogRecord, StoreError> {
+        let record = LogRecord {
+            id: id.to_string(),
+            surface,
+            created_at: self.clock.now(),
+            meta,
+            last_sequence: None,
+            terminal: false,
+        };
+        self.store.create_log(&record)?;
+        Ok(record)
+    }
+
+    /// Appends one event. `render` receives the assigned sequence and time and returns the
+    /// event's complete wire JSON; it runs under the log's lock, exactly once, and only when the
+    /// append is allowed.
+    pub fn append(
+        &self,
+        log_id: &str,
+        event_type: &str,
+        kind: AppendKind,
+        render: impl FnOnce(u64, DateTime<Utc>) -> String,
+    ) -> Result<StoredEvent, AppendError> {
+        let state = self.state(log_id)?;
+        let mut guard = state
+            .append
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (next_sequence, terminal) = *guard;
+        if terminal && kind != AppendKind::AfterTerminal {
+            tracing::warn!(
+                log_id,
+                event_type,
+                "refused an append after the terminal event"
+            );
+            return Err(AppendError::Terminal {
+                log_id: log_id.to_string(),
+                event_type: event_type.to_string(),
+            });
+        }
+        let time = self.clock.now();
+        let event = StoredEvent {
+            sequence: next_sequence,
+            time,
+            event_type: Arc::from(event_type),
+            terminal: kind == AppendKind::Terminal,
+            json: Arc::from(render(next_sequence, time)),
+        };
+        self.store.append(log_id, &event)?;
+        let now_terminal = terminal || event.terminal;
+        *guard = (next_sequence + 1, now_terminal);
+        state.progress.send_replace(LogProgress {
+            last_sequence: Some(next_sequence),
+            terminal: now_terminal,
+        });
+        Ok(event)
+    }
+
+    /// The events with `sequence > after` (all when `None`).
+    pub fn read_after(
+        &self,
+        log_id: &str,
+        after: Option<u64>,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        self.store.read_after(log_id, after)
+    }
+
+    /// The log's progress.
+    pub fn progress(&self, log_id: &str) -> Result<LogProgress, StoreError> {
+        Ok(*self.state(log_id)?.progress.borrow())
+    }
+
+    /// Whether a log exists.
+    pub fn exists(&self, log_id: &str) -> Result<bool, StoreError> {
+        Ok(self.state(log_id).is_ok())
+    }
+
+    /// Subscribes from a cursor: first the backlog after it, then live events, ending after the
+    /// terminal event has been delivered.
+    pub fn subscribe(
+        self: &Arc<Self>,
+        log_id: &str,
+        after: Option<u64>,
+    ) -> Result<Subscription, StoreError> {
+        let state = self.state(log_id)?;
+        Ok(Subscription {
+            hub: Arc::clone(self),
+            log_id: log_id.to_string(),
+            cursor: after,
+            progress: state.progress.subscribe(),
+        })
+    }
+
+    /// The surface of a log.
+    pub fn surface(&self, log_id: &str) -> Result<Surface, StoreError> {
+        Ok(self.state(log_id)?.surface)
+    }
+
+    fn state(&self, log_id: &str) -> Result<Arc<LogState>, StoreError> {
+        let mut logs = self
+            .logs
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(state) = logs.get(log_id) {
+            return Ok(Arc::clone(state));
+        }
+        let record = self
+            .store
+            .log(log_id)?
+            .ok_or_else(|| StoreError::UnknownLog(log_id.to_string()))?;
+        let next = record
+            .last_sequence
+            .map_or(record.surface.first_sequence(), |s| s + 1);
+        let (progress, _) = watch::channel(LogProgress {
+            last_sequence: record.last_sequence,
+            terminal: record.terminal,
+        });
+        let state = Arc::new(LogState {
+            surface: record.surface,
+            append: Mutex::new((next, record.terminal)),
+            progress,
+        });
+        logs.insert(log_id.to_string(), Arc::clone(&state));
+        Ok(state)
+    }
+}
+
+/// A subscriber's view of one log.
+pub struct Subscription {
+    hub: Arc<LogHub>,
+    log_id: String,
+    cursor: Option<u64>,
+    progress: watch::Receiver<LogProgress>,
+}
+
+impl Subscription {
+    /// The next batch of events after the cursor, waiting for new ones when caught up. `None`
+    /// once the terminal event has been delivered (or the hub is gone).
+    pub async fn next_batch(&mut self) -> Option<Result<Vec<StoredEvent>, StoreError>> {
+        loop {
+            let progress = *self.progress.borrow_and_update();
+            let behind = match (progress.last_sequence, self.cursor) {
+                (Some(last), Some(cursor)) => last > cursor,
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if behind {
+                match self.hub.read_after(&self.log_id, self.cursor) {
+                    Ok(events) if !events.is_empty() => {
+                        self.cursor = events.last().map(|e| e.sequence);
+                        return Some(Ok(events));
+                    }
+                    Ok(_) => {}
+                    Err(error) => return Some(Err(error)),
+                }
+            }
+            if progress.terminal && !behind {
+                return None;
+            }
+            if self.progress.changed().await.is_err() {
+                return None;
+            }
+        }
+    }
+
+    /// The highest sequence delivered so far (or the starting cursor).
+    pub fn cursor(&self) -> Option<u64> {
+        self.cursor
+    }
+
+    /// The log's current progress.
+    pub fn progress(&self) -> LogProgress {
+        *self.progress.borrow()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::SystemClock;
+    use crate::store::MemoryEventStore;
+
+    fn hub() -> Arc<LogHub> {
+        Arc::new(LogHub::new(
+            Arc::new(MemoryEventStore::new()),
+            Arc::new(SystemClock),
+        ))
+    }
+
+    fn append(hub: &LogHub, id: &str, kind: AppendKind) -> Result<StoredEvent, AppendError> {
+        hub.append(id, "t", kind, |seq, _| format!("{{\"sequence\":{seq}}}"))
+    }
+
+    #[test]
+    fn sequences_start_per_surface_and_never_gap() {
+        let hub = hub();
+        hub.create("x", Surface::Execution, serde_json::json!({}))
+            .unwrap();
+        hub.create("w", Surface::Run, serde_json::json!({}))
+            .unwrap();
+        let xs: Vec<u64> = (0..3)
+            .map(|_| append(&hub, "x", AppendKind::Forward).unwrap().sequence)
+            .collect();
+        let ws: Vec<u64> = (0..3)
+            .map(|_| append(&hub, "w", AppendKind::Forward).unwrap().sequence)
+            .collect();
+        assert_eq!(xs, [1, 2, 3]);
+        assert_eq!(ws, [0, 1, 2]);
+    }
+
+    #[test]
+    fn refuses_forward_events_after_the_terminal_event() {
+        let hub = hub();
+        hub.create("w", Surface::Run, serde_json::json!({}))
+            .unwrap();
+        append(&hub, "w", AppendKind::Forward).unwrap();
+        append(&hub, "w", AppendKind::Terminal).unwrap();
+        assert!(matches!(
+            append(&hub, "w", AppendKind::Forward),
+            Err(AppendError::Terminal { .. })
+        ));
+        assert!(matches!(
+            append(&hub, "w", AppendKind::Terminal),
+            Err(AppendError::Terminal { .. })
+        ));
+        assert_eq!(
+            append(&hub, "w", AppendKind::AfterTerminal)
+                .unwrap()
+                .sequence,
+            2
+        );
+        assert_eq!(hub.read_after("w", None).unwrap().len(), 3);
+    }
+
+    #[tokio::test]
+    async fn subscribers_get_backlog_then_live_tail_without_gap_or_duplicate() {
+        let hub = hub();
+        hub.create("x", Surface::Execution, serde_json::json!({}))
+            .unwrap();
+        append(&hub, "x", AppendKind::Forward).unwrap();
+        append(&hub, "x", AppendKind::Forward).unwrap();
+        let mut from_start = hub.subscribe("x", None).unwrap();
+        let mut from_one = hub.subscribe("x", Some(1)).unwrap();
+        let writer = {
+            let hub = Arc::clone(&hub);
+            tokio::spawn(async move {
+                for _ in 0..50 {
+                    append(&hub, "x", AppendKind::Forward).unwrap();
+                    tokio::task::yield_now().await;
+                }
+                append(&hub, "x", AppendKind::Terminal).unwrap();
+            })
+        };
+        let mut seen = Vec::new();
+        while let Some(batch) = from_start.next_batch().await {
+            seen.extend(batch.unwrap().into_iter().map(|e| e.sequence));
+        }
+        writer.await.unwrap();
+        assert_eq!(seen, (1..=53).collect::<Vec<_>>());
+        let mut seen = Vec::new();
+        while let Some(batch) = from_one.next_batch().await {
+            seen.extend(batch.unwrap().into_iter().map(|e| e.sequence));
+        }
+        assert_eq!(seen, (2..=53).collect::<Vec<_>>());
+    }
+
+    #[tokio::test]
+    async fn a_cursor_at_the_end_of_a_terminal_log_ends_at_once() {
+        let hub = hub();
+        hub.create("x", Surface::Execution, serde_json::json!({}))
+            .unwrap();
+        append(&hub, "x", AppendKind::Terminal).unwrap();
+        let mut at_end = hub.subscribe("x", Some(1)).unwrap();
+        assert!(at_end.next_batch().await.is_none());
+        let mut past_end = hub.subscribe("x", Some(99)).unwrap();
+        assert!(past_end.next_batch().await.is_none());
+    }
+}

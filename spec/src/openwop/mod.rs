@@ -1,0 +1,35 @@
+//! Surface W: the OpenWOP v2 run events chapter (`../shared/spec-seeds/002_…txt`) as serde
+//! types, with the concrete endpoints of `CONTRACT.md` § "Surface W".
+
+mod discovery;
+mod error;
+mod host_event;
+pub mod payloads;
+mod poll;
+mod run_event;
+mod runs;
+mod snapshot;
+mod stream_mode;
+
+pub use discovery::{CapabilityRecord, Discovery, Implementation, Testing};
+pub use error::ErrorEnvelope;
+pub use host_event::{
+    HeartbeatEvaluated, HeartbeatStateChanged, HeartbeatStatus, HostEvent, HostEventDelivery,
+};
+pub use poll::PollResponse;
+pub use run_event::{
+    EVENT_ID_PATTERN, RUN_ID_PATTERN, RunEventDoc, SCHEMA_VERSION, VENDOR_TYPE_PATTERN,
+    decode_run_id_path_segment, encode_run_id_for_path,
+};
+pub use runs::{
+    AiOptions, CancelRunResponse, Configurable, CreateRunRequest, CreateRunResponse, MockProvider,
+    ResolveInterruptRequest,
+};
+pub use snapshot::{Owner, RunError, RunSnapshot, RunStatus};
+pub use stream_mode::{STREAM_MODE_PATTERN, StreamMode, StreamModeError, StreamModeSelection};
+
+/// The `OpenWOP-Version` a v2 host answers with.
+pub const PROTOCOL_VERSION: &str = "2.0";
+
+/// The `eventLogSchemaVersion` of logs a v2 host writes.
+pub const EVENT_LOG_SCHEMA_VERSION: u32 = 3;

@@ -1,0 +1,24 @@
+//! The long-poll fallback, `GET /runs/{runId}/events/poll`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::run_event::RunEventDoc;
+
+/// The closed poll response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(title = "PollResponse")]
+pub struct PollResponse {
+    /// The run.
+    pub run_id: String,
+    /// The events with `sequence > afterSequence`, in log order.
+    pub events: Vec<RunEventDoc>,
+    /// The highest sequence in the log at the time of the response; -1 when the log is empty.
+    #[schemars(range(min = -1))]
+    pub last_sequence: i64,
+    /// The snapshot status.
+    pub status: String,
+    /// Whether the run is terminal.
+    pub is_terminal: bool,
+}

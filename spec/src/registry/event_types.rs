@@ -1,0 +1,159 @@
+//! The 117 registered OpenWOP v2 event types.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use serde::{Deserialize, Serialize};
+
+/// The stream mode that admits a type besides `debug` (which admits every event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamTier {
+    /// Admitted by `updates` (and `values` synthesises a snapshot after it).
+    Updates,
+    /// Admitted by `messages` as an `ai.message.chunk` frame.
+    Messages,
+    /// Admitted by `debug` only.
+    Debug,
+}
+
+/// What the chapter says about a type appearing after the run's terminal event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AfterTerminal {
+    /// The log MUST NOT contain it after the terminal event.
+    Forbidden,
+    /// It MAY follow the terminal event (`compensation.*`, `run.dead-lettered`).
+    Allowed,
+    /// The chapter is silent; the contract appends nothing, the harness reports INFO.
+    Unconstrained,
+}
+
+/// One registered type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventTypeEntry {
+    /// The v2 type name, `domain.verb-ed`.
+    #[serde(rename = "type")]
+    pub name: String,
+    /// The domain (first segment).
+    pub domain: String,
+    /// Whether it is a terminal run event.
+    pub terminal: bool,
+    /// The stream-mode tier.
+    pub tier: StreamTier,
+    /// The rule after the terminal event.
+    pub after_terminal: AfterTerminal,
+    /// The payload `$defs` key.
+    pub payload_def: String,
+    /// The era-2 (v1) spelling when the registry records a rename.
+    pub v1: Option<String>,
+}
+
+/// The event-type registry.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EventTypeRegistry {
+    /// Format version.
+    pub version: u32,
+    /// The types, in registry order.
+    pub types: Vec<EventTypeEntry>,
+    #[serde(skip)]
+    by_name: BTreeMap<String, usize>,
+}
+
+impl EventTypeRegistry {
+    /// Looks a v2 type up.
+    pub fn get(&self, name: &str) -> Option<&EventTypeEntry> {
+        self.by_name.get(name).map(|&i| &self.types[i])
+    }
+
+    /// Whether `name` is a registered protocol type.
+    pub fn is_registered(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
+    /// Translates an era-2 (v1) spelling to its v2 type; a type without a recorded rename
+    /// translates to itself when registered.
+    pub fn translate_v1(&self, v1_name: &str) -> Option<&EventTypeEntry> {
+        self.types
+            .iter()
+            .find(|t| t.v1.as_deref() == Some(v1_name))
+            .or_else(|| self.get(v1_name).filter(|t| t.v1.is_none()))
+    }
+
+    /// The terminal run event types.
+    pub fn terminal_types(&self) -> impl Iterator<Item = &EventTypeEntry> {
+        self.types.iter().filter(|t| t.terminal)
+    }
+}
+
+static REGISTRY: LazyLock<EventTypeRegistry> = LazyLock::new(|| {
+    let mut registry: EventTypeRegistry =
+        serde_json::from_str(include_str!("../../registry/event-types.json"))
+            .expect("spec/registry/event-types.json is valid (guarded by a test)");
+    registry.by_name = registry
+        .types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.clone(), i))
+        .collect();
+    registry
+});
+
+/// The registry of the 117 registered OpenWOP v2 event types.
+pub fn event_types() -> &'static EventTypeRegistry {
+    &REGISTRY
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn has_the_117_registered_types() {
+        let registry = event_types();
+        assert_eq!(registry.types.len(), 117);
+        assert_eq!(registry.by_name.len(), 117, "type names are unique");
+        let terminal: Vec<_> = registry.terminal_types().map(|t| t.name.as_str()).collect();
+        assert_eq!(terminal, ["run.completed", "run.failed", "run.cancelled"]);
+        assert_eq!(
+            registry.get("output.chunk").unwrap().tier,
+            StreamTier::Messages
+        );
+        assert_eq!(
+            registry.get("node.started").unwrap().tier,
+            StreamTier::Debug
+        );
+        assert_eq!(
+            registry.get("node.started").unwrap().after_terminal,
+            AfterTerminal::Forbidden
+        );
+        assert_eq!(
+            registry.get("compensation.started").unwrap().after_terminal,
+            AfterTerminal::Allowed
+        );
+        assert_eq!(
+            registry.translate_v1("run.resuming").unwrap().name,
+            "run.resume-started"
+        );
+        assert_eq!(
+            registry.translate_v1("run.started").unwrap().name,
+            "run.started"
+        );
+        assert!(
+            registry.translate_v1("run.resume-started").is_none(),
+            "a renamed type's v2 spelling is not a v1 spelling"
+        );
+    }
+
+    #[test]
+    fn names_follow_the_codemap_grammar() {
+        let grammar =
+            regex::Regex::new(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*\.[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+                .unwrap();
+        for t in &event_types().types {
+            assert!(grammar.is_match(&t.name), "{}", t.name);
+            assert!(t.name.starts_with(&format!("{}.", t.domain)));
+        }
+    }
+}
