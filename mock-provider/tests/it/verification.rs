@@ -1,0 +1,142 @@
+//! Recording and verification: what was received, and errors that list it without secrets.
+
+use mock_provider::{Endpoint, VerificationError, marker};
+use serde_json::json;
+
+use crate::support::{CANARY, behaviour, client, openai_body, register, send, start};
+
+#[tokio::test]
+async fn calls_record_credential_headers_body_and_order() {
+    let providers = start().await;
+    let id = register(
+        &providers,
+        "openai-primary",
+        vec![
+            behaviour(json!({"kind": "http_error", "error": "service_unavailable"})),
+            behaviour(json!({"kind": "completion"})),
+        ],
+    );
+    let body = openai_body(&id, false, false);
+    send(&providers, "openai-primary", &body).await.unwrap();
+    send(&providers, "openai-primary", &body).await.unwrap();
+
+    let calls = providers.calls(&id);
+    assert_eq!(calls.len(), 2);
+    let indexes: Vec<Option<u32>> = calls.iter().map(|call| call.call_index).collect();
+    assert_eq!(indexes, [Some(1), Some(2)]);
+    let statuses: Vec<Option<u16>> = calls.iter().map(|call| call.response_status).collect();
+    assert_eq!(statuses, [Some(503), Some(200)]);
+    let first = &calls[0];
+    assert_eq!(first.instance, "openai-primary");
+    assert_eq!(first.endpoint, Endpoint::ChatCompletions);
+    assert_eq!(first.method, "POST");
+    assert_eq!(first.path, "/openai-primary/v1/chat/completions");
+    assert_eq!(first.credential.as_deref(), Some(CANARY));
+    assert!(first.credential_is_canary);
+    assert_eq!(
+        first.header("authorization"),
+        Some(format!("Bearer {CANARY}").as_str())
+    );
+    assert_eq!(first.body_json(), Some(body));
+    assert!(calls[0].sequence < calls[1].sequence);
+    assert!(calls[0].received_instant <= calls[1].received_instant);
+    assert_eq!(providers.call_count(&id, "openai-primary"), 2);
+    assert_eq!(providers.call_count(&id, "anthropic-secondary"), 0);
+}
+
+#[tokio::test]
+async fn verification_errors_list_the_requests_without_secrets() {
+    let providers = start().await;
+    let id = register(
+        &providers,
+        "openai-primary",
+        vec![behaviour(json!({"kind": "completion"}))],
+    );
+    assert!(providers.assert_never_called(&id).is_ok());
+    assert!(
+        providers
+            .assert_called_exactly(&id, "openai-primary", 0)
+            .is_ok()
+    );
+
+    // A host that leaks the key into the prompt: the listing must still not show it.
+    let mut body = openai_body(&id, false, false);
+    body["messages"][0]["content"] = json!(format!("Say hi. {} key={CANARY}", marker(&id)));
+    send(&providers, "openai-primary", &body).await.unwrap();
+
+    let error = providers
+        .assert_called_exactly(&id, "openai-primary", 2)
+        .expect_err("one call is not two");
+    assert!(matches!(
+        error,
+        VerificationError::CallCount {
+            expected: 2,
+            actual: 1,
+            ..
+        }
+    ));
+    let message = error.to_string();
+    assert!(message.contains("expected 2 call(s), got 1"), "{message}");
+    assert!(
+        message.contains("/openai-primary/v1/chat/completions"),
+        "{message}"
+    );
+    assert!(message.contains("credential=canary"), "{message}");
+    assert!(!message.contains(CANARY), "{message}");
+
+    let error = providers
+        .assert_never_called(&id)
+        .expect_err("it was called");
+    assert!(!error.to_string().contains(CANARY));
+    let debug = format!("{:?}", providers.calls(&id));
+    assert!(!debug.contains(CANARY), "{debug}");
+}
+
+#[tokio::test]
+async fn forget_drops_a_script_and_its_records() {
+    let providers = start().await;
+    let id = register(
+        &providers,
+        "openai-primary",
+        vec![behaviour(json!({"kind": "completion"}))],
+    );
+    send(
+        &providers,
+        "openai-primary",
+        &openai_body(&id, false, false),
+    )
+    .await
+    .unwrap();
+    assert!(providers.forget(&id));
+    assert!(providers.calls(&id).is_empty());
+    let response = send(
+        &providers,
+        "openai-primary",
+        &openai_body(&id, false, false),
+    )
+    .await
+    .unwrap();
+    assert_eq!(response.status(), 400, "a forgotten script is unknown");
+    assert!(!providers.forget("never-registered"));
+}
+
+#[tokio::test]
+async fn requests_without_a_script_are_recorded_as_unmatched() {
+    let providers = start().await;
+    let url = format!(
+        "{}/nowhere/v1/chat/completions",
+        providers.base_url("openai-primary").unwrap()
+    );
+    let response = client()
+        .post(url)
+        .bearer_auth(CANARY)
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+    let unmatched = providers.unmatched_calls();
+    assert_eq!(unmatched.len(), 1);
+    assert_eq!(unmatched[0].endpoint, Endpoint::Unknown);
+    assert_eq!(unmatched[0].instance, "openai-primary");
+}
