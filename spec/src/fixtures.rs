@@ -20,7 +20,7 @@ macro_rules! fixture_files {
     };
 }
 
-const FILES: [(&str, &str); 8] = fixture_files!(
+const FILES: [(&str, &str); 11] = fixture_files!(
     "conformance-noop",
     "conformance-multi-node",
     "conformance-delay",
@@ -29,6 +29,9 @@ const FILES: [(&str, &str); 8] = fixture_files!(
     "conformance-approval",
     "conformance-stream-text",
     "conformance-debug-noise",
+    "conformance-all-tiers",
+    "conformance-structured-output",
+    "conformance-envelope-contract",
 );
 
 static FIXTURES: LazyLock<Vec<Fixture>> = LazyLock::new(|| {
@@ -59,7 +62,7 @@ mod tests {
 
     #[test]
     fn every_fixture_parses_and_is_named_after_its_file() {
-        assert_eq!(all().len(), 8);
+        assert_eq!(all().len(), FILES.len());
         for fixture in all() {
             assert_eq!(fixture.definition["id"], fixture.id);
             assert!(

@@ -1,17 +1,71 @@
 //! Surface W: the OpenWOP v2 run events chapter (runs, the workflow engine, the event stream,
-//! poll, host events). Owned by the surface-W work; the composition root calls [`router`].
+//! poll, host events). The composition root calls [`router`].
+//!
+//! | Method, path | Module |
+//! |---|---|
+//! | `GET /.well-known/openwop` (no auth) | `discovery` |
+//! | `POST /runs`, `GET /runs/{runId}`, `POST /runs/{runId}/cancel`, `POST /runs/{runId}/interrupts/{nodeId}` | `run_routes` over `runs` |
+//! | `GET /runs/{runId}/events` | `stream` |
+//! | `GET /runs/{runId}/events/poll` | `poll` |
+//! | `GET /host/events` | `host_events`, fed by `heartbeat` |
+//! | `POST`/`GET /runs/{runId}/annotations` | `feedback` |
+//! | `GET /conformance/seams/mock-ai/runs/{runId}/calls` | `envelopes::journal` (the `envelope-program` mock's call journal) |
+//! | `POST /conformance/seams/sample/event-log/seed` (off unless `seams_enabled`) | `era2` |
+//!
+//! AI envelopes, the envelope catalog and reliability live in `envelopes` (the
+//! `core.ai.structuredOutput` node); the cost estimate of `provider.usage` in `pricing`; the
+//! secret redaction of envelope-derived text and annotations in `secrets`; era-2 translation
+//! (every reader goes through `WState::read_events`) in `era2`.
+//!
+//! Every run is its log: snapshots, streams and polls are projections of the events the
+//! [`LogHub`] holds (`projection`). The engine (`engine`) runs the seeded fixture workflows
+//! (`workflow`) on tokio tasks; `live` holds only what a running task must be told (cancel, the
+//! open interrupt). Each `w-*` defect is checked in one place, next to the rule it breaks.
+
+mod ai;
+mod auth;
+mod config;
+mod discovery;
+mod engine;
+pub(crate) mod envelopes;
+mod era2;
+mod error;
+mod feedback;
+mod heartbeat;
+mod host_events;
+mod idempotency;
+mod ids;
+mod live;
+mod poll;
+mod pricing;
+mod projection;
+mod recorder;
+mod run_routes;
+mod runs;
+mod secrets;
+mod state;
+mod stream;
+mod stream_params;
+mod subscribers;
+mod version;
+mod workflow;
 
 use std::sync::Arc;
 
-use serde::Deserialize;
+use axum::Router;
+use axum::routing::{get, post};
 
 use crate::defects::Defects;
 use crate::log::LogHub;
 
-/// Surface-W configuration (the `[openwop]` table of the runtime's TOML file).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OpenWopConfig {}
+pub use ai::provider::ConfiguredProviders;
+pub use auth::Caller;
+pub use config::{
+    ApiKeyConfig, ConfigError, CreateRunOnTransition, HeartbeatConfig, HeartbeatSettings,
+    MAX_KEEP_ALIVE_SECS, OpenWopConfig, PredicateConfig,
+};
+pub use envelopes::settings::{EnvelopeSettings, Strictness};
+pub use error::ApiError;
 
 /// What surface W needs from the composition root.
 #[derive(Clone)]
@@ -22,9 +76,69 @@ pub struct Dependencies {
     pub defects: Arc<Defects>,
     /// Surface-W configuration.
     pub config: OpenWopConfig,
+    /// The providers configured in the runtime (`configurable.ai.provider`); `None` when the
+    /// AI node may use mock providers only.
+    pub providers: Option<ConfiguredProviders>,
 }
 
-/// The surface-W routes.
-pub fn router(_deps: Dependencies) -> axum::Router {
-    axum::Router::new()
+/// The surface-W routes. Starts the configured heartbeats on the current tokio runtime (they
+/// stop once the router is dropped). A configuration that fails [`OpenWopConfig::validate`] is
+/// logged and replaced by the defaults, so the host never serves out-of-range values.
+pub fn router(deps: Dependencies) -> Router {
+    let config = match deps.config.validate() {
+        Ok(()) => deps.config,
+        Err(error) => {
+            tracing::error!(%error, "invalid [openwop] configuration; serving the defaults");
+            OpenWopConfig::default()
+        }
+    };
+    let workflows = workflow::Workflows::seed_fixtures();
+    let catalog = envelopes::KindCatalog::build(&config.envelopes, &deps.defects);
+    let state = Arc::new(state::WState {
+        keys: auth::KeyTable::new(&config.api_keys, &config.test_key_prefix),
+        discovery: discovery::DiscoveryDocument::build(
+            &config,
+            workflows.ids(),
+            &catalog,
+            &deps.defects,
+        ),
+        catalog,
+        annotations_lock: std::sync::Mutex::new(()),
+        workflows,
+        hub: deps.hub,
+        defects: deps.defects,
+        config,
+        live: live::LiveRuns::default(),
+        subscribers: subscribers::SubscriberSlots::default(),
+        host_events: host_events::HostEventBus::default(),
+        providers: deps.providers,
+        create_lock: tokio::sync::Mutex::new(()),
+    });
+    heartbeat::start(&state);
+    Router::new()
+        .route("/.well-known/openwop", get(discovery::discovery))
+        .route("/runs", post(run_routes::create))
+        .route("/runs/{run_id}", get(run_routes::get))
+        .route("/runs/{run_id}/cancel", post(run_routes::cancel))
+        .route(
+            "/runs/{run_id}/interrupts/{node_id}",
+            post(run_routes::resolve_interrupt),
+        )
+        .route("/runs/{run_id}/events", get(stream::events))
+        .route("/runs/{run_id}/events/poll", get(poll::poll))
+        .route("/host/events", get(host_events::host_events))
+        .route(
+            "/runs/{run_id}/annotations",
+            post(feedback::create).get(feedback::list),
+        )
+        .route(
+            "/conformance/seams/mock-ai/runs/{run_id}/calls",
+            get(envelopes::journal::calls),
+        )
+        .route("/conformance/seams/sample/event-log/seed", post(era2::seed))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            run_routes::MAX_BODY_BYTES + 1,
+        ))
+        .layer(axum::middleware::from_fn(version::protocol_version))
+        .with_state(state)
 }

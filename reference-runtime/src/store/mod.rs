@@ -8,6 +8,7 @@
 //! Invariant: append-only. No method edits or deletes an event.
 
 mod memory;
+mod sqlite;
 
 use std::sync::Arc;
 
@@ -15,6 +16,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 pub use memory::MemoryEventStore;
+pub use sqlite::SqliteEventStore;
 
 /// Which protocol surface a log belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

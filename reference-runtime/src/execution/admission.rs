@@ -1,0 +1,148 @@
+//! Admission of `POST /v1/executions`, in the contract's order: content type, body size, JSON,
+//! the closed request schema (the published `execution-request.json` is the validator, before
+//! serde decoding), then the Idempotency-Key format. Capability matching and idempotency come
+//! after, in the service. Every refusal is 400 `invalid_request` with a fixed message that
+//! echoes nothing of the request.
+
+use axum::body::Body;
+use axum::http::{HeaderMap, header};
+use serde_json::Value;
+use spec::execution::{ExecutionRequest, IDEMPOTENCY_KEY_MAX_LEN};
+use spec::schema::{Published, validate};
+
+use super::errors::ApiError;
+use crate::defects::{Defect, Defects};
+
+/// The members of the closed request object.
+const REQUEST_MEMBERS: [&str; 7] = [
+    "ability",
+    "input",
+    "requirements",
+    "routing",
+    "deadline_ms",
+    "metadata",
+    "extensions",
+];
+
+/// A request that passed admission.
+#[derive(Debug, Clone)]
+pub(crate) struct Admitted {
+    /// The decoded request.
+    pub request: ExecutionRequest,
+    /// The request as sent (validated JSON), for the fingerprint.
+    pub json: Value,
+    /// The Idempotency-Key, when sent.
+    pub idempotency_key: Option<String>,
+}
+
+pub(crate) async fn admit(
+    headers: &HeaderMap,
+    body: Body,
+    max_body_bytes: usize,
+    defects: &Defects,
+) -> Result<Admitted, ApiError> {
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim()
+                .to_ascii_lowercase()
+                .starts_with("application/json")
+        });
+    if !is_json {
+        return Err(ApiError::invalid("Content-Type must be application/json"));
+    }
+    let too_large = || ApiError::invalid("Request body exceeds the size limit");
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > max_body_bytes as u64) {
+        return Err(too_large());
+    }
+    let bytes = axum::body::to_bytes(body, max_body_bytes)
+        .await
+        .map_err(|_| too_large())?;
+    let mut json: Value = serde_json::from_slice(&bytes)
+        .map_err(|_| ApiError::invalid("Request body is not valid JSON"))?;
+    if defects.has(Defect::XMalformedRequestAccepted)
+        && let Value::Object(members) = &mut json
+    {
+        // The defect: unknown members of the closed object are dropped instead of refused.
+        members.retain(|name, _| REQUEST_MEMBERS.contains(&name.as_str()));
+    }
+    const SCHEMA_MESSAGE: &str = "Request does not match the execution schema";
+    if let Err(violations) = validate(Published::ExecutionRequest, &json) {
+        if defects.has(Defect::XRequestEchoedInError) {
+            // The defect: the validator's findings (paths and offending values) are echoed.
+            let detail: Vec<String> = violations.iter().map(ToString::to_string).collect();
+            return Err(ApiError::invalid(format!(
+                "{SCHEMA_MESSAGE}: {}",
+                detail.join("; ")
+            )));
+        }
+        return Err(ApiError::invalid(SCHEMA_MESSAGE));
+    }
+    let idempotency_key = idempotency_key(headers)?;
+    let request: ExecutionRequest =
+        serde_json::from_value(json.clone()).map_err(|_| ApiError::invalid(SCHEMA_MESSAGE))?;
+    Ok(Admitted {
+        request,
+        json,
+        idempotency_key,
+    })
+}
+
+/// The Idempotency-Key header: at most one, 1–256 visible ASCII characters.
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let mut values = headers.get_all("idempotency-key").iter();
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    let refused = || ApiError::invalid("Idempotency-Key must be 1-256 visible ASCII characters");
+    if values.next().is_some() {
+        return Err(refused());
+    }
+    let bytes = value.as_bytes();
+    if bytes.is_empty()
+        || bytes.len() > IDEMPOTENCY_KEY_MAX_LEN
+        || !bytes.iter().all(|b| (0x21..=0x7e).contains(b))
+    {
+        return Err(refused());
+    }
+    // Visible ASCII is valid UTF-8.
+    Ok(Some(String::from_utf8_lossy(bytes).into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, value.parse().unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn idempotency_key_format() {
+        assert_eq!(idempotency_key(&headers(&[])).unwrap(), None);
+        assert_eq!(
+            idempotency_key(&headers(&[("idempotency-key", "abc-123")])).unwrap(),
+            Some("abc-123".into())
+        );
+        let long = "k".repeat(257);
+        for bad in ["a b", long.as_str()] {
+            assert!(idempotency_key(&headers(&[("idempotency-key", bad)])).is_err());
+        }
+        assert!(
+            idempotency_key(&headers(&[
+                ("idempotency-key", "a"),
+                ("idempotency-key", "b")
+            ]))
+            .is_err()
+        );
+    }
+}

@@ -1,0 +1,114 @@
+//! The events cursor: query `after` or header `Last-Event-ID`; `after` wins when both are sent;
+//! only events with a larger sequence are sent. A cursor is a non-negative decimal integer
+//! (digits only, any length: one beyond `u64` is past the end of every log); anything else,
+//! including an empty value, is 400 `invalid_request` before any SSE byte.
+
+use axum::http::HeaderMap;
+
+use super::errors::ApiError;
+use crate::defects::{Defect, Defects};
+
+/// Resolves the cursor of a request: `None` streams from the first event.
+pub(crate) fn resolve(
+    raw_query: Option<&str>,
+    headers: &HeaderMap,
+    defects: &Defects,
+) -> Result<Option<u64>, ApiError> {
+    let mut after = query_after(raw_query)?;
+    if defects.has(Defect::XAfterIgnored) {
+        // The defect: the `after` query parameter is never read.
+        after = None;
+    }
+    if let Some(after) = after {
+        return Ok(Some(parse(&after)?));
+    }
+    let Some(value) = headers.get("last-event-id") else {
+        return Ok(None);
+    };
+    let text = value.to_str().map_err(|_| refused())?;
+    let cursor = parse(text)?;
+    if defects.has(Defect::XLastEventIdInclusive) {
+        // The defect: Last-Event-ID N is read as inclusive, so event N is sent again.
+        return Ok(cursor.checked_sub(1));
+    }
+    Ok(Some(cursor))
+}
+
+fn refused() -> ApiError {
+    ApiError::invalid("Event cursor must be a non-negative integer")
+}
+
+/// A decimal integer beyond `u64` is still a well-formed cursor: it is past the end of every
+/// log, so it saturates (only events with a larger sequence are sent: none).
+fn parse(text: &str) -> Result<u64, ApiError> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(refused());
+    }
+    Ok(text.parse().unwrap_or(u64::MAX))
+}
+
+/// The value of the `after` query parameter, percent-decoded.
+fn query_after(raw_query: Option<&str>) -> Result<Option<String>, ApiError> {
+    let Some(raw) = raw_query else {
+        return Ok(None);
+    };
+    let url =
+        reqwest::Url::parse(&format!("http://cursor.invalid/?{raw}")).map_err(|_| refused())?;
+    Ok(url
+        .query_pairs()
+        .find(|(name, _)| name == "after")
+        .map(|(_, value)| value.into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(value: &str) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        map.insert("last-event-id", value.parse().unwrap());
+        map
+    }
+
+    #[test]
+    fn integers_beyond_u64_are_past_the_end() {
+        let clean = Defects::none();
+        assert_eq!(
+            resolve(
+                Some("after=100000000000000000000"),
+                &HeaderMap::new(),
+                &clean
+            )
+            .unwrap(),
+            Some(u64::MAX)
+        );
+    }
+
+    #[test]
+    fn after_wins_and_bad_cursors_are_refused() {
+        let clean = Defects::none();
+        assert_eq!(resolve(None, &HeaderMap::new(), &clean).unwrap(), None);
+        assert_eq!(
+            resolve(Some("after=3"), &header("5"), &clean).unwrap(),
+            Some(3)
+        );
+        assert_eq!(resolve(None, &header("5"), &clean).unwrap(), Some(5));
+        assert_eq!(
+            resolve(Some("other=1"), &header("5"), &clean).unwrap(),
+            Some(5)
+        );
+        for bad in [
+            "after=",
+            "after=-1",
+            "after=1.5",
+            "after=0x10",
+            "after=%201",
+        ] {
+            assert!(
+                resolve(Some(bad), &HeaderMap::new(), &clean).is_err(),
+                "{bad}"
+            );
+        }
+        assert!(resolve(None, &header("abc"), &clean).is_err());
+    }
+}

@@ -1,0 +1,170 @@
+//! The HTTP routes of surface X.
+//!
+//! | route | handler |
+//! |---|---|
+//! | `GET /v1/runtime` | [`runtime_show`] |
+//! | `GET /v1/providers` | [`providers_index`] |
+//! | `POST /v1/executions` | [`executions_create`] |
+//! | `GET /v1/executions/{id}` | [`executions_show`] |
+//! | `GET /v1/executions/{id}/events` | [`events_stream`] |
+//! | `GET /v1/executions/{id}/result` | [`result_show`] |
+//! | `POST /v1/executions/{id}/cancel` | [`executions_cancel`] |
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::json;
+use spec::execution::{ErrorCode, ExecutionResult, ExecutionStatus, RuntimeState};
+
+use super::admission::admit;
+use super::cursor;
+use super::errors::ApiError;
+use super::service::Executions;
+use crate::sse::{SseFrame, sse_response};
+
+/// The routes of surface X over the service.
+pub fn router(service: Arc<Executions>) -> Router {
+    Router::new()
+        .route("/v1/runtime", get(runtime_show))
+        .route("/v1/providers", get(providers_index))
+        .route("/v1/executions", post(executions_create))
+        .route("/v1/executions/{id}", get(executions_show))
+        .route("/v1/executions/{id}/events", get(events_stream))
+        .route("/v1/executions/{id}/result", get(result_show))
+        .route("/v1/executions/{id}/cancel", post(executions_cancel))
+        .with_state(service)
+}
+
+/// `GET /v1/runtime`: 200 when ready, else 503 with the same body.
+pub async fn runtime_show(State(service): State<Arc<Executions>>) -> Response {
+    let info = service.runtime_info();
+    let status = if info.state == RuntimeState::Ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, Json(info)).into_response()
+}
+
+/// `GET /v1/providers`.
+pub async fn providers_index(State(service): State<Arc<Executions>>) -> Response {
+    Json(service.manifests()).into_response()
+}
+
+/// `POST /v1/executions`: 202 new, 200 replay.
+pub async fn executions_create(
+    State(service): State<Arc<Executions>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let admitted = admit(
+        &headers,
+        body,
+        service.config.limits.max_body_bytes,
+        &service.defects,
+    )
+    .await?;
+    let (submission, replay) = service.create(admitted).await?;
+    let status = if replay
+        || service
+            .defects
+            .has(crate::defects::Defect::XSubmissionAnswered200)
+    {
+        // (With the defect, a new execution is answered 200 as if it were a replay.)
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    Ok((status, Json(submission)).into_response())
+}
+
+/// `GET /v1/executions/{id}`.
+pub async fn executions_show(
+    State(service): State<Arc<Executions>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    Ok(Json(service.snapshot(&id)?).into_response())
+}
+
+/// `GET /v1/executions/{id}/events`: 404 unknown, 400 bad cursor (before any SSE byte), then
+/// the backlog after the cursor and the live tail, closing after the terminal event.
+pub async fn events_stream(
+    State(service): State<Arc<Executions>>,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    if !service.exists(&id)? {
+        return Err(ApiError::execution_not_found());
+    }
+    let after = cursor::resolve(query.as_deref(), &headers, &service.defects)?;
+    let mut subscription = service.hub.subscribe(&id, after)?;
+    let mut stop = service.stop_signal();
+    let frames = async_stream::stream! {
+        loop {
+            let batch = tokio::select! {
+                biased;
+                batch = subscription.next_batch() => batch,
+                _ = stop.wait_for(|stopping| *stopping) => None,
+            };
+            match batch {
+                Some(Ok(events)) => {
+                    for event in events {
+                        yield SseFrame::new(event.sequence.to_string(), &*event.event_type, &*event.json);
+                    }
+                }
+                Some(Err(error)) => {
+                    tracing::error!(%error, "event stream read failed");
+                    break;
+                }
+                None => break,
+            }
+        }
+    };
+    Ok(sse_response(
+        frames,
+        Some(service.config.server.keep_alive()),
+    ))
+}
+
+/// `GET /v1/executions/{id}/result`: 200 once succeeded, else 409.
+pub async fn result_show(
+    State(service): State<Arc<Executions>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let snapshot = service.snapshot(&id)?;
+    match (snapshot.status, snapshot.target) {
+        (ExecutionStatus::Succeeded, Some(target)) => Ok(Json(ExecutionResult {
+            execution_id: snapshot.execution_id,
+            target,
+            result: snapshot.result,
+            artifacts: snapshot.artifacts.unwrap_or_default(),
+            usage: snapshot.usage,
+        })
+        .into_response()),
+        (status, _) => Err(ApiError::new(
+            ErrorCode::Conflict,
+            "Execution has not succeeded",
+            !status.is_terminal(),
+        )),
+    }
+}
+
+/// `POST /v1/executions/{id}/cancel`: 202, 404 unknown, 409 terminal.
+pub async fn executions_cancel(
+    State(service): State<Arc<Executions>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    service.cancel(&id)?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({"execution_id": id, "status": "cancellation_requested"})),
+    )
+        .into_response())
+}

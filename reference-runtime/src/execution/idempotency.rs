@@ -1,0 +1,188 @@
+//! Idempotency-Key: the request fingerprint, the key binding and the replay decision.
+//!
+//! The fingerprint is the SHA-256 of the request's canonical JSON (object keys sorted
+//! recursively, arrays in order), so key order never matters. The key itself is stored only as
+//! its SHA-256. A binding lives in the store (an atomic claim plus a record of the bound
+//! execution) until 24 h (configurable) after the bound execution's terminal event, measured
+//! with the runtime's clock; after that the key is free again. Callers hold the service's
+//! creation lock around [`decide`] and [`bind`], so N concurrent duplicates make one execution.
+
+use chrono::Duration;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::errors::ApiError;
+use crate::defects::{Defect, Defects};
+use crate::log::LogHub;
+use crate::store::{ClaimOutcome, StoreError};
+
+/// The claim scope and key-value namespace of surface X keys.
+const SCOPE: &str = "x-idempotency";
+
+/// SHA-256 hex of the canonical JSON of `value`.
+pub(crate) fn fingerprint(value: &Value) -> String {
+    let mut canonical = String::new();
+    write_canonical(value, &mut canonical);
+    hex::encode(Sha256::digest(canonical.as_bytes()))
+}
+
+/// SHA-256 hex of a key.
+pub(crate) fn key_hash(key: &str) -> String {
+    hex::encode(Sha256::digest(key.as_bytes()))
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (key, value)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(value, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+/// What a submission with a key leads to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Decision {
+    /// Create a new execution and bind the key to it.
+    CreateAndBind,
+    /// Create a new execution without touching the key.
+    CreateUnbound,
+    /// Answer with this existing execution (200, `idempotent_replay: true`).
+    Replay(String),
+}
+
+/// Decides what a keyed submission does. Mismatch → 400 `invalid_request`, nothing created.
+pub(crate) fn decide(
+    hub: &LogHub,
+    key_hash: &str,
+    fingerprint: &str,
+    retention: Duration,
+    defects: &Defects,
+) -> Result<Decision, ApiError> {
+    let Some((bound_log, bound_fingerprint)) = lookup(hub, key_hash, retention)? else {
+        return Ok(Decision::CreateAndBind);
+    };
+    if bound_fingerprint != fingerprint {
+        if defects.has(Defect::XMismatchedKeyAccepted) {
+            // The defect: a different request under the same key replays the bound execution.
+            return Ok(Decision::Replay(bound_log));
+        }
+        return Err(ApiError::invalid(
+            "Idempotency-Key was already used with a different request",
+        ));
+    }
+    let terminal = hub.progress(&bound_log)?.terminal;
+    if terminal && defects.has(Defect::XReplayCreatesNewExecution) {
+        // The defect: a replay of a finished execution runs the request again.
+        return Ok(Decision::CreateUnbound);
+    }
+    if !terminal && defects.has(Defect::XConcurrentDuplicatesCallTwice) {
+        // The defect: duplicates that arrive while the first is still live run again.
+        return Ok(Decision::CreateUnbound);
+    }
+    Ok(Decision::Replay(bound_log))
+}
+
+/// The live binding of a key: `(execution_id, fingerprint)`. An expired binding is released.
+fn lookup(
+    hub: &LogHub,
+    key_hash: &str,
+    retention: Duration,
+) -> Result<Option<(String, String)>, StoreError> {
+    let store = hub.store();
+    let Some(entry) = store.kv_get(SCOPE, key_hash)? else {
+        return Ok(None);
+    };
+    let (Some(log_id), Some(fingerprint)) = (
+        entry.get("log_id").and_then(Value::as_str),
+        entry.get("fingerprint").and_then(Value::as_str),
+    ) else {
+        return Ok(None);
+    };
+    if expired(hub, log_id, retention)? {
+        store.release_claim(SCOPE, key_hash)?;
+        store.kv_put(SCOPE, key_hash, &Value::Null)?;
+        return Ok(None);
+    }
+    Ok(Some((log_id.to_string(), fingerprint.to_string())))
+}
+
+/// Whether the execution's terminal event is older than the retention period.
+fn expired(hub: &LogHub, log_id: &str, retention: Duration) -> Result<bool, StoreError> {
+    let Some(record) = hub.store().log(log_id)? else {
+        return Ok(true);
+    };
+    let Some(last) = record.last_sequence.filter(|_| record.terminal) else {
+        return Ok(false);
+    };
+    let terminal_time = hub
+        .read_after(log_id, last.checked_sub(1))?
+        .last()
+        .map(|e| e.time);
+    Ok(terminal_time.is_some_and(|t| t + retention <= hub.clock().now()))
+}
+
+/// Binds a key to a new execution.
+pub(crate) fn bind(
+    hub: &LogHub,
+    key_hash: &str,
+    fingerprint: &str,
+    log_id: &str,
+) -> Result<(), StoreError> {
+    let store = hub.store();
+    if !matches!(
+        store.claim(SCOPE, key_hash, fingerprint, log_id)?,
+        ClaimOutcome::Claimed
+    ) {
+        // A claim without its record (a crash between the two writes): rebind.
+        store.release_claim(SCOPE, key_hash)?;
+        store.claim(SCOPE, key_hash, fingerprint, log_id)?;
+    }
+    store.kv_put(
+        SCOPE,
+        key_hash,
+        &json!({"log_id": log_id, "fingerprint": fingerprint}),
+    )
+}
+
+/// Frees a key whose execution could not be created.
+pub(crate) fn unbind(hub: &LogHub, key_hash: &str) -> Result<(), StoreError> {
+    hub.store().release_claim(SCOPE, key_hash)?;
+    hub.store().kv_put(SCOPE, key_hash, &Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprint_ignores_key_order_but_not_values() {
+        let a = fingerprint(&json!({"b": 1, "a": {"y": [1, 2], "x": "s"}}));
+        let b = fingerprint(&json!({"a": {"x": "s", "y": [1, 2]}, "b": 1}));
+        let c = fingerprint(&json!({"a": {"x": "s", "y": [2, 1]}, "b": 1}));
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(a.len(), 64);
+    }
+}

@@ -1,0 +1,203 @@
+//! Writing one execution's log: rendering events (the runtime owns `execution_id`, `sequence`
+//! and `time`), the usage gate, the per-execution event capacity, and tracking whether output
+//! was exposed (after which the router must not fall back).
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use spec::execution::{ErrorCode, EventBody, ExecutionEvent, UsageFact, is_valid_unit};
+
+use crate::defects::{Defect, Defects};
+use crate::log::{AppendError, AppendKind, LogHub};
+use crate::providers::{AttemptFailure, Emit};
+
+/// Renders one event's wire JSON. The only place an event envelope is built.
+pub(crate) fn render(
+    execution_id: &str,
+    sequence: u64,
+    time: DateTime<Utc>,
+    body: EventBody,
+    defects: &Defects,
+) -> String {
+    let mut wire_sequence = sequence;
+    if defects.has(Defect::XSequenceRepeated) && sequence == 2 {
+        // The defect: the second event repeats the first event's sequence.
+        wire_sequence = 1;
+    }
+    let event = ExecutionEvent {
+        execution_id: execution_id.to_string(),
+        sequence: wire_sequence,
+        time,
+        body,
+    };
+    if defects.has(Defect::XProviderCodeAsPortable) {
+        // The defect: a provider failure's portable code is replaced by the provider's own.
+        if let Ok(mut wire) = serde_json::to_value(&event) {
+            if let Some(error) = wire.get_mut("error").and_then(|e| e.as_object_mut())
+                && let Some(native) = error.get("provider_code").cloned()
+            {
+                error.insert("code".into(), native);
+            }
+            return wire.to_string();
+        }
+    }
+    serde_json::to_string(&event).unwrap_or_else(|_| String::from("{}"))
+}
+
+/// The usage gate: every fact is a known or namespaced unit with a finite, non-negative
+/// quantity; a violation fails the attempt with `provider_protocol_error`.
+pub(crate) fn admit_usage(
+    facts: Vec<UsageFact>,
+    defects: &Defects,
+) -> Result<Vec<UsageFact>, AttemptFailure> {
+    let invalid = || AttemptFailure::protocol("Provider reported an invalid usage fact");
+    let mut admitted = Vec::with_capacity(facts.len());
+    for mut fact in facts {
+        if !is_valid_unit(&fact.unit) {
+            return Err(invalid());
+        }
+        if !fact.quantity.is_finite() || fact.quantity < 0.0 {
+            return Err(invalid());
+        }
+        if defects.has(Defect::XNegativeUsage) && fact.quantity > 0.0 {
+            // The defect: quantities are published negated.
+            fact.quantity = -fact.quantity;
+        }
+        if defects.has(Defect::XUnknownUsageUnit) {
+            // The defect: units are published under an unknown, un-namespaced name.
+            fact.unit = format!("{}s", fact.unit.replace('.', "_"));
+        }
+        admitted.push(fact);
+    }
+    Ok(admitted)
+}
+
+/// Appends the events of one execution.
+pub(crate) struct LogWriter {
+    hub: Arc<LogHub>,
+    execution_id: String,
+    defects: Arc<Defects>,
+    max_events: u64,
+    appended: u64,
+    output_exposed: bool,
+}
+
+impl LogWriter {
+    /// A writer for an existing log that already holds `appended` events.
+    pub fn new(
+        hub: Arc<LogHub>,
+        execution_id: String,
+        defects: Arc<Defects>,
+        max_events: u64,
+        appended: u64,
+    ) -> Self {
+        LogWriter {
+            hub,
+            execution_id,
+            defects,
+            max_events,
+            appended,
+            output_exposed: false,
+        }
+    }
+
+    /// Whether any output (`output.delta`, `output.result`, `tool.call.*`) was appended.
+    pub fn output_exposed(&self) -> bool {
+        self.output_exposed
+    }
+
+    /// Appends a runtime event (accepted, route.*) with no capacity check beyond the store's.
+    pub fn append(&mut self, body: EventBody) -> Result<(), AppendError> {
+        self.append_as(body, AppendKind::Forward)
+    }
+
+    /// Appends the terminal event.
+    pub fn finish(&mut self, body: EventBody) -> Result<(), AppendError> {
+        let completed = matches!(body, EventBody::Completed { .. });
+        let duplicate = body.clone();
+        self.append_as(body, AppendKind::Terminal)?;
+        if completed && self.defects.has(Defect::XSecondTerminal) {
+            // The defect: a succeeded execution gets a second execution.completed.
+            self.append_as(duplicate, AppendKind::AfterTerminal)?;
+        }
+        Ok(())
+    }
+
+    fn append_as(&mut self, body: EventBody, kind: AppendKind) -> Result<(), AppendError> {
+        let event_type = body.event_type();
+        let defects = Arc::clone(&self.defects);
+        let execution_id = self.execution_id.clone();
+        self.hub.append(
+            &self.execution_id,
+            event_type.as_str(),
+            kind,
+            |sequence, time| render(&execution_id, sequence, time, body, &defects),
+        )?;
+        self.appended += 1;
+        if event_type.exposes_output() {
+            self.output_exposed = true;
+        }
+        Ok(())
+    }
+}
+
+impl Emit for LogWriter {
+    fn emit(&mut self, body: EventBody) -> Result<(), AttemptFailure> {
+        let body = match body {
+            EventBody::UsageReported { facts } => EventBody::UsageReported {
+                facts: admit_usage(facts, &self.defects)?,
+            },
+            other => other,
+        };
+        // One slot stays free for the terminal event.
+        if self.appended + 1 >= self.max_events {
+            return Err(AttemptFailure::new(
+                ErrorCode::QueueFull,
+                "Execution event capacity exhausted",
+                false,
+            ));
+        }
+        self.append(body).map_err(|error| {
+            tracing::error!(execution_id = %self.execution_id, %error, "append failed");
+            AttemptFailure::new(
+                ErrorCode::InternalError,
+                "Execution event storage failed",
+                false,
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spec::execution::UsageSource;
+
+    fn fact(unit: &str, quantity: f64) -> UsageFact {
+        UsageFact {
+            unit: unit.into(),
+            quantity,
+            source: UsageSource::Provider,
+            complete: None,
+        }
+    }
+
+    #[test]
+    fn usage_gate_refuses_bad_facts() {
+        let clean = Defects::none();
+        assert!(
+            admit_usage(
+                vec![fact("input_token", 3.0), fact("acme.gpu_second", 0.5)],
+                &clean
+            )
+            .is_ok()
+        );
+        for bad in [
+            fact("tokens", 1.0),
+            fact("input_token", -1.0),
+            fact("input_token", f64::NAN),
+        ] {
+            assert!(admit_usage(vec![bad], &clean).is_err());
+        }
+    }
+}

@@ -1,0 +1,443 @@
+//! The execution service: creation (capability matching, admission limit, idempotency), the
+//! registry of live executions (cancel signals and driver tasks), snapshots, recovery after a
+//! restart, and shutdown.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value, json};
+use spec::execution::{
+    ErrorCode, EventBody, ExecutionEvent, ExecutionSnapshot, ExecutionStatus, ExecutionSubmission,
+    ModelCapability, PortableError, ProviderManifest, RuntimeInfo, RuntimeState,
+};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use super::admission::Admitted;
+use super::driver::{self, DriveContext};
+use super::errors::ApiError;
+use super::fold::fold;
+use super::idempotency::{self, Decision};
+use super::log_writer::LogWriter;
+use super::routing;
+use crate::config::Config;
+use crate::defects::{Defect, Defects};
+use crate::log::LogHub;
+use crate::providers::{Adapter, AdapterError, DiscardEmit, ProviderCall, RemoteJobSlot};
+use crate::redact::{CredentialSource, Redactor};
+use crate::store::{StoreError, Surface};
+
+/// The protocol version this runtime implements.
+pub const PROTOCOL_VERSION: &str = "0.1.0";
+
+/// A live execution: how to cancel it and the task driving it.
+struct Live {
+    cancel: watch::Sender<bool>,
+    task: Option<JoinHandle<()>>,
+}
+
+/// Surface X's state: everything the handlers and drivers share.
+pub struct Executions {
+    pub(crate) config: Arc<Config>,
+    pub(crate) hub: Arc<LogHub>,
+    pub(crate) defects: Arc<Defects>,
+    pub(crate) credentials: CredentialSource,
+    pub(crate) redactor: Redactor,
+    pub(crate) adapters: Vec<Adapter>,
+    live: Mutex<HashMap<String, Live>>,
+    /// Serialises idempotency decisions with execution creation.
+    create_lock: Mutex<()>,
+    stopping: AtomicBool,
+    stop_signal: watch::Sender<bool>,
+}
+
+impl std::fmt::Debug for Executions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executions").finish_non_exhaustive()
+    }
+}
+
+impl Executions {
+    /// Builds the service over a hub.
+    pub fn new(
+        config: Arc<Config>,
+        hub: Arc<LogHub>,
+        defects: Arc<Defects>,
+        credentials: CredentialSource,
+    ) -> Result<Arc<Executions>, AdapterError> {
+        let redactor = Redactor::new();
+        for provider in &config.providers {
+            if let Some(secret) = credentials.resolve(&provider.credential_env) {
+                redactor.learn(&secret);
+            }
+        }
+        let adapters = config
+            .providers
+            .iter()
+            .map(|p| Adapter::new(p, &config.limits, Arc::clone(&defects), redactor.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Arc::new(Executions {
+            config,
+            hub,
+            defects,
+            credentials,
+            redactor,
+            adapters,
+            live: Mutex::new(HashMap::new()),
+            create_lock: Mutex::new(()),
+            stopping: AtomicBool::new(false),
+            stop_signal: watch::Sender::new(false),
+        }))
+    }
+
+    /// The redactor that knows every configured credential.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// Ends every execution left in flight by a previous process: an appended
+    /// `execution.failed` (`internal_error`, outcome unknown), never a renumbering. Returns how
+    /// many were ended.
+    pub fn recover(&self) -> Result<usize, StoreError> {
+        let mut ended = 0;
+        for record in self.hub.store().logs(Surface::Execution)? {
+            if record.terminal {
+                continue;
+            }
+            let appended = record.last_sequence.unwrap_or(0);
+            let mut writer = LogWriter::new(
+                Arc::clone(&self.hub),
+                record.id.clone(),
+                Arc::clone(&self.defects),
+                self.config.limits.max_events_per_execution,
+                appended,
+            );
+            let error = PortableError::new(
+                ErrorCode::InternalError,
+                "Execution outcome unknown: the runtime restarted while it was in flight",
+                false,
+            );
+            match writer.finish(EventBody::Failed { error }) {
+                Ok(()) => ended += 1,
+                Err(error) => {
+                    tracing::error!(execution_id = %record.id, %error, "recovery append failed")
+                }
+            }
+        }
+        Ok(ended)
+    }
+
+    /// `GET /v1/runtime`.
+    pub fn runtime_info(&self) -> RuntimeInfo {
+        let mut features = Map::new();
+        for (name, on) in [
+            ("routing", true),
+            ("flow_control", true),
+            ("usage_facts", true),
+            ("billing", false),
+            ("durable_event_store", self.hub.store().is_durable()),
+        ] {
+            features.insert(name.into(), Value::Bool(on));
+        }
+        RuntimeInfo {
+            name: "reference-runtime".into(),
+            protocol_version: PROTOCOL_VERSION.into(),
+            state: if self.stopping.load(Ordering::SeqCst) {
+                RuntimeState::Stopping
+            } else {
+                RuntimeState::Ready
+            },
+            features,
+        }
+    }
+
+    /// `GET /v1/providers`, as JSON.
+    pub fn manifests(&self) -> Value {
+        let data: Vec<Value> = self
+            .config
+            .providers
+            .iter()
+            .map(|provider| {
+                let manifest = ProviderManifest {
+                    provider: provider.id.clone(),
+                    protocol_version: PROTOCOL_VERSION.into(),
+                    models: provider
+                        .models
+                        .iter()
+                        .map(|m| ModelCapability {
+                            model: m.model.clone(),
+                            abilities: m.abilities.clone(),
+                            input_modalities: m.input_modalities.clone(),
+                            output_modalities: m.output_modalities.clone(),
+                            stream: m.stream,
+                            tools: m.tools,
+                            structured_output: m.structured_output,
+                            asynchronous: m.asynchronous,
+                            cancel: m.cancel,
+                        })
+                        .collect(),
+                };
+                let mut value = serde_json::to_value(manifest).unwrap_or(Value::Null);
+                if self.defects.has(Defect::XCredentialInManifest)
+                    && let Some(object) = value.as_object_mut()
+                {
+                    // The defect: the manifest carries the provider's credential.
+                    let secret = self.credentials.resolve(&provider.credential_env);
+                    object.insert("credential".into(), json!(secret));
+                }
+                value
+            })
+            .collect();
+        json!({ "data": data })
+    }
+
+    /// Creates (or replays) an execution. `Ok((submission, replay))`.
+    pub(crate) async fn create(
+        self: &Arc<Self>,
+        admitted: Admitted,
+    ) -> Result<(ExecutionSubmission, bool), ApiError> {
+        if self.stopping.load(Ordering::SeqCst) {
+            return Err(ApiError::new(
+                ErrorCode::ProviderUnavailable,
+                "Runtime is shutting down",
+                true,
+            ));
+        }
+        let candidates = routing::candidates(&admitted.request, &self.config.providers);
+        if candidates.is_empty() {
+            if self.defects.has(Defect::XProviderCalledBeforeValidation) {
+                // The defect: a provider is called before the unsatisfiable request is refused.
+                self.probe_first_provider(&admitted).await;
+            }
+            return Err(ApiError::new(
+                ErrorCode::CapabilityUnavailable,
+                "No provider satisfies the requested ability and capabilities",
+                false,
+            ));
+        }
+        let fingerprint = idempotency::fingerprint(&admitted.json);
+        let _creating = self.create_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let key_hash = admitted
+            .idempotency_key
+            .as_deref()
+            .map(idempotency::key_hash);
+        let decision = match &key_hash {
+            Some(key_hash) => idempotency::decide(
+                &self.hub,
+                key_hash,
+                &fingerprint,
+                chrono::Duration::hours(
+                    i64::try_from(self.config.limits.idempotency_retention_hours).unwrap_or(24),
+                ),
+                &self.defects,
+            )?,
+            None => Decision::CreateUnbound,
+        };
+        let bind_key = match decision {
+            Decision::Replay(execution_id) => {
+                return Ok((self.submission(&execution_id, true)?, true));
+            }
+            Decision::CreateAndBind => key_hash,
+            Decision::CreateUnbound => None,
+        };
+        self.admit_capacity()?;
+        let execution_id = uuid::Uuid::new_v4().to_string();
+        if let Some(key_hash) = &bind_key {
+            idempotency::bind(&self.hub, key_hash, &fingerprint, &execution_id)?;
+        }
+        match self.start_execution(&execution_id, admitted, candidates) {
+            Ok(submission) => Ok((submission, false)),
+            Err(error) => {
+                // A refused creation does not use up its key.
+                if let Some(key_hash) = &bind_key
+                    && let Err(unbind_error) = idempotency::unbind(&self.hub, key_hash)
+                {
+                    tracing::error!(%unbind_error, "failed to free an idempotency key");
+                }
+                Err(error)
+            }
+        }
+    }
+
+    fn admit_capacity(&self) -> Result<(), ApiError> {
+        let live = self.live.lock().unwrap_or_else(|p| p.into_inner()).len();
+        if live >= self.config.limits.max_active_executions {
+            return Err(ApiError::new(
+                ErrorCode::QueueFull,
+                "Too many executions are in flight",
+                true,
+            )
+            .with_retry_after(1));
+        }
+        Ok(())
+    }
+
+    fn start_execution(
+        self: &Arc<Self>,
+        execution_id: &str,
+        admitted: Admitted,
+        candidates: Vec<routing::Candidate>,
+    ) -> Result<ExecutionSubmission, ApiError> {
+        let record = self
+            .hub
+            .create(execution_id, Surface::Execution, json!({}))?;
+        let mut writer = LogWriter::new(
+            Arc::clone(&self.hub),
+            execution_id.to_string(),
+            Arc::clone(&self.defects),
+            self.config.limits.max_events_per_execution,
+            0,
+        );
+        writer.append(EventBody::Accepted {}).map_err(|error| {
+            tracing::error!(%error, "failed to append execution.accepted");
+            ApiError::internal()
+        })?;
+        let (cancel, cancel_rx) = watch::channel(false);
+        let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        live.insert(execution_id.to_string(), Live { cancel, task: None });
+        let context = DriveContext {
+            service: Arc::clone(self),
+            execution_id: execution_id.to_string(),
+            request: admitted.request,
+            candidates,
+            cancel: cancel_rx,
+        };
+        let task = tokio::spawn(driver::drive(context, writer));
+        if let Some(entry) = live.get_mut(execution_id) {
+            entry.task = Some(task);
+        }
+        Ok(ExecutionSubmission {
+            execution_id: execution_id.to_string(),
+            status: ExecutionStatus::Accepted,
+            created_at: record.created_at,
+            idempotent_replay: false,
+        })
+    }
+
+    /// The defect path of [`Defect::XProviderCalledBeforeValidation`]: one call to the first
+    /// configured model, its output discarded.
+    async fn probe_first_provider(&self, admitted: &Admitted) {
+        let Some((index, provider)) = self
+            .config
+            .providers
+            .iter()
+            .enumerate()
+            .find(|(_, p)| !p.models.is_empty())
+        else {
+            return;
+        };
+        let Some(credential) = self.credentials.resolve(&provider.credential_env) else {
+            return;
+        };
+        let call = ProviderCall {
+            request: &admitted.request,
+            model: &provider.models[0].model,
+            credential: &credential,
+        };
+        let _ = self.adapters[index]
+            .run(call, &mut DiscardEmit, &RemoteJobSlot::default())
+            .await;
+    }
+
+    fn submission(
+        &self,
+        execution_id: &str,
+        replay: bool,
+    ) -> Result<ExecutionSubmission, ApiError> {
+        let record = self
+            .hub
+            .store()
+            .log(execution_id)?
+            .ok_or_else(ApiError::execution_not_found)?;
+        Ok(ExecutionSubmission {
+            execution_id: execution_id.to_string(),
+            status: self.current_status(execution_id)?,
+            created_at: record.created_at,
+            idempotent_replay: replay,
+        })
+    }
+
+    fn current_status(&self, execution_id: &str) -> Result<ExecutionStatus, ApiError> {
+        let progress = self.hub.progress(execution_id)?;
+        let last = progress.last_sequence.and_then(|s| s.checked_sub(1));
+        let events = self.hub.read_after(execution_id, last)?;
+        Ok(events
+            .last()
+            .and_then(|e| serde_json::from_str::<ExecutionEvent>(&e.json).ok())
+            .map_or(ExecutionStatus::Accepted, |e| e.status()))
+    }
+
+    /// Whether `execution_id` names an execution (not a run of the other surface).
+    pub(crate) fn exists(&self, execution_id: &str) -> Result<bool, ApiError> {
+        match self.hub.surface(execution_id) {
+            Ok(surface) => Ok(surface == Surface::Execution),
+            Err(StoreError::UnknownLog(_)) => Ok(false),
+            Err(other) => Err(other.into()),
+        }
+    }
+
+    /// `GET /v1/executions/{id}`.
+    pub(crate) fn snapshot(&self, execution_id: &str) -> Result<ExecutionSnapshot, ApiError> {
+        if !self.exists(execution_id)? {
+            return Err(ApiError::execution_not_found());
+        }
+        let record = self
+            .hub
+            .store()
+            .log(execution_id)?
+            .ok_or_else(ApiError::execution_not_found)?;
+        let events = self.hub.read_after(execution_id, None)?;
+        Ok(fold(&record, &events, &self.defects))
+    }
+
+    /// `POST /v1/executions/{id}/cancel`: asks the driver to stop. 404 unknown, 409 terminal.
+    pub(crate) fn cancel(&self, execution_id: &str) -> Result<(), ApiError> {
+        if !self.exists(execution_id)? {
+            return Err(ApiError::execution_not_found());
+        }
+        if self.hub.progress(execution_id)?.terminal {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                "Execution is already terminal",
+                false,
+            ));
+        }
+        let live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(entry) = live.get(execution_id) {
+            entry.cancel.send_replace(true);
+        }
+        Ok(())
+    }
+
+    /// Called by a driver when it is done.
+    pub(crate) fn forget(&self, execution_id: &str) {
+        self.live
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(execution_id);
+    }
+
+    /// A receiver that turns `true` when the runtime stops (SSE streams end on it).
+    pub(crate) fn stop_signal(&self) -> watch::Receiver<bool> {
+        self.stop_signal.subscribe()
+    }
+
+    /// Stops: refuses new executions, ends every SSE stream, and aborts in-flight drivers
+    /// without appending anything (like a crash: a durable store ends them at the next start
+    /// with `internal_error`, outcome unknown).
+    pub async fn shutdown(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.stop_signal.send_replace(true);
+        let tasks: Vec<JoinHandle<()>> = {
+            let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+            live.drain().filter_map(|(_, entry)| entry.task).collect()
+        };
+        for task in &tasks {
+            task.abort();
+        }
+        for task in tasks {
+            let _ = task.await;
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! The AI node (`core.ai.callPrompt`): one provider call per node, through the run's mock
+//! provider (`configurable.ai.mockProvider`, its program travels with the run) or a provider
+//! configured in the runtime (`configurable.ai.provider`).
+//!
+//! A call is a stream of [`CallEvent`]s; the node turns deltas into `output.chunk` events (the
+//! last one `isLast: true` with its Tier 1 `meta`) and reports the call's usage, which the engine
+//! records as exactly one `provider.usage` before the node's `node.completed`.
+
+pub(crate) mod mock;
+pub(crate) mod provider;
+
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use serde_json::{Map, Value, json};
+use spec::openwop::payloads::{
+    ChunkMeta, ChunkToolCall, ChunkUsage, ErrorObject, OutputChunk, ProviderUsage,
+};
+
+use super::engine::{NodeError, NodeSuccess, RunContext};
+use super::workflow::NodeDef;
+
+/// Every mock provider id this host serves (`testing.mockProviders`): the `core.ai.callPrompt`
+/// mocks and the `core.ai.structuredOutput` mock.
+pub(crate) fn mock_provider_ids() -> Vec<&'static str> {
+    let mut ids = mock::MOCK_PROVIDER_IDS.to_vec();
+    ids.push(super::envelopes::ENVELOPE_PROGRAM_ID);
+    ids
+}
+
+/// Token counts of one call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct TokenUsage {
+    pub(crate) input: u64,
+    pub(crate) output: u64,
+    pub(crate) total: u64,
+}
+
+/// How a call ended well.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CallEnd {
+    pub(crate) finish_reason: String,
+    pub(crate) usage: TokenUsage,
+    pub(crate) tool_calls: Vec<ChunkToolCall>,
+}
+
+/// How a call failed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CallFailure {
+    pub(crate) code: String,
+    pub(crate) message: String,
+    pub(crate) retryable: bool,
+    pub(crate) usage: TokenUsage,
+}
+
+/// One step of a call.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum CallEvent {
+    /// Output text.
+    Delta(String),
+    /// The provider's completion signal.
+    Done(CallEnd),
+    /// The call failed.
+    Failed(CallFailure),
+}
+
+/// Which provider and model a call goes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CallTarget {
+    /// Lowercase provider id (`provider.usage.provider`).
+    pub(crate) provider: String,
+    /// The model.
+    pub(crate) model: String,
+}
+
+/// What the run's AI nodes call, fixed at creation.
+#[derive(Debug, Clone)]
+pub(crate) enum AiPlan {
+    /// A per-run mock program.
+    Mock(mock::MockProgram),
+    /// A provider configured in the runtime.
+    Provider(provider::ProviderPlan),
+    /// The `envelope-program` mock of `core.ai.structuredOutput` nodes.
+    Envelope(super::envelopes::EnvelopePlan),
+}
+
+impl AiPlan {
+    fn start(
+        &self,
+        ctx: &RunContext,
+        node: &NodeDef,
+    ) -> (CallTarget, BoxStream<'static, CallEvent>) {
+        match self {
+            AiPlan::Mock(program) => program.start(),
+            AiPlan::Provider(plan) => plan.start(ctx, node),
+            AiPlan::Envelope(plan) => {
+                let target = CallTarget {
+                    provider: plan.provider.clone(),
+                    model: plan.model.clone(),
+                };
+                let failed = CallEvent::Failed(CallFailure {
+                    code: "capability_not_provided".to_string(),
+                    message: "the envelope-program mock serves core.ai.structuredOutput nodes only"
+                        .to_string(),
+                    retryable: false,
+                    usage: TokenUsage::default(),
+                });
+                (target, futures::stream::iter([failed]).boxed())
+            }
+        }
+    }
+}
+
+/// Runs one AI node.
+pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, NodeError> {
+    let (target, mut events) = ctx.ai_plan().start(ctx, node);
+    let mut held: Option<String> = None;
+    let mut text = String::new();
+    loop {
+        let event = tokio::select! {
+            event = events.next() => event,
+            () = ctx.cancelled() => return Err(NodeError::Stopped),
+        };
+        match event {
+            Some(CallEvent::Delta(delta)) => {
+                text.push_str(&delta);
+                if let Some(previous) = held.replace(delta) {
+                    chunk(ctx, node, &target, previous, None)?;
+                }
+            }
+            Some(CallEvent::Done(end)) => {
+                let last = held.take().unwrap_or_default();
+                chunk(ctx, node, &target, last, Some(&end))?;
+                let mut outputs = Map::new();
+                outputs.insert("text".into(), Value::String(text));
+                if !end.tool_calls.is_empty() {
+                    outputs.insert("toolCalls".into(), json!(end.tool_calls));
+                }
+                return Ok(NodeSuccess {
+                    outputs,
+                    usage: vec![usage_payload(&target, node, end.usage)],
+                });
+            }
+            Some(CallEvent::Failed(failure)) => {
+                if let Some(previous) = held.take() {
+                    chunk(ctx, node, &target, previous, None)?;
+                }
+                return Err(NodeError::failed(
+                    ErrorObject {
+                        code: failure.code,
+                        message: failure.message,
+                        details: None,
+                        retryable: Some(failure.retryable),
+                    },
+                    vec![usage_payload(&target, node, failure.usage)],
+                ));
+            }
+            None => {
+                return Err(NodeError::failed(
+                    ErrorObject {
+                        code: "internal_error".into(),
+                        message: "the provider call ended without a completion signal".into(),
+                        details: None,
+                        retryable: Some(false),
+                    },
+                    vec![usage_payload(&target, node, TokenUsage::default())],
+                ));
+            }
+        }
+    }
+}
+
+/// Appends one `output.chunk`. Tier 1 `meta` is filled whenever the data is known: the model on
+/// every chunk; finish reason, usage and tool calls on the last.
+fn chunk(
+    ctx: &RunContext,
+    node: &NodeDef,
+    target: &CallTarget,
+    text: String,
+    end: Option<&CallEnd>,
+) -> Result<(), NodeError> {
+    let meta = ChunkMeta {
+        model: Some(target.model.clone()),
+        finish_reason: end.map(|e| e.finish_reason.clone()),
+        usage: end.map(|e| ChunkUsage {
+            prompt_tokens: Some(e.usage.input),
+            completion_tokens: Some(e.usage.output),
+            total_tokens: Some(e.usage.total),
+        }),
+        tool_calls: end
+            .filter(|e| !e.tool_calls.is_empty())
+            .map(|e| e.tool_calls.clone()),
+        ..ChunkMeta::default()
+    };
+    let payload = OutputChunk {
+        node_id: node.id.clone(),
+        run_id: ctx.run_id().to_string(),
+        chunk: text,
+        is_last: end.is_some(),
+        channel: None,
+        meta: Some(meta),
+    };
+    ctx.record("output.chunk", Some(&node.id), json!(payload))
+}
+
+/// The `provider.usage` payload of one call: provider, model, token counts and the cost
+/// estimate from this host's rate table (never a credential reference or prompt/response text).
+pub(crate) fn usage_payload(
+    target: &CallTarget,
+    node: &NodeDef,
+    usage: TokenUsage,
+) -> ProviderUsage {
+    let cost = super::pricing::estimate(&target.provider, &target.model, usage);
+    ProviderUsage {
+        provider: target.provider.clone(),
+        model: target.model.clone(),
+        input_tokens: usage.input,
+        output_tokens: usage.output,
+        total_tokens: Some(usage.total),
+        cost_estimate_usd: cost.map(|c| c.usd),
+        currency: cost.map(|c| c.currency.to_string()),
+        cache_hit: None,
+        cache_read_tokens: None,
+        cache_write_tokens: None,
+        node_id: Some(node.id.clone()),
+        trace_id: None,
+    }
+}

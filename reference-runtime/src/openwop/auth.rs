@@ -1,0 +1,124 @@
+//! Bearer API keys mapped to tenants: who is calling.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::FromRequestParts;
+use axum::http::header;
+use axum::http::request::Parts;
+use spec::openwop::Owner;
+
+use super::config::ApiKeyConfig;
+use super::error::ApiError;
+use super::state::WState;
+
+/// The authenticated caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    /// The tenant the key belongs to.
+    pub tenant: String,
+    /// The subject the key acts as.
+    pub subject: String,
+    /// Whether the key is a test key (may use mock providers).
+    pub is_test_key: bool,
+}
+
+impl Caller {
+    /// The owner block of runs this caller creates.
+    pub fn owner(&self) -> Owner {
+        Owner {
+            tenant: self.tenant.clone(),
+            workspace: None,
+            subject: self.subject.clone(),
+        }
+    }
+}
+
+/// The configured keys.
+pub(crate) struct KeyTable {
+    by_key: HashMap<String, Caller>,
+}
+
+impl KeyTable {
+    pub(crate) fn new(keys: &[ApiKeyConfig], test_key_prefix: &str) -> Self {
+        let by_key = keys
+            .iter()
+            .map(|k| {
+                (
+                    k.key.clone(),
+                    Caller {
+                        tenant: k.tenant.clone(),
+                        subject: k.subject.clone(),
+                        is_test_key: !test_key_prefix.is_empty()
+                            && k.key.starts_with(test_key_prefix),
+                    },
+                )
+            })
+            .collect();
+        KeyTable { by_key }
+    }
+
+    /// Resolves an `Authorization` header value. Never logs or echoes the key.
+    pub(crate) fn resolve(&self, authorization: Option<&str>) -> Result<Caller, ApiError> {
+        let value = authorization.ok_or_else(ApiError::unauthenticated)?;
+        let (scheme, key) = value
+            .split_once(' ')
+            .ok_or_else(ApiError::unauthenticated)?;
+        if !scheme.eq_ignore_ascii_case("bearer") {
+            return Err(ApiError::unauthenticated());
+        }
+        self.by_key
+            .get(key.trim())
+            .cloned()
+            .ok_or_else(ApiError::unauthenticated)
+    }
+}
+
+impl FromRequestParts<Arc<WState>> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Arc<WState>,
+    ) -> Result<Self, Self::Rejection> {
+        let authorization = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        state.keys.resolve(authorization)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::openwop::OpenWopConfig;
+
+    #[test]
+    fn resolves_bearer_keys_to_their_tenant() {
+        let config = OpenWopConfig::default();
+        let table = KeyTable::new(&config.api_keys, &config.test_key_prefix);
+        let a = table
+            .resolve(Some("Bearer hk_test_openwop_tenant_a"))
+            .unwrap();
+        assert_eq!(a.tenant, "tenant-a");
+        assert!(a.is_test_key);
+        let b = table
+            .resolve(Some("bearer hk_test_openwop_tenant_b"))
+            .unwrap();
+        assert_eq!(b.tenant, "tenant-b");
+        for bad in [
+            None,
+            Some(""),
+            Some("Bearer"),
+            Some("Basic hk_test_openwop_tenant_a"),
+            Some("Bearer nope"),
+        ] {
+            assert_eq!(
+                table.resolve(bad).unwrap_err().code(),
+                "unauthenticated",
+                "{bad:?}"
+            );
+        }
+    }
+}

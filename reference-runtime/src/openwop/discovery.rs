@@ -1,0 +1,220 @@
+//! `GET /.well-known/openwop` (no auth): what this host implements, with a strong `ETag`
+//! (`If-None-Match` → 304). Presence is the claim, so only implemented families are listed.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use spec::openwop::{EVENT_LOG_SCHEMA_VERSION, PROTOCOL_VERSION};
+
+use crate::defects::{Defect, Defects};
+
+use super::OpenWopConfig;
+use super::ai::mock_provider_ids;
+use super::envelopes::KindCatalog;
+use super::run_routes::MAX_BODY_BYTES;
+use super::state::WState;
+use super::{era2, feedback, pricing};
+
+/// The serialised document and its `ETag`.
+pub(crate) struct DiscoveryDocument {
+    body: String,
+    etag: String,
+}
+
+impl DiscoveryDocument {
+    /// Builds the document.
+    pub(crate) fn build(
+        config: &OpenWopConfig,
+        fixtures: Vec<String>,
+        catalog: &KindCatalog,
+        defects: &Defects,
+    ) -> Self {
+        let mut document = document(config, fixtures);
+        if let Some(root) = document.as_object_mut() {
+            root.extend(issue9_families(config, catalog, defects));
+        }
+        let body = document.to_string();
+        let etag = format!(
+            "\"{}\"",
+            &hex::encode(Sha256::digest(body.as_bytes()))[..32]
+        );
+        DiscoveryDocument { body, etag }
+    }
+}
+
+fn record(witness: &str, facets: Value) -> Value {
+    let mut record = json!({ "status": "stable", "since": PROTOCOL_VERSION, "witness": witness });
+    if let (Some(record), Some(facets)) = (record.as_object_mut(), facets.as_object()) {
+        record.extend(facets.clone());
+    }
+    record
+}
+
+/// The document: versions, implementation, seeded fixtures, mock providers, and the capability
+/// records of `providerUsage`, `heartbeat` and `limits`.
+pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
+    json!({
+        "protocolVersions": [PROTOCOL_VERSION],
+        "preferredVersion": PROTOCOL_VERSION,
+        "protocolVersion": PROTOCOL_VERSION,
+        "implementation": {
+            "name": "conformance-harness reference-runtime",
+            "version": env!("CARGO_PKG_VERSION"),
+            "vendor": "conformance-harness",
+        },
+        "eventLogSchemaVersion": EVENT_LOG_SCHEMA_VERSION,
+        "fixtures": fixtures,
+        "testing": {
+            "mockProviders": mock_provider_ids(),
+            "testKeyPrefix": config.test_key_prefix,
+        },
+        "providerUsage": record("witnessable-gated", json!({
+            "costEstimates": true,
+            "currency": pricing::CURRENCY,
+        })),
+        "heartbeat": record("witnessable-gated", json!({
+            "minIntervalSec": config.heartbeat.min_interval_sec,
+            "maxRuntimeMs": config.heartbeat.max_runtime_ms,
+            "deliveryChannel": "/host/events",
+        })),
+        "limits": record("claims-check", json!({
+            "clarificationRounds": 0,
+            "schemaRounds": config.envelopes.schema_rounds,
+            "envelopesPerTurn": 1,
+            "maxRequestBodyBytes": MAX_BODY_BYTES,
+        })),
+    })
+}
+
+/// The reliability events this host emits (`envelopes.reliability.events`).
+const RELIABILITY_EVENTS: [&str; 5] = [
+    "envelope.retry-attempted",
+    "envelope.retry-exhausted",
+    "envelope.refusal",
+    "envelope.truncated",
+    "envelope.recovery-applied",
+];
+
+/// The families of AI envelopes, feedback and test seams: `supportedEnvelopes`,
+/// `schemaVersions`, `envelopeStrictness`, `envelopeContracts`, `envelopes` (Tier 1 subset,
+/// reasoning posture, reliability), `feedback`, and `conformance.seamsProfile` when the seams
+/// are mounted. (`providerUsage.costEstimates`/`currency` are in [`document`].)
+fn issue9_families(
+    config: &OpenWopConfig,
+    catalog: &KindCatalog,
+    defects: &Defects,
+) -> serde_json::Map<String, Value> {
+    let mut supported = json!({});
+    if let Some(kinds) = catalog.advertised_kinds() {
+        supported["kinds"] = json!(kinds);
+    }
+    let events: Vec<&str> = RELIABILITY_EVENTS
+        .into_iter()
+        .filter(|e| {
+            !(defects.has(Defect::WReliabilityEventsIncomplete) && *e == "envelope.refusal")
+        })
+        .collect();
+    let rounds = config.envelopes.schema_rounds;
+    let mut families = serde_json::Map::new();
+    let mut add = |name: &str, value: Value| {
+        families.insert(name.to_string(), value);
+    };
+    add("supportedEnvelopes", record("witnessable-gated", supported));
+    add(
+        "schemaVersions",
+        record("witnessable-gated", json!({ "kinds": catalog.floors() })),
+    );
+    add(
+        "envelopeStrictness",
+        record(
+            "witnessable-gated",
+            json!({ "mode": catalog.strictness().as_str() }),
+        ),
+    );
+    add(
+        "envelopeContracts",
+        record("witnessable-gated", json!({ "advertised": true })),
+    );
+    add(
+        "envelopes",
+        record(
+            "witnessable-gated",
+            json!({
+                "tierOneSubsetCompliance": "strict",
+                "reasoning": { "promptDirective": "advisory" },
+                "reliability": {
+                    "events": events,
+                    "maxRetryAttempts": rounds + 1,
+                    "completion": {
+                        "distinguishesTruncation": true,
+                        "truncationBudgetMultiplier": config.envelopes.truncation_budget_multiplier,
+                    },
+                },
+            }),
+        ),
+    );
+    add(
+        "feedback",
+        record(
+            "witnessable-gated",
+            json!({
+                "targets": feedback::TARGETS,
+                "signals": feedback::SIGNALS,
+            }),
+        ),
+    );
+    if config.seams_enabled {
+        add(
+            "conformance",
+            json!({ "seamsProfile": era2::SEAMS_PROFILE }),
+        );
+    }
+    if defects.has(Defect::WCurrencyNotIso) {
+        add(
+            "providerUsage",
+            record(
+                "witnessable-gated",
+                json!({ "costEstimates": true, "currency": "usd" }),
+            ),
+        );
+    }
+    families
+}
+
+/// `GET /.well-known/openwop`.
+pub(crate) async fn discovery(State(state): State<Arc<WState>>, headers: HeaderMap) -> Response {
+    let doc = &state.discovery;
+    let etag = HeaderValue::from_str(&doc.etag).unwrap_or(HeaderValue::from_static("\"0\""));
+    let cache = HeaderValue::from_static("public, max-age=300");
+    let matches = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .map(|t| t.trim().trim_start_matches("W/"))
+                .any(|t| t == doc.etag || t == "*")
+        });
+    if matches {
+        return (
+            StatusCode::NOT_MODIFIED,
+            [(header::ETAG, etag), (header::CACHE_CONTROL, cache)],
+        )
+            .into_response();
+    }
+    (
+        [
+            (header::ETAG, etag),
+            (header::CACHE_CONTROL, cache),
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            ),
+        ],
+        doc.body.clone(),
+    )
+        .into_response()
+}

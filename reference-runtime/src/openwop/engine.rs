@@ -1,0 +1,405 @@
+//! The small workflow engine: runs a workflow's nodes in order on a tokio task, appending the
+//! run's events. Waits (delays, mock token delays, suspensions) run on the tokio clock, so tests
+//! drive them with virtual time.
+//!
+//! A cancel appends `run.cancelled` first (in the cancel handler) and then signals the task; the
+//! task abandons its node and whatever it still tries to append is refused by the log and logged
+//! (late work appends nothing).
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+use spec::openwop::payloads::{
+    ErrorObject, NodeCompleted, NodeFailed, NodeStarted, ProviderUsage, RunCompleted, RunFailed,
+};
+use tokio::sync::{oneshot, watch};
+use tokio::time::Instant;
+
+use crate::defects::Defect;
+use crate::log::{AppendError, AppendKind};
+
+use super::ai::{self, AiPlan};
+use super::envelopes;
+use super::ids::mint_interrupt_id;
+use super::live::PendingInterrupt;
+use super::recorder::Recorder;
+use super::state::WState;
+use super::workflow::{NodeDef, NodeKind, Workflow, delay_ms};
+
+/// What a node produced.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct NodeSuccess {
+    /// Port → value.
+    pub(crate) outputs: Map<String, Value>,
+    /// One `provider.usage` payload per provider call the node made.
+    pub(crate) usage: Vec<ProviderUsage>,
+}
+
+/// How a node failed, with the provider usage of its calls.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct NodeFailure {
+    pub(crate) error: ErrorObject,
+    pub(crate) usage: Vec<ProviderUsage>,
+    /// How often the node was dispatched (`node.failed.attempts`).
+    pub(crate) attempts: u32,
+}
+
+/// Why a node did not complete.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum NodeError {
+    /// The node failed (no retries: `node.failed` then `run.failed`).
+    Failed(Box<NodeFailure>),
+    /// The run was cancelled or its log is terminal: stop without appending.
+    Stopped,
+}
+
+impl NodeError {
+    /// A node failure.
+    pub(crate) fn failed(error: ErrorObject, usage: Vec<ProviderUsage>) -> Self {
+        Self::failed_after(error, usage, 1)
+    }
+
+    /// A node failure after `attempts` dispatches.
+    pub(crate) fn failed_after(
+        error: ErrorObject,
+        usage: Vec<ProviderUsage>,
+        attempts: u32,
+    ) -> Self {
+        NodeError::Failed(Box::new(NodeFailure {
+            error,
+            usage,
+            attempts: attempts.max(1),
+        }))
+    }
+}
+
+/// Everything one run's task needs.
+pub(crate) struct RunContext {
+    pub(crate) state: Arc<WState>,
+    pub(crate) recorder: Recorder,
+    pub(crate) workflow: Workflow,
+    pub(crate) variables: Map<String, Value>,
+    pub(crate) inputs: Map<String, Value>,
+    pub(crate) ai: AiPlan,
+    pub(crate) tenant: String,
+    pub(crate) cancelled: watch::Receiver<bool>,
+}
+
+impl RunContext {
+    /// The run.
+    pub(crate) fn run_id(&self) -> &str {
+        self.recorder.run_id()
+    }
+
+    /// The run's creation inputs.
+    pub(crate) fn inputs(&self) -> &Map<String, Value> {
+        &self.inputs
+    }
+
+    /// What AI nodes call.
+    pub(crate) fn ai_plan(&self) -> &AiPlan {
+        &self.ai
+    }
+
+    /// Resolves once the run is cancelled (never, if it is not).
+    pub(crate) async fn cancelled(&self) {
+        let mut cancelled = self.cancelled.clone();
+        if cancelled.wait_for(|c| *c).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+
+    fn is_cancelled(&self) -> bool {
+        *self.cancelled.borrow()
+    }
+
+    /// Appends one event whose `causationId` is an AI envelope's `correlationId`.
+    pub(crate) fn record_caused(
+        &self,
+        event_type: &str,
+        node_id: Option<&str>,
+        payload: Value,
+        causation_id: Option<&str>,
+    ) -> Result<(), NodeError> {
+        self.recorder
+            .record_caused(event_type, node_id, payload, causation_id)
+            .map(|_| ())
+            .map_err(|error| stopped(self.run_id(), error))
+    }
+
+    /// Appends one event; a refused append (the log is terminal) stops the node.
+    pub(crate) fn record(
+        &self,
+        event_type: &str,
+        node_id: Option<&str>,
+        payload: Value,
+    ) -> Result<(), NodeError> {
+        self.recorder
+            .record(event_type, node_id, payload)
+            .map(|_| ())
+            .map_err(|error| stopped(self.run_id(), error))
+    }
+}
+
+fn stopped(run_id: &str, error: AppendError) -> NodeError {
+    if let AppendError::Store(store) = &error {
+        tracing::error!(run_id, error = %store, "run event storage failed; the run stops");
+    }
+    NodeError::Stopped
+}
+
+/// Starts a run's task.
+pub(crate) fn spawn(ctx: RunContext) {
+    tokio::spawn(async move {
+        run(&ctx).await;
+        ctx.state.live.finish(ctx.run_id());
+    });
+}
+
+async fn run(ctx: &RunContext) {
+    let started = Instant::now();
+    let mut last_outputs = Map::new();
+    for node in &ctx.workflow.nodes {
+        match execute(ctx, node).await {
+            Ok(outputs) => last_outputs = outputs,
+            Err(NodeError::Failed(failure)) => {
+                let payload = RunFailed {
+                    error: failure.error,
+                    failed_node_id: Some(node.id.clone()),
+                    duration_ms: Some(elapsed_ms(started)),
+                };
+                let _ = ctx.record("run.failed", None, json!(payload));
+                return;
+            }
+            Err(NodeError::Stopped) => return,
+        }
+    }
+    let duration_ms = elapsed_ms(started);
+    let payload = if ctx.state.defects.has(Defect::WRunCompletedWithoutOutputs) {
+        json!({ "durationMs": duration_ms })
+    } else {
+        json!(RunCompleted {
+            outputs: last_outputs,
+            duration_ms: Some(duration_ms),
+        })
+    };
+    if ctx.record("run.completed", None, payload.clone()).is_ok()
+        && ctx.state.defects.has(Defect::WSecondTerminal)
+    {
+        let _ = ctx
+            .recorder
+            .record_as("run.completed", None, payload, AppendKind::AfterTerminal);
+    }
+}
+
+/// Runs one node: `node.started`, the node's work, then its provider usage and `node.completed`
+/// (or `node.failed`).
+async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>, NodeError> {
+    let started = Instant::now();
+    let begin = NodeStarted {
+        node_id: node.id.clone(),
+        type_id: node.type_id.clone(),
+        attempt: Some(0),
+    };
+    ctx.record("node.started", Some(&node.id), json!(begin))?;
+    let result = match node.kind {
+        NodeKind::Noop => Ok(success(Map::new())),
+        NodeKind::Delay => delay(ctx, node).await,
+        NodeKind::Fail => Err(fail(node)),
+        NodeKind::ApprovalGate => approval_gate(ctx, node).await,
+        NodeKind::AiCallPrompt => ai::run_node(ctx, node).await,
+        NodeKind::AiStructuredOutput => envelopes::run_node(ctx, node).await,
+        NodeKind::DebugNoise => debug_noise(ctx, node),
+    };
+    match result {
+        Ok(NodeSuccess { outputs, usage }) => {
+            let done = NodeCompleted {
+                node_id: node.id.clone(),
+                outputs: Some(outputs.clone()),
+                duration_ms: Some(elapsed_ms(started)),
+            };
+            // The rule: one provider.usage per provider call, before the node's node.completed.
+            if ctx
+                .state
+                .defects
+                .has(Defect::WProviderUsageAfterNodeCompleted)
+            {
+                ctx.record("node.completed", Some(&node.id), json!(done))?;
+                record_usage(ctx, node, &usage)?;
+            } else {
+                record_usage(ctx, node, &usage)?;
+                ctx.record("node.completed", Some(&node.id), json!(done))?;
+            }
+            Ok(outputs)
+        }
+        Err(NodeError::Failed(failure)) => {
+            record_usage(ctx, node, &failure.usage)?;
+            let failed = NodeFailed {
+                node_id: node.id.clone(),
+                error: failure.error.clone(),
+                attempts: Some(failure.attempts),
+            };
+            ctx.record("node.failed", Some(&node.id), json!(failed))?;
+            Err(NodeError::Failed(failure))
+        }
+        Err(NodeError::Stopped) => {
+            abandon(ctx, node);
+            Err(NodeError::Stopped)
+        }
+    }
+}
+
+fn record_usage(
+    ctx: &RunContext,
+    node: &NodeDef,
+    usage: &[ProviderUsage],
+) -> Result<(), NodeError> {
+    for payload in usage {
+        let mut payload = payload.clone();
+        if ctx.state.defects.has(Defect::WCostEstimateMissing) {
+            payload.cost_estimate_usd = None;
+            payload.currency = None;
+        }
+        ctx.record("provider.usage", Some(&node.id), json!(payload))?;
+    }
+    Ok(())
+}
+
+/// A cancelled run's node is abandoned. The cancel already appended `run.cancelled`, so the
+/// `node.cancelled` this late worker reports is refused by the log and logged, never appended.
+fn abandon(ctx: &RunContext, node: &NodeDef) {
+    if !ctx.is_cancelled() {
+        return;
+    }
+    let payload = json!({ "nodeId": node.id, "reason": "run-cancelled" });
+    let kind = if ctx.state.defects.has(Defect::WEventAfterTerminal) {
+        AppendKind::AfterTerminal
+    } else {
+        AppendKind::Forward
+    };
+    let _ = ctx
+        .recorder
+        .record_as("node.cancelled", Some(&node.id), payload, kind);
+}
+
+fn success(outputs: Map<String, Value>) -> NodeSuccess {
+    NodeSuccess {
+        outputs,
+        usage: Vec::new(),
+    }
+}
+
+fn elapsed_ms(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+async fn delay(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, NodeError> {
+    let ms = delay_ms(node, &ctx.variables).map_err(|message| {
+        NodeError::failed(
+            ErrorObject {
+                code: "validation_error".into(),
+                message,
+                details: None,
+                retryable: Some(false),
+            },
+            Vec::new(),
+        )
+    })?;
+    tokio::select! {
+        () = tokio::time::sleep(std::time::Duration::from_millis(ms)) => {}
+        () = ctx.cancelled() => return Err(NodeError::Stopped),
+    }
+    let mut outputs = Map::new();
+    outputs.insert("delayMs".into(), json!(ms));
+    Ok(success(outputs))
+}
+
+fn fail(node: &NodeDef) -> NodeError {
+    let text = |key: &str, default: &str| {
+        node.config
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .unwrap_or(default)
+            .to_string()
+    };
+    NodeError::failed(
+        ErrorObject {
+            code: text("code", "internal_error"),
+            message: text("message", "the node failed as configured"),
+            details: None,
+            retryable: Some(false),
+        },
+        Vec::new(),
+    )
+}
+
+async fn approval_gate(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, NodeError> {
+    let interrupt_id = mint_interrupt_id(&ctx.tenant);
+    let actions: Vec<String> = node
+        .config
+        .get("actions")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .filter(|a: &Vec<String>| !a.is_empty())
+        .unwrap_or_else(|| vec!["accept".into(), "reject".into()]);
+    let (resume, resumed) = oneshot::channel();
+    let pending = PendingInterrupt {
+        node_id: node.id.clone(),
+        interrupt_id: interrupt_id.clone(),
+        kind: "approval".into(),
+        actions: actions.clone(),
+        resume,
+    };
+    ctx.state.live.suspend(ctx.run_id(), pending, || {
+        let suspended = json!({
+            "nodeId": node.id, "interruptId": interrupt_id,
+            "kind": "approval", "reason": "approval-required",
+        });
+        ctx.record("node.suspended", Some(&node.id), suspended)?;
+        let requested = json!({
+            "nodeId": node.id, "interruptId": interrupt_id,
+            "kind": "approval", "actions": actions,
+        });
+        ctx.record("interrupt.requested", Some(&node.id), requested)
+    })?;
+    let value = tokio::select! {
+        value = resumed => value.map_err(|_| NodeError::Stopped)?,
+        () = ctx.cancelled() => return Err(NodeError::Stopped),
+    };
+    let resumed = json!({
+        "nodeId": node.id, "interruptId": interrupt_id, "resumeValue": value,
+    });
+    ctx.record("node.resumed", Some(&node.id), resumed)?;
+    let mut outputs = Map::new();
+    if let Some(action) = value.get("action") {
+        outputs.insert("action".into(), action.clone());
+    }
+    outputs.insert("resumeValue".into(), value);
+    Ok(success(outputs))
+}
+
+fn debug_noise(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, NodeError> {
+    let id = Some(node.id.as_str());
+    ctx.record(
+        "log.appended",
+        id,
+        json!({ "level": "info", "message": "conformance debug noise", "nodeId": node.id }),
+    )?;
+    ctx.record(
+        "variable.changed",
+        id,
+        json!({ "name": "noise", "previous": 0, "next": 1, "nodeId": node.id }),
+    )?;
+    ctx.record(
+        "example.noise-emitted",
+        id,
+        json!({ "nodeId": node.id, "note": "a vendor event of the conformance org" }),
+    )?;
+    Ok(success(Map::new()))
+}

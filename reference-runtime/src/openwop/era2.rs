@@ -1,0 +1,419 @@
+//! Era-2 logs (`eventLogSchemaVersion: 2`, written by a v1 host) and the test seam that seeds
+//! one.
+//!
+//! **The reader rule.** Every reader of a run (snapshot, poll, every stream mode) reads its log
+//! through [`translate`]: each row's v1 `type` is mapped through the event-type registry's `v1`
+//! column (a type with no recorded rename maps to itself), a vendor type whose org is registered
+//! passes unchanged, and any other type fails the read `500 event_type_unmapped`; the payload is
+//! projected onto the v2 definition of the mapped type: a property the definition declares, or
+//! one its hatch `^(openwop-|x-|vendor\.)` admits, or any property of an open definition, is
+//! carried; any other property fails the read `500 payload_unprojectable` with `details {type,
+//! keys, eventId, sequence}` (never dropped). `sequence`, `eventId`, `timestamp`, `causationId`
+//! pass through; rows are never rewritten in place.
+//!
+//! **The seam** (off unless `[openwop] seams_enabled = true`; then bearer-authenticated, the run
+//! owned by the caller's tenant): `POST /conformance/seams/sample/event-log/seed` with the
+//! closed body `{eventLogSchemaVersion: 2, status: completed|failed|cancelled|running, events:
+//! [{type, sequence, payload, timestamp?, causationId?}] (1–1000), workflowId?}` → `201 {runId}`.
+//! Rows are persisted verbatim in v1 vocabulary; `sequence` must run 0, 1, 2, … (the log's own
+//! numbering); a terminal `status` must match the log's last event (`running`: no terminal
+//! event); nothing may follow the terminal event but what the terminal rule allows;
+//! `causationId` must fit the event-id grammar. Off, the path answers 404 `not_found` whatever
+//! the credentials.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, LazyLock};
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use spec::openwop::RunStatus;
+use spec::registry::{TypeNameVerdict, event_types, orgs};
+
+use crate::defects::{Defect, Defects};
+use crate::log::AppendKind;
+use crate::store::{StoredEvent, Surface};
+
+use super::auth::Caller;
+use super::error::{ApiError, details};
+use super::ids::{mint_event_id, mint_run_id};
+use super::projection::{RUN_META_KIND, RunMeta};
+use super::recorder::append_kind;
+use super::run_routes::json_body;
+use super::state::WState;
+
+/// The seams profile this host serves when the seams are mounted.
+pub(crate) const SEAMS_PROFILE: &str = "openwop-conformance-seams-v2";
+
+/// The era of logs written by a v1 host.
+pub(crate) const ERA_2: u32 = 2;
+
+const HATCH_PREFIXES: [&str; 3] = ["openwop-", "x-", "vendor."];
+const MAX_SEEDED_EVENTS: usize = 1000;
+
+/// What a payload definition admits.
+struct DefShape {
+    properties: BTreeSet<String>,
+    open: bool,
+    hatch: bool,
+}
+
+static DEFS: LazyLock<BTreeMap<String, DefShape>> = LazyLock::new(|| {
+    let doc: Value =
+        serde_json::from_str(spec::schema::Published::RunEventPayloads.committed_text())
+            .unwrap_or(Value::Null);
+    doc["$defs"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(name, def)| {
+            let shape = DefShape {
+                properties: def["properties"]
+                    .as_object()
+                    .map(|p| p.keys().cloned().collect())
+                    .unwrap_or_default(),
+                open: def.get("additionalProperties") != Some(&Value::Bool(false)),
+                hatch: def["patternProperties"]
+                    .as_object()
+                    .is_some_and(|p| p.keys().any(|k| k.contains("openwop-"))),
+            };
+            (name.clone(), shape)
+        })
+        .collect()
+});
+
+/// The v2 type of an era-2 row, or `None` when it is unmapped.
+fn v2_type(v1: &str) -> Option<String> {
+    if let Some(entry) = event_types().translate_v1(v1) {
+        return Some(entry.name.clone());
+    }
+    (orgs().classify_type(v1) == TypeNameVerdict::Vendor).then(|| v1.to_string())
+}
+
+/// The properties of `payload` the v2 definition of `v2` cannot carry.
+fn unprojectable(v2: &str, payload: &Value) -> Vec<String> {
+    let Some(def) = event_types()
+        .get(v2)
+        .and_then(|entry| DEFS.get(&entry.payload_def))
+    else {
+        return Vec::new();
+    };
+    match payload.as_object() {
+        None => vec!["(payload is not an object)".to_string()],
+        Some(_) if def.open => Vec::new(),
+        Some(object) => object
+            .keys()
+            .filter(|k| {
+                let hatched = def.hatch && HATCH_PREFIXES.iter().any(|h| k.starts_with(h));
+                !(def.properties.contains(k.as_str()) || hatched)
+            })
+            .cloned()
+            .collect(),
+    }
+}
+
+/// Reads an era-2 log through the codemap (see the module documentation).
+pub(crate) fn translate(
+    events: Vec<StoredEvent>,
+    defects: &Defects,
+) -> Result<Vec<StoredEvent>, ApiError> {
+    if defects.has(Defect::WEra2Untranslated) {
+        return Ok(events);
+    }
+    events
+        .into_iter()
+        .map(|event| {
+            let mut row: Map<String, Value> = serde_json::from_str(&event.json).map_err(|_| {
+                tracing::error!(sequence = event.sequence, "an era-2 row does not parse");
+                ApiError::internal()
+            })?;
+            let identity = |type_name: &str| {
+                details([
+                    ("type", json!(type_name)),
+                    (
+                        "eventId",
+                        row.get("eventId").cloned().unwrap_or(Value::Null),
+                    ),
+                    ("sequence", json!(event.sequence)),
+                ])
+            };
+            let Some(v2) = v2_type(&event.event_type) else {
+                return Err(ApiError::new(
+                    "event_type_unmapped",
+                    "an era-2 event's type is neither in the codemap nor a registered vendor type",
+                )
+                .with_details(identity(&event.event_type)));
+            };
+            let keys = unprojectable(&v2, row.get("payload").unwrap_or(&Value::Null));
+            if !keys.is_empty() {
+                if !defects.has(Defect::WEra2SilentDrop) {
+                    let mut found = identity(&v2);
+                    found.insert("keys".into(), json!(keys));
+                    return Err(ApiError::new(
+                        "payload_unprojectable",
+                        "an era-2 payload property has no place in the v2 payload",
+                    )
+                    .with_details(found));
+                }
+                if let Some(payload) = row.get_mut("payload").and_then(Value::as_object_mut) {
+                    payload.retain(|k, _| !keys.contains(k));
+                }
+            }
+            row.insert("type".into(), json!(v2));
+            Ok(StoredEvent {
+                event_type: Arc::from(v2.as_str()),
+                json: Arc::from(Value::Object(row).to_string()),
+                ..event
+            })
+        })
+        .collect()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct SeedRequest {
+    event_log_schema_version: u32,
+    status: String,
+    events: Vec<SeedEvent>,
+    #[serde(default)]
+    workflow_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct SeedEvent {
+    #[serde(rename = "type")]
+    event_type: String,
+    sequence: u64,
+    payload: Value,
+    #[serde(default)]
+    timestamp: Option<DateTime<Utc>>,
+    #[serde(default)]
+    causation_id: Option<String>,
+}
+
+fn is_event_id(value: &str) -> bool {
+    (16..=128).contains(&value.len())
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._~-".contains(&b))
+}
+
+/// The append kind of a seeded row (by its v2 type; an unmapped type is forward execution).
+fn seeded_kind(v1: &str) -> AppendKind {
+    v2_type(v1).map_or(AppendKind::Forward, |v2| append_kind(&v2))
+}
+
+/// Checks a seed request; returns the terminal status it declares (`None` for `running`).
+fn check_seed(request: &SeedRequest) -> Result<Option<RunStatus>, ApiError> {
+    if request.event_log_schema_version != ERA_2 {
+        return Err(ApiError::validation("eventLogSchemaVersion must be 2"));
+    }
+    if request.events.is_empty() || request.events.len() > MAX_SEEDED_EVENTS {
+        return Err(ApiError::validation("events must hold 1..=1000 rows"));
+    }
+    let status = match request.status.as_str() {
+        "completed" => Some(RunStatus::Completed),
+        "failed" => Some(RunStatus::Failed),
+        "cancelled" => Some(RunStatus::Cancelled),
+        "running" => None,
+        _ => {
+            return Err(ApiError::validation(
+                "status must be completed, failed, cancelled or running",
+            ));
+        }
+    };
+    let mut terminal_at = None;
+    for (i, event) in request.events.iter().enumerate() {
+        if event.sequence != i as u64 {
+            return Err(ApiError::validation(
+                "events[].sequence must run 0, 1, 2, … in order",
+            ));
+        }
+        if event
+            .causation_id
+            .as_deref()
+            .is_some_and(|c| !is_event_id(c))
+        {
+            return Err(ApiError::validation(
+                "events[].causationId must match ^[A-Za-z0-9._~-]{16,128}$",
+            ));
+        }
+        match (seeded_kind(&event.event_type), terminal_at) {
+            (AppendKind::Terminal, None) => terminal_at = Some(i),
+            (AppendKind::AfterTerminal, _) | (_, None) => {}
+            (_, Some(_)) => {
+                return Err(ApiError::validation(
+                    "the seeded log has an event the terminal rule forbids after the terminal event",
+                ));
+            }
+        }
+    }
+    let terminal_type = terminal_at.and_then(|i| v2_type(&request.events[i].event_type));
+    let expected = status.map(|s| format!("run.{}", s.as_str()));
+    if terminal_type != expected {
+        return Err(ApiError::validation(
+            "status must match the log's terminal event (running: none)",
+        ));
+    }
+    Ok(status)
+}
+
+/// `POST /conformance/seams/sample/event-log/seed`.
+pub(crate) async fn seed(
+    State(state): State<Arc<WState>>,
+    caller: Result<Caller, ApiError>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    if !state.config.seams_enabled {
+        return Err(ApiError::not_found());
+    }
+    let caller = caller?;
+    let (request, _): (SeedRequest, Value) = json_body(&headers, &body, "era-2 seed")?;
+    check_seed(&request)?;
+    let run_id = mint_run_id(&caller.tenant);
+    let workflow_id = request
+        .workflow_id
+        .clone()
+        .or_else(|| {
+            request
+                .events
+                .first()
+                .and_then(|e| e.payload["workflowId"].as_str().map(str::to_string))
+        })
+        .unwrap_or_else(|| "era2-seeded".to_string());
+    let meta = RunMeta {
+        kind: RUN_META_KIND.to_string(),
+        run_id: run_id.clone(),
+        workflow_id,
+        owner: caller.owner(),
+        inputs: Map::new(),
+        tags: None,
+        metadata: None,
+        event_log_schema_version: Some(ERA_2),
+    };
+    let meta = serde_json::to_value(&meta).map_err(|_| ApiError::internal())?;
+    state
+        .hub
+        .create(&run_id, Surface::Run, meta)
+        .map_err(|error| {
+            tracing::error!(%error, "creating an era-2 log failed");
+            ApiError::internal()
+        })?;
+    for event in request.events {
+        let kind = seeded_kind(&event.event_type);
+        let appended = state
+            .hub
+            .append(&run_id, &event.event_type, kind, |sequence, time| {
+                let mut row = json!({
+                    "eventId": mint_event_id(),
+                    "runId": run_id,
+                    "type": event.event_type,
+                    "payload": event.payload,
+                    "timestamp": event.timestamp.unwrap_or(time),
+                    "sequence": sequence,
+                    "schemaVersion": 1,
+                });
+                if let Some(causation) = &event.causation_id {
+                    row["causationId"] = json!(causation);
+                }
+                row.to_string()
+            });
+        if let Err(error) = appended {
+            tracing::error!(%error, "seeding an era-2 row failed");
+            return Err(ApiError::internal());
+        }
+    }
+    Ok((StatusCode::CREATED, Json(json!({ "runId": run_id }))).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn stored(sequence: u64, event_type: &str, payload: Value) -> StoredEvent {
+        let json = json!({"eventId": "evt-0000000000000000", "runId": "t/run-0000000000000000",
+            "type": event_type, "payload": payload, "timestamp": "2026-01-01T00:00:00Z",
+            "sequence": sequence, "schemaVersion": 1});
+        StoredEvent {
+            sequence,
+            time: Utc.timestamp_opt(0, 0).single().unwrap(),
+            event_type: Arc::from(event_type),
+            terminal: false,
+            json: Arc::from(json.to_string()),
+        }
+    }
+
+    #[test]
+    fn rows_are_translated_and_carried_or_refused() {
+        let none = Defects::none();
+        let out = translate(
+            vec![
+                stored(0, "run.resuming", json!({"anything": 1})),
+                stored(
+                    1,
+                    "envelope.retry.attempted",
+                    json!({"nodeId": "n", "attempt": 2, "reason": "truncation"}),
+                ),
+                stored(
+                    2,
+                    "run.completed",
+                    json!({"outputs": {}, "x-trace": "kept"}),
+                ),
+                stored(3, "example.noted", json!({"free": true})),
+            ],
+            &none,
+        )
+        .unwrap();
+        let types: Vec<&str> = out.iter().map(|e| &*e.event_type).collect();
+        assert_eq!(
+            types,
+            [
+                "run.resume-started",
+                "envelope.retry-attempted",
+                "run.completed",
+                "example.noted"
+            ]
+        );
+        assert!(out[2].json.contains("x-trace"));
+        let refused = translate(
+            vec![stored(
+                0,
+                "run.completed",
+                json!({"outputs": {}, "legacyTotal": 3}),
+            )],
+            &none,
+        )
+        .unwrap_err();
+        assert_eq!(refused.code(), "payload_unprojectable");
+        // envelope.* defs have no hatch: a hatch key is unprojectable there.
+        let no_hatch = translate(
+            vec![stored(
+                0,
+                "envelope.refusal",
+                json!({"nodeId": "n", "provider": "p", "model": "m", "x-a": 1}),
+            )],
+            &none,
+        );
+        assert_eq!(no_hatch.unwrap_err().code(), "payload_unprojectable");
+        let unmapped = translate(vec![stored(0, "acme.thing", json!({}))], &none).unwrap_err();
+        assert_eq!(unmapped.code(), "event_type_unmapped");
+        let dropped = translate(
+            vec![stored(
+                0,
+                "run.completed",
+                json!({"outputs": {}, "legacyTotal": 3}),
+            )],
+            &Defects::of([Defect::WEra2SilentDrop]),
+        )
+        .unwrap();
+        assert!(!dropped[0].json.contains("legacyTotal"));
+    }
+}

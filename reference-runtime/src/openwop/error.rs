@@ -1,0 +1,171 @@
+//! The flat, closed error envelope of surface W on every 4xx/5xx, with the registered status.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+use spec::openwop::ErrorEnvelope;
+
+/// A refused request: a registered code, a message that never echoes request content, optional
+/// details and an optional `Retry-After`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError(Box<Refusal>);
+
+#[derive(Debug, Clone, PartialEq)]
+struct Refusal {
+    code: &'static str,
+    message: String,
+    details: Option<Map<String, Value>>,
+    retry_after_secs: Option<u64>,
+    status_override: Option<StatusCode>,
+}
+
+impl ApiError {
+    /// An error with a registered surface-W code.
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        ApiError(Box::new(Refusal {
+            code,
+            message: message.into(),
+            details: None,
+            retry_after_secs: None,
+            status_override: None,
+        }))
+    }
+
+    /// 400 `validation_error`.
+    pub fn validation(message: impl Into<String>) -> Self {
+        Self::new("validation_error", message)
+    }
+
+    /// 404 `not_found`.
+    pub fn not_found() -> Self {
+        Self::new("not_found", "no such resource")
+    }
+
+    /// 401 `unauthenticated`.
+    pub fn unauthenticated() -> Self {
+        Self::new(
+            "unauthenticated",
+            "a valid bearer API key is required (Authorization: Bearer <key>)",
+        )
+    }
+
+    /// 500 `internal_error`.
+    pub fn internal() -> Self {
+        Self::new("internal_error", "the host failed; see its operational log")
+    }
+
+    /// Adds `details`.
+    pub fn with_details(mut self, details: Map<String, Value>) -> Self {
+        self.0.details = Some(details);
+        self
+    }
+
+    /// Adds a `Retry-After` header (seconds).
+    pub fn with_retry_after(mut self, secs: u64) -> Self {
+        self.0.retry_after_secs = Some(secs);
+        self
+    }
+
+    /// Answers with a status other than the registered one. Only a defect uses this.
+    pub fn with_status(mut self, status: StatusCode) -> Self {
+        self.0.status_override = Some(status);
+        self
+    }
+
+    /// The code.
+    pub fn code(&self) -> &'static str {
+        self.0.code
+    }
+
+    /// The registered HTTP status of the code (500 for a code the registry does not know).
+    pub fn status(&self) -> StatusCode {
+        self.0.status_override.unwrap_or_else(|| {
+            spec::registry::error_codes()
+                .openwop_code(self.0.code)
+                .and_then(|c| StatusCode::from_u16(c.status).ok())
+                .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+        })
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let refusal = *self.0;
+        let mut envelope = ErrorEnvelope::new(refusal.code, refusal.message);
+        envelope.details = refusal.details;
+        let body = serde_json::to_string(&envelope).unwrap_or_else(|_| {
+            r#"{"error":"internal_error","message":"the host failed"}"#.to_string()
+        });
+        let mut response = (
+            status,
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            body,
+        )
+            .into_response();
+        if let Some(secs) = refusal.retry_after_secs {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        if status == StatusCode::UNAUTHORIZED {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}
+
+/// The envelope for an error response the framework produced without one (an unknown method,
+/// a body over the limit, …), so every 4xx/5xx of surface W carries the flat envelope.
+pub(crate) fn envelope_for_bare_status(status: StatusCode) -> ApiError {
+    match status {
+        StatusCode::UNAUTHORIZED => ApiError::unauthenticated(),
+        StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED => ApiError::not_found(),
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            ApiError::new("payload_too_large", "the request body is too large")
+        }
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiError::new(
+            "unsupported_media_type",
+            "the request body must be application/json",
+        ),
+        s if s.is_server_error() => ApiError::internal(),
+        _ => ApiError::validation("the request is malformed"),
+    }
+}
+
+/// A `details` object from pairs.
+pub(crate) fn details<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_come_from_the_registry() {
+        assert_eq!(ApiError::validation("x").status(), StatusCode::BAD_REQUEST);
+        assert_eq!(ApiError::not_found().status(), StatusCode::NOT_FOUND);
+        assert_eq!(
+            ApiError::new("run_terminal", "x").status(),
+            StatusCode::CONFLICT
+        );
+        assert_eq!(
+            ApiError::new("rate_limited", "x").status(),
+            StatusCode::TOO_MANY_REQUESTS
+        );
+        assert_eq!(
+            ApiError::new("id_tenant_mismatch", "x").status(),
+            StatusCode::FORBIDDEN
+        );
+        assert_eq!(
+            ApiError::new("unsupported_stream_mode", "x").status(),
+            StatusCode::BAD_REQUEST
+        );
+    }
+}

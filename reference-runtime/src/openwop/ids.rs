@@ -1,0 +1,122 @@
+//! Host-minted ids (run, event, interrupt) and tenant-bound run ids in paths.
+
+use axum::http::Uri;
+
+use super::auth::Caller;
+use super::error::ApiError;
+
+/// The opaque part of every id this host mints: 32 lowercase hex digits (never a `~`).
+fn opaque() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// A new tenant-bound run id, `<tenant>/run-<32 hex>`.
+pub(crate) fn mint_run_id(tenant: &str) -> String {
+    format!("{tenant}/run-{}", opaque())
+}
+
+/// A new tenant-bound interrupt id, `<tenant>/int-<32 hex>`.
+pub(crate) fn mint_interrupt_id(tenant: &str) -> String {
+    format!("{tenant}/int-{}", opaque())
+}
+
+/// A new event id, `evt-<32 hex>` (36 characters, `^[A-Za-z0-9._~-]{16,128}$`).
+pub(crate) fn mint_event_id() -> String {
+    format!("evt-{}", opaque())
+}
+
+/// Whether `value` matches the tenant-bound id grammar
+/// `^(anon:)?[A-Za-z0-9._~-]{1,128}/[A-Za-z0-9._~-]{16,128}$`.
+pub(crate) fn is_tenant_bound_id(value: &str) -> bool {
+    let unreserved = |s: &str| {
+        s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._~-".contains(&b))
+    };
+    let Some((tenant, opaque)) = value.split_once('/') else {
+        return false;
+    };
+    let tenant = tenant.strip_prefix("anon:").unwrap_or(tenant);
+    (1..=128).contains(&tenant.len())
+        && unreserved(tenant)
+        && (16..=128).contains(&opaque.len())
+        && unreserved(opaque)
+}
+
+/// The run id a request names: the raw second path segment (`/runs/{runId}/…`), decoded from
+/// the `~2F` or the `%2F` form, checked against the grammar and bound to the caller's tenant.
+///
+/// A foreign tenant segment answers 403 `id_tenant_mismatch` whether or not the run exists, so
+/// existence is never disclosed.
+pub(crate) fn run_id_from_path(uri: &Uri, caller: &Caller) -> Result<String, ApiError> {
+    let segment = uri
+        .path()
+        .split('/')
+        .nth(2)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(ApiError::not_found)?;
+    let run_id = spec::openwop::decode_run_id_path_segment(segment).ok_or_else(|| {
+        ApiError::validation("the runId path segment has a malformed ~XX or %XX escape")
+    })?;
+    if !is_tenant_bound_id(&run_id) {
+        return Err(ApiError::validation(
+            "the runId must be tenant-bound, <tenant>/<opaque>, with the / written ~2F",
+        ));
+    }
+    let tenant = run_id.split('/').next().unwrap_or_default();
+    if tenant != caller.tenant {
+        return Err(ApiError::new(
+            "id_tenant_mismatch",
+            "the runId names another tenant",
+        ));
+    }
+    Ok(run_id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caller() -> Caller {
+        Caller {
+            tenant: "tenant-a".into(),
+            subject: "s".into(),
+            is_test_key: true,
+        }
+    }
+
+    #[test]
+    fn minted_ids_follow_their_grammar() {
+        let run = mint_run_id("tenant-a");
+        assert!(is_tenant_bound_id(&run), "{run}");
+        assert!(is_tenant_bound_id(&mint_interrupt_id("tenant-a")));
+        let event = mint_event_id();
+        assert!((16..=128).contains(&event.len()));
+        assert!(!run.contains('~'));
+    }
+
+    #[test]
+    fn path_segments_accept_both_encodings() {
+        let run = mint_run_id("tenant-a");
+        let tilde = spec::openwop::encode_run_id_for_path(&run);
+        let percent = run.replace('/', "%2F");
+        for form in [tilde, percent.clone(), percent.replace("%2F", "%2f")] {
+            let uri: Uri = format!("/runs/{form}/events").parse().unwrap();
+            assert_eq!(run_id_from_path(&uri, &caller()).unwrap(), run);
+        }
+        let bare: Uri = "/runs/run-0123456789abcdef".parse().unwrap();
+        assert_eq!(
+            run_id_from_path(&bare, &caller()).unwrap_err().code(),
+            "validation_error"
+        );
+        let bad_escape: Uri = "/runs/tenant-a~2xrun-0123456789abcdef".parse().unwrap();
+        assert_eq!(
+            run_id_from_path(&bad_escape, &caller()).unwrap_err().code(),
+            "validation_error"
+        );
+        let foreign: Uri = "/runs/tenant-b~2Frun-0123456789abcdef".parse().unwrap();
+        assert_eq!(
+            run_id_from_path(&foreign, &caller()).unwrap_err().code(),
+            "id_tenant_mismatch"
+        );
+    }
+}

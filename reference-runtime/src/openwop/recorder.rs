@@ -1,0 +1,141 @@
+//! Writing run events: the closed `RunEventDoc` is rendered under the log's lock with the
+//! sequence and time the [`LogHub`] assigns, and the terminal rule is applied at append.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use spec::openwop::{RunEventDoc, SCHEMA_VERSION};
+use spec::registry::{AfterTerminal, event_types};
+
+use crate::defects::{Defect, Defects};
+use crate::log::{AppendError, AppendKind, LogHub};
+use crate::store::StoredEvent;
+
+use super::ids::mint_event_id;
+
+/// How the terminal rule treats a type: terminal run events close the log; `compensation.*`,
+/// `run.dead-lettered` and vendor types may follow the terminal event; everything else is
+/// forward execution, refused (and logged by the hub) once the log is terminal.
+pub(crate) fn append_kind(event_type: &str) -> AppendKind {
+    match event_types().get(event_type) {
+        Some(entry) if entry.terminal => AppendKind::Terminal,
+        Some(entry) if entry.after_terminal == AfterTerminal::Allowed => AppendKind::AfterTerminal,
+        Some(_) => AppendKind::Forward,
+        None => AppendKind::AfterTerminal,
+    }
+}
+
+/// Appends events to one run's log.
+#[derive(Clone)]
+pub(crate) struct Recorder {
+    hub: Arc<LogHub>,
+    run_id: Arc<str>,
+    defects: Arc<Defects>,
+}
+
+impl Recorder {
+    pub(crate) fn new(hub: Arc<LogHub>, run_id: &str, defects: Arc<Defects>) -> Self {
+        Recorder {
+            hub,
+            run_id: Arc::from(run_id),
+            defects,
+        }
+    }
+
+    /// The run.
+    pub(crate) fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// Appends one event with the kind [`append_kind`] gives its type.
+    pub(crate) fn record(
+        &self,
+        event_type: &str,
+        node_id: Option<&str>,
+        payload: Value,
+    ) -> Result<StoredEvent, AppendError> {
+        self.record_as(event_type, node_id, payload, append_kind(event_type))
+    }
+
+    /// Appends one event caused by an AI envelope: its `causationId` is the envelope's
+    /// `correlationId` (E2).
+    pub(crate) fn record_caused(
+        &self,
+        event_type: &str,
+        node_id: Option<&str>,
+        payload: Value,
+        causation_id: Option<&str>,
+    ) -> Result<StoredEvent, AppendError> {
+        self.append(
+            event_type,
+            node_id,
+            payload,
+            append_kind(event_type),
+            causation_id,
+        )
+    }
+
+    /// Appends one event with an explicit kind (only defects choose a kind themselves).
+    pub(crate) fn record_as(
+        &self,
+        event_type: &str,
+        node_id: Option<&str>,
+        payload: Value,
+        kind: AppendKind,
+    ) -> Result<StoredEvent, AppendError> {
+        self.append(event_type, node_id, payload, kind, None)
+    }
+
+    fn append(
+        &self,
+        event_type: &str,
+        node_id: Option<&str>,
+        payload: Value,
+        kind: AppendKind,
+        causation_id: Option<&str>,
+    ) -> Result<StoredEvent, AppendError> {
+        let event_id = if self.defects.has(Defect::WShortEventId) {
+            mint_event_id()[4..12].to_string()
+        } else {
+            mint_event_id()
+        };
+        self.hub
+            .append(&self.run_id, event_type, kind, |sequence, time| {
+                let doc = RunEventDoc {
+                    event_id,
+                    run_id: self.run_id.to_string(),
+                    event_type: event_type.to_string(),
+                    payload,
+                    timestamp: time,
+                    sequence,
+                    schema_version: SCHEMA_VERSION,
+                    node_id: node_id.map(str::to_string),
+                    engine_version: None,
+                    causation_id: causation_id.map(str::to_string),
+                };
+                serde_json::to_string(&doc).unwrap_or_default()
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_follow_the_registry() {
+        assert_eq!(append_kind("run.completed"), AppendKind::Terminal);
+        assert_eq!(append_kind("run.cancelled"), AppendKind::Terminal);
+        assert_eq!(append_kind("node.completed"), AppendKind::Forward);
+        assert_eq!(append_kind("interrupt.resolved"), AppendKind::Forward);
+        assert_eq!(append_kind("run.dead-lettered"), AppendKind::AfterTerminal);
+        assert_eq!(
+            append_kind("compensation.started"),
+            AppendKind::AfterTerminal
+        );
+        assert_eq!(
+            append_kind("example.noise-emitted"),
+            AppendKind::AfterTerminal
+        );
+    }
+}

@@ -1,0 +1,221 @@
+//! `POST /runs`, `GET /runs/{runId}`, `POST /runs/{runId}/cancel`,
+//! `POST /runs/{runId}/interrupts/{nodeId}`.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use spec::openwop::{
+    CancelRunResponse, CreateRunRequest, CreateRunResponse, ResolveInterruptRequest, RunStatus,
+    encode_run_id_for_path,
+};
+
+use crate::store::ClaimOutcome;
+
+use super::auth::Caller;
+use super::error::ApiError;
+use super::idempotency::{self, REPLAY_HEADER, RESPONSES_NAMESPACE};
+use super::ids::mint_run_id;
+use super::runs;
+use super::state::WState;
+
+/// The largest request body surface W reads.
+pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// Reads a JSON body: 415 without a JSON content type, 413 over the limit, 400 when it does not
+/// parse into `T` (the message never echoes the body).
+pub(crate) fn json_body<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    body: &Bytes,
+    what: &str,
+) -> Result<(T, Value), ApiError> {
+    if body.len() > MAX_BODY_BYTES {
+        return Err(ApiError::new(
+            "payload_too_large",
+            "the request body is larger than 1 MiB",
+        ));
+    }
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| {
+            let mime = mime.trim();
+            mime.eq_ignore_ascii_case("application/json") || mime.ends_with("+json")
+        });
+    if !is_json {
+        return Err(ApiError::new(
+            "unsupported_media_type",
+            "the request body must be application/json",
+        ));
+    }
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|_| ApiError::validation(format!("the body is not valid JSON ({what})")))?;
+    let typed = serde_json::from_value(value.clone()).map_err(|_| {
+        ApiError::validation(format!(
+            "the body is not a valid {what} (closed object; see the contract)"
+        ))
+    })?;
+    Ok((typed, value))
+}
+
+fn base_url(state: &WState, headers: &HeaderMap) -> String {
+    if let Some(base) = &state.config.public_base_url {
+        return base.trim_end_matches('/').to_string();
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .filter(|h| !h.is_empty())
+        .unwrap_or("localhost");
+    format!("http://{host}")
+}
+
+/// `POST /runs`.
+pub(crate) async fn create(
+    State(state): State<Arc<WState>>,
+    caller: Caller,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let key = idempotency::key_from(&headers)?;
+    let (request, raw): (CreateRunRequest, Value) = json_body(&headers, &body, "CreateRunRequest")?;
+    let new_run = runs::validate_create(&state, &caller, request)?;
+    let base = base_url(&state, &headers);
+    let respond = |run_id: &str| {
+        let path = format!("{base}/runs/{}", encode_run_id_for_path(run_id));
+        CreateRunResponse {
+            run_id: run_id.to_string(),
+            status: RunStatus::Running,
+            events_url: format!("{path}/events"),
+            status_url: Some(path),
+        }
+    };
+    let Some(key) = key else {
+        let run_id = runs::create_run(&state, new_run)?;
+        return Ok((StatusCode::CREATED, Json(respond(&run_id))).into_response());
+    };
+    let _serialised = state.create_lock.lock().await;
+    let store = state.hub.store();
+    let scope = idempotency::scope(&caller.tenant);
+    let key_hash = idempotency::key_hash(&key);
+    let kv_key = format!("{scope}|{key_hash}");
+    let run_id = mint_run_id(&caller.tenant);
+    let claim = store
+        .claim(&scope, &key_hash, &idempotency::fingerprint(&raw), &run_id)
+        .map_err(|_| ApiError::internal())?;
+    match claim {
+        ClaimOutcome::Claimed => {
+            if let Err(error) = runs::start_run(&state, &run_id, new_run) {
+                let _ = store.release_claim(&scope, &key_hash);
+                return Err(error);
+            }
+            let response = respond(&run_id);
+            let recorded = serde_json::to_value(&response).map_err(|_| ApiError::internal())?;
+            if let Err(error) = store.kv_put(RESPONSES_NAMESPACE, &kv_key, &recorded) {
+                tracing::error!(%error, "recording an idempotent response failed");
+            }
+            Ok((StatusCode::CREATED, Json(response)).into_response())
+        }
+        ClaimOutcome::Replay { log_id } => {
+            let recorded = store
+                .kv_get(RESPONSES_NAMESPACE, &kv_key)
+                .ok()
+                .flatten()
+                .and_then(|v| serde_json::from_value::<CreateRunResponse>(v).ok())
+                .unwrap_or_else(|| respond(&log_id));
+            let mut response = (StatusCode::CREATED, Json(recorded)).into_response();
+            response
+                .headers_mut()
+                .insert(REPLAY_HEADER, HeaderValue::from_static("true"));
+            Ok(response)
+        }
+        ClaimOutcome::Mismatch => Err(ApiError::new(
+            "idempotency_key_mismatch",
+            "the Idempotency-Key was used with a different request",
+        )),
+    }
+}
+
+/// `GET /runs/{runId}`: the snapshot, with an `ETag` derived from the latest sequence.
+pub(crate) async fn get(
+    State(state): State<Arc<WState>>,
+    caller: Caller,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let meta = state.readable_run(&caller, &uri)?;
+    let projection = state.project(&meta)?;
+    let etag = format!(
+        "\"seq-{}\"",
+        projection
+            .last_sequence()
+            .map_or_else(|| "none".to_string(), |s| s.to_string())
+    );
+    let etag_value = HeaderValue::from_str(&etag).map_err(|_| ApiError::internal())?;
+    let matches = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    if matches {
+        return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag_value)]).into_response());
+    }
+    Ok(([(header::ETAG, etag_value)], Json(projection.snapshot())).into_response())
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct CancelRequest {
+    reason: Option<String>,
+}
+
+/// `POST /runs/{runId}/cancel` (the body `{reason?}` is optional).
+pub(crate) async fn cancel(
+    State(state): State<Arc<WState>>,
+    caller: Caller,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let meta = state.readable_run(&caller, &uri)?;
+    let request: CancelRequest = if body.is_empty() {
+        CancelRequest::default()
+    } else {
+        json_body(&headers, &body, "cancel request")?.0
+    };
+    runs::cancel_run(&state, &caller, &meta, request.reason)?;
+    Ok(Json(CancelRunResponse {
+        run_id: meta.run_id,
+        status: RunStatus::Cancelled,
+    })
+    .into_response())
+}
+
+/// `POST /runs/{runId}/interrupts/{nodeId}` with `{resumeValue}`.
+pub(crate) async fn resolve_interrupt(
+    State(state): State<Arc<WState>>,
+    caller: Caller,
+    uri: Uri,
+    Path((_, node_id)): Path<(String, String)>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let meta = state.readable_run(&caller, &uri)?;
+    let (request, _): (ResolveInterruptRequest, Value) =
+        json_body(&headers, &body, "ResolveInterruptRequest")?;
+    let interrupt_id =
+        runs::resolve_interrupt(&state, &caller, &meta, &node_id, request.resume_value)?;
+    Ok(Json(json!({
+        "runId": meta.run_id,
+        "nodeId": node_id,
+        "interruptId": interrupt_id,
+        "status": RunStatus::Running.as_str(),
+    }))
+    .into_response())
+}

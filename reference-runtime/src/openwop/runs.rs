@@ -1,0 +1,320 @@
+//! The run lifecycle behind the HTTP handlers (and the heartbeat's `createRun`): validate a
+//! creation, start a run, cancel it, resolve its interrupt.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+use spec::openwop::payloads::{RunCancelled, RunStarted};
+use spec::openwop::{CreateRunRequest, Owner};
+
+use crate::defects::Defect;
+use crate::log::AppendError;
+use crate::store::Surface;
+
+use super::ai::mock::MockProgram;
+use super::ai::{AiPlan, mock_provider_ids};
+use super::auth::Caller;
+use super::engine::{self, RunContext};
+use super::envelopes::{ENVELOPE_PROGRAM_ID, EnvelopePlan};
+use super::error::{ApiError, details};
+use super::ids::mint_run_id;
+use super::projection::{RUN_META_KIND, RunMeta};
+use super::recorder::Recorder;
+use super::state::WState;
+use super::workflow::Workflow;
+
+/// A creation that passed validation.
+pub(crate) struct NewRun {
+    workflow: Workflow,
+    owner: Owner,
+    inputs: Map<String, Value>,
+    variables: Map<String, Value>,
+    tags: Option<Vec<String>>,
+    metadata: Option<Map<String, Value>>,
+    ai: AiPlan,
+    transport: Option<&'static str>,
+}
+
+/// Checks a `POST /runs` body against the seeded workflows and the run options. Messages name
+/// the member at fault, never its value.
+pub(crate) fn validate_create(
+    state: &WState,
+    caller: &Caller,
+    request: CreateRunRequest,
+) -> Result<NewRun, ApiError> {
+    let workflow = state
+        .workflows
+        .get(&request.workflow_id)
+        .cloned()
+        .ok_or_else(|| {
+            ApiError::validation("workflowId does not name a workflow seeded in this host")
+                .with_details(details([("workflows", json!(state.workflows.ids()))]))
+        })?;
+    if let Some(tags) = &request.tags
+        && (tags.len() > 100 || tags.iter().any(|t| t.chars().count() > 256))
+    {
+        return Err(ApiError::validation(
+            "tags allows at most 100 tags of at most 256 characters",
+        ));
+    }
+    let inputs = request.inputs.unwrap_or_default();
+    let variables = workflow
+        .resolve_variables(&inputs)
+        .map_err(ApiError::validation)?;
+    let ai_options = match &request.configurable {
+        Some(configurable) if configurable.version != 1 => {
+            return Err(ApiError::validation("configurable.version must be 1"));
+        }
+        Some(configurable) => configurable.ai.clone().unwrap_or_default(),
+        None => Default::default(),
+    };
+    let ai = match (&ai_options.mock_provider, &ai_options.provider) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::validation(
+                "configurable.ai names both a mockProvider and a provider; choose one",
+            ));
+        }
+        (Some(mock), None) => {
+            if !caller.is_test_key {
+                return Err(ApiError::new(
+                    "mock_provider_forbidden",
+                    "mock providers are available to test keys only",
+                ));
+            }
+            let supported = || details([("supported", json!(mock_provider_ids()))]);
+            if mock.id == ENVELOPE_PROGRAM_ID {
+                let plan = EnvelopePlan::parse(&mock.config, &ai_options)
+                    .map_err(|message| ApiError::validation(message).with_details(supported()))?;
+                AiPlan::Envelope(plan)
+            } else {
+                let program = MockProgram::parse(&mock.id, &mock.config)
+                    .map_err(|message| ApiError::validation(message).with_details(supported()))?;
+                AiPlan::Mock(program)
+            }
+        }
+        (None, Some(provider)) => {
+            let providers = state.providers.as_ref().ok_or_else(|| {
+                ApiError::validation(
+                    "configurable.ai.provider: this host has no configured providers",
+                )
+            })?;
+            let plan = providers
+                .plan(provider, ai_options.model.as_deref())
+                .map_err(|message| {
+                    ApiError::validation(message)
+                        .with_details(details([("providers", json!(providers.ids()))]))
+                })?;
+            AiPlan::Provider(plan)
+        }
+        (None, None) => AiPlan::Mock(
+            MockProgram::parse("stream-text", &Map::new()).map_err(|_| ApiError::internal())?,
+        ),
+    };
+    Ok(NewRun {
+        workflow,
+        owner: caller.owner(),
+        inputs,
+        variables,
+        tags: request.tags,
+        metadata: request.metadata,
+        ai,
+        transport: Some("rest"),
+    })
+}
+
+impl NewRun {
+    /// A run a heartbeat asks for: no inputs beyond the workflow's defaults.
+    pub(crate) fn for_heartbeat(
+        state: &WState,
+        workflow_id: &str,
+        owner: Owner,
+    ) -> Result<NewRun, ApiError> {
+        let workflow = state
+            .workflows
+            .get(workflow_id)
+            .cloned()
+            .ok_or_else(|| ApiError::validation("the heartbeat names an unseeded workflow"))?;
+        let variables = workflow
+            .resolve_variables(&Map::new())
+            .map_err(ApiError::validation)?;
+        Ok(NewRun {
+            workflow,
+            owner,
+            inputs: Map::new(),
+            variables,
+            tags: None,
+            metadata: None,
+            ai: AiPlan::Mock(
+                MockProgram::parse("stream-text", &Map::new()).map_err(|_| ApiError::internal())?,
+            ),
+            transport: None,
+        })
+    }
+}
+
+/// Creates the run's log under `run_id`, appends `run.started` (with the owner block) and starts
+/// the engine task.
+pub(crate) fn start_run(state: &Arc<WState>, run_id: &str, run: NewRun) -> Result<(), ApiError> {
+    let meta = RunMeta {
+        kind: RUN_META_KIND.to_string(),
+        run_id: run_id.to_string(),
+        workflow_id: run.workflow.id.clone(),
+        owner: run.owner.clone(),
+        inputs: run.inputs.clone(),
+        tags: run.tags.clone(),
+        metadata: run.metadata.clone(),
+        event_log_schema_version: None,
+    };
+    let meta = serde_json::to_value(&meta).map_err(|_| ApiError::internal())?;
+    state
+        .hub
+        .create(run_id, Surface::Run, meta)
+        .map_err(|error| {
+            tracing::error!(%error, "creating a run log failed");
+            ApiError::internal()
+        })?;
+    let cancelled = state.live.register(run_id);
+    let recorder = Recorder::new(Arc::clone(&state.hub), run_id, Arc::clone(&state.defects));
+    let started = RunStarted {
+        workflow_id: run.workflow.id.clone(),
+        inputs: Some(run.inputs.clone()),
+        transport: run.transport.map(str::to_string),
+        engine_version: None,
+        owner: Some(run.owner.clone()),
+        tags: run.tags,
+        metadata: run.metadata,
+    };
+    if let Err(error) = recorder.record("run.started", None, json!(started)) {
+        state.live.finish(run_id);
+        tracing::error!(%error, "appending run.started failed");
+        return Err(ApiError::internal());
+    }
+    engine::spawn(RunContext {
+        state: Arc::clone(state),
+        recorder,
+        tenant: run.owner.tenant,
+        workflow: run.workflow,
+        variables: run.variables,
+        inputs: run.inputs,
+        ai: run.ai,
+        cancelled,
+    });
+    Ok(())
+}
+
+/// Starts a validated run under a fresh id.
+pub(crate) fn create_run(state: &Arc<WState>, run: NewRun) -> Result<String, ApiError> {
+    let run_id = mint_run_id(&run.owner.tenant);
+    start_run(state, &run_id, run)?;
+    Ok(run_id)
+}
+
+/// Cancels a run: `run.cancelled` is appended (the log refuses it when a terminal event won the
+/// race, which answers 409 `run_terminal`), then the engine task is told to stop.
+pub(crate) fn cancel_run(
+    state: &WState,
+    caller: &Caller,
+    meta: &RunMeta,
+    reason: Option<String>,
+) -> Result<(), ApiError> {
+    let run_id = meta.run_id.as_str();
+    let terminal = || ApiError::new("run_terminal", "the run is already terminal");
+    let progress = state
+        .hub
+        .progress(run_id)
+        .map_err(|_| ApiError::internal())?;
+    if progress.terminal {
+        tracing::info!(run_id, "refused a cancel for a terminal run");
+        return Err(terminal());
+    }
+    if !state.defects.has(Defect::WNoTerminalOnCancel) {
+        let duration_ms = state.hub.store().log(run_id).ok().flatten().map(|record| {
+            let elapsed = state.hub.clock().now() - record.created_at;
+            u64::try_from(elapsed.num_milliseconds()).unwrap_or(0)
+        });
+        let payload = RunCancelled {
+            reason: Some(reason.unwrap_or_else(|| "cancelled-by-request".to_string())),
+            cancelled_by: Some(caller.subject.clone()),
+            duration_ms,
+            parent_run_id: None,
+        };
+        let recorder = Recorder::new(Arc::clone(&state.hub), run_id, Arc::clone(&state.defects));
+        match recorder.record("run.cancelled", None, json!(payload)) {
+            Ok(_) => {}
+            Err(AppendError::Terminal { .. }) => return Err(terminal()),
+            Err(AppendError::Store(error)) => {
+                tracing::error!(%error, "appending run.cancelled failed");
+                return Err(ApiError::internal());
+            }
+        }
+    }
+    state.live.cancel(run_id);
+    Ok(())
+}
+
+/// Resolves the open interrupt of `node_id` with `resume_value`; returns the interrupt id.
+pub(crate) fn resolve_interrupt(
+    state: &WState,
+    caller: &Caller,
+    meta: &RunMeta,
+    node_id: &str,
+    resume_value: Value,
+) -> Result<String, ApiError> {
+    let run_id = meta.run_id.as_str();
+    let progress = state
+        .hub
+        .progress(run_id)
+        .map_err(|_| ApiError::internal())?;
+    if progress.terminal {
+        tracing::info!(
+            run_id,
+            node_id,
+            "refused an interrupt resolution for a terminal run"
+        );
+        return Err(ApiError::new("run_terminal", "the run is already terminal"));
+    }
+    let mut resolved_id = String::new();
+    state.live.resolve(run_id, node_id, |pending| {
+        let action = resume_value.get("action");
+        let action = match action {
+            None => None,
+            Some(Value::String(a)) if pending.actions.contains(a) => Some(a.clone()),
+            Some(_) => {
+                return Err(ApiError::validation(
+                    "resumeValue.action is not one of the interrupt's actions",
+                )
+                .with_details(details([("actions", json!(pending.actions))])));
+            }
+        };
+        let mut payload = json!({
+            "nodeId": pending.node_id,
+            "interruptId": pending.interrupt_id,
+            "kind": pending.kind,
+            "resumeValue": resume_value,
+            "resolvedBy": caller.subject,
+        });
+        if let Some(action) = &action {
+            payload["action"] = json!(action);
+            payload["decision"] = json!(if action == "reject" {
+                "rejected"
+            } else {
+                "granted"
+            });
+        }
+        let recorder = Recorder::new(Arc::clone(&state.hub), run_id, Arc::clone(&state.defects));
+        match recorder.record("interrupt.resolved", Some(&pending.node_id), payload) {
+            Ok(_) => {
+                resolved_id = pending.interrupt_id.clone();
+                Ok(resume_value.clone())
+            }
+            Err(AppendError::Terminal { .. }) => {
+                Err(ApiError::new("run_terminal", "the run is already terminal"))
+            }
+            Err(AppendError::Store(error)) => {
+                tracing::error!(%error, "appending interrupt.resolved failed");
+                Err(ApiError::internal())
+            }
+        }
+    })?;
+    Ok(resolved_id)
+}

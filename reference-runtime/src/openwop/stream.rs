@@ -1,0 +1,348 @@
+//! `GET /runs/{runId}/events`: the run's log as SSE in the four stream modes, resumable with
+//! `Last-Event-ID` (an exclusive cursor in every mode), optionally batched with `bufferMs`.
+//!
+//! Order of checks: the key (401), the run (400/403/404), `streamMode` (400
+//! `unsupported_stream_mode`, before any content negotiation), `bufferMs`, then `Last-Event-ID`
+//! (read only now that the caller may read the run), then an era-2 log's translation (500
+//! `payload_unprojectable` / `event_type_unmapped`), then the subscriber limit (429).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, Uri};
+use axum::response::Response;
+use futures::Stream;
+use spec::openwop::StreamMode;
+use tokio::time::Instant;
+
+use crate::defects::Defect;
+use crate::log::Subscription;
+use crate::sse::{SseFrame, sse_response};
+use crate::store::StoredEvent;
+
+use super::auth::Caller;
+use super::error::ApiError;
+use super::projection::{Projection, RunMeta, parse_event};
+use super::state::WState;
+use super::stream_params::{self, Selection, admits};
+use super::subscribers::SubscriberSlot;
+
+/// `GET /runs/{runId}/events`.
+pub(crate) async fn events(
+    State(state): State<Arc<WState>>,
+    caller: Result<Caller, ApiError>,
+    uri: Uri,
+    query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let caller = caller?;
+    if state.defects.has(Defect::WLastEventIdBeforeAuthorization) {
+        stream_params::last_event_id(&headers, &state.defects)?;
+    }
+    let meta = state.readable_run(&caller, &uri)?;
+    let Query(query) = query.map_err(|_| ApiError::validation("the query string is malformed"))?;
+    stream_params::negotiate_before_validation(&headers, &state.defects)?;
+    let selection = Selection::parse(query.get("streamMode").map(String::as_str), &state.defects)?;
+    let buffer = stream_params::buffer(query.get("bufferMs").map(String::as_str))?;
+    let cursor = stream_params::last_event_id(&headers, &state.defects)?;
+    let cursor = cursor.map(|n| {
+        if state.defects.has(Defect::WLastEventIdInclusive) {
+            n.checked_sub(1)
+        } else if state.defects.has(Defect::WLastEventIdSkipsNext) {
+            Some(n.saturating_add(1))
+        } else {
+            Some(n)
+        }
+    });
+    // Every reader translates an era-2 log; one that cannot be read fails here, before any
+    // SSE byte (a log this host wrote needs no translation).
+    if meta.event_log_schema_version.is_some() {
+        state.read_events(&meta, None)?;
+    }
+    let slot = state
+        .subscribers
+        .try_acquire(&meta.run_id, state.config.max_subscribers_per_run);
+    let Some(slot) = slot else {
+        if state.defects.has(Defect::WSubscriberLimitSilentDrop) {
+            return Ok(sse_response(futures::stream::empty(), None));
+        }
+        return Err(ApiError::new(
+            "rate_limited",
+            "too many open event streams for this run; retry later",
+        )
+        .with_retry_after(state.config.subscriber_retry_after_secs));
+    };
+    let subscription = state
+        .hub
+        .subscribe(&meta.run_id, cursor.flatten())
+        .map_err(|_| ApiError::internal())?;
+    let keep_alive = state.keep_alive();
+    let open = Open {
+        state: Arc::clone(&state),
+        meta: meta.clone(),
+        subscription,
+        _slot: slot,
+    };
+    Ok(match selection {
+        Selection::Values => {
+            let base = values_base(&state, &meta, cursor.flatten())?;
+            let resume = cursor.is_some();
+            sse_response(values_frames(open, base, resume), keep_alive)
+        }
+        Selection::Modes(modes) => {
+            let buffer = match modes.as_slice() {
+                [StreamMode::Messages] => None,
+                _ => buffer,
+            };
+            sse_response(event_frames(open, modes, buffer), keep_alive)
+        }
+    })
+}
+
+/// What an open stream holds: the subscription and its subscriber slot.
+struct Open {
+    state: Arc<WState>,
+    meta: RunMeta,
+    subscription: Subscription,
+    _slot: SubscriberSlot,
+}
+
+impl Open {
+    /// The next events, or `None` once the terminal event was delivered (a store error is logged
+    /// and ends the stream too: the client resumes from its last id).
+    async fn next(&mut self) -> Option<Vec<StoredEvent>> {
+        match self.subscription.next_batch().await? {
+            Ok(events) => match self.state.translate(&self.meta, events) {
+                Ok(events) => Some(events),
+                Err(error) => {
+                    tracing::error!(
+                        code = error.code(),
+                        "an era-2 log could not be translated for a stream"
+                    );
+                    None
+                }
+            },
+            Err(error) => {
+                tracing::error!(%error, "reading a run log for a stream failed");
+                None
+            }
+        }
+    }
+
+    fn ended_terminal(&self) -> bool {
+        self.subscription.progress().terminal
+    }
+
+    /// A defective host keeps the stream open after the terminal event.
+    async fn hold_open_if_defective(&self) {
+        if self.ended_terminal() && self.state.defects.has(Defect::WStreamOpenAfterTerminal) {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// One frame of an updates/messages/debug stream, before batching.
+struct Pending {
+    sequence: u64,
+    event_type: String,
+    json: String,
+    frame: SseFrame,
+    mode_index: usize,
+}
+
+fn render(events: Vec<StoredEvent>, modes: &[StreamMode], state: &WState) -> Vec<Pending> {
+    let mixed = modes.len() > 1;
+    let mut frames: Vec<Pending> = events
+        .into_iter()
+        .filter_map(|event| {
+            let (mode_index, mode) = modes
+                .iter()
+                .enumerate()
+                .find(|(_, m)| admits(**m, &event.event_type, &state.defects))?;
+            let id = event.sequence.to_string();
+            let frame = match (mixed, *mode) {
+                (true, mode) => SseFrame::new(id, mode.as_str(), event.json.to_string()),
+                (false, StreamMode::Messages) => {
+                    let doc = parse_event(&event.json)?;
+                    SseFrame::new(id, "ai.message.chunk", doc.payload.to_string())
+                }
+                (false, _) => {
+                    SseFrame::new(id, event.event_type.to_string(), event.json.to_string())
+                }
+            };
+            Some(Pending {
+                sequence: event.sequence,
+                event_type: event.event_type.to_string(),
+                json: event.json.to_string(),
+                frame,
+                mode_index,
+            })
+        })
+        .collect();
+    if mixed && state.defects.has(Defect::WMixedModesReordered) {
+        frames.sort_by_key(|f| f.mode_index);
+    }
+    frames
+}
+
+/// A batch frame: `data:` an array of RunEventDoc, `id:` the highest sequence.
+fn batch_frame(batch: &mut Vec<Pending>, state: &WState) -> Option<SseFrame> {
+    if batch.is_empty() {
+        return None;
+    }
+    let id = if state.defects.has(Defect::WBatchIdLowest) {
+        batch.iter().map(|p| p.sequence).min()
+    } else {
+        batch.iter().map(|p| p.sequence).max()
+    }?;
+    let data = format!(
+        "[{}]",
+        batch
+            .iter()
+            .map(|p| p.json.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    batch.clear();
+    Some(SseFrame::new(id.to_string(), "batch", data))
+}
+
+/// Whether an event forces a batch flush: the terminal event and `node.suspended`.
+fn forces_flush(event_type: &str, state: &WState) -> bool {
+    let terminal = spec::registry::event_types()
+        .get(event_type)
+        .is_some_and(|e| e.terminal);
+    let suspended =
+        event_type == "node.suspended" && !state.defects.has(Defect::WNoFlushOnSuspended);
+    terminal || suspended
+}
+
+enum Wake {
+    Events(Option<Vec<StoredEvent>>),
+    Deadline,
+}
+
+fn event_frames(
+    mut open: Open,
+    modes: Vec<StreamMode>,
+    buffer: Option<Duration>,
+) -> impl Stream<Item = SseFrame> + Send + 'static {
+    async_stream::stream! {
+        let mut batch: Vec<Pending> = Vec::new();
+        let mut deadline: Option<Instant> = None;
+        loop {
+            let wake = match deadline {
+                Some(at) => tokio::select! {
+                    events = open.next() => Wake::Events(events),
+                    () = tokio::time::sleep_until(at) => Wake::Deadline,
+                },
+                None => Wake::Events(open.next().await),
+            };
+            let events = match wake {
+                Wake::Deadline => {
+                    deadline = None;
+                    if let Some(frame) = batch_frame(&mut batch, &open.state) {
+                        yield frame;
+                    }
+                    continue;
+                }
+                Wake::Events(None) => break,
+                Wake::Events(Some(events)) => events,
+            };
+            for pending in render(events, &modes, &open.state) {
+                let Some(window) = buffer else {
+                    yield pending.frame;
+                    continue;
+                };
+                let flush = forces_flush(&pending.event_type, &open.state);
+                batch.push(pending);
+                if flush {
+                    deadline = None;
+                    if let Some(frame) = batch_frame(&mut batch, &open.state) {
+                        yield frame;
+                    }
+                } else if deadline.is_none() {
+                    deadline = Some(Instant::now() + window);
+                }
+            }
+        }
+        if let Some(frame) = batch_frame(&mut batch, &open.state) {
+            yield frame;
+        }
+        open.hold_open_if_defective().await;
+    }
+}
+
+/// The projection a `values` stream starts from: everything up to the cursor.
+fn values_base(
+    state: &WState,
+    meta: &RunMeta,
+    cursor: Option<u64>,
+) -> Result<Projection, ApiError> {
+    let mut projection = Projection::new(meta.clone());
+    if let Some(cursor) = cursor {
+        let events = state.read_events(meta, None)?;
+        for event in events.iter().take_while(|e| e.sequence <= cursor) {
+            if let Some(doc) = parse_event(&event.json) {
+                projection.apply(&doc);
+            }
+        }
+    }
+    Ok(projection)
+}
+
+fn snapshot_frame(projection: &Projection) -> Option<SseFrame> {
+    let id = projection.last_sequence()?;
+    let data = serde_json::to_string(&projection.snapshot()).ok()?;
+    Some(SseFrame::new(id.to_string(), "state.snapshot", data))
+}
+
+/// `values`: a `state.snapshot` (id = the highest sequence folded) after each updates-tier
+/// transition. A resumption first sends one snapshot folding every event available after the
+/// cursor, so it starts with the current state.
+fn values_frames(
+    mut open: Open,
+    mut projection: Projection,
+    resume: bool,
+) -> impl Stream<Item = SseFrame> + Send + 'static {
+    async_stream::stream! {
+        let mut catch_up = resume;
+        while let Some(events) = open.next().await {
+            if catch_up {
+                catch_up = false;
+                if open.state.defects.has(Defect::WValuesResumeWithoutSnapshot) {
+                    for event in &events {
+                        if let Some(doc) = parse_event(&event.json) {
+                            projection.apply(&doc);
+                            if admits(StreamMode::Values, &event.event_type, &open.state.defects) {
+                                yield SseFrame::new(event.sequence.to_string(), event.event_type.to_string(), event.json.to_string());
+                            }
+                        }
+                    }
+                    continue;
+                }
+                for event in &events {
+                    if let Some(doc) = parse_event(&event.json) {
+                        projection.apply(&doc);
+                    }
+                }
+                if let Some(frame) = snapshot_frame(&projection) {
+                    yield frame;
+                }
+                continue;
+            }
+            for event in &events {
+                let Some(doc) = parse_event(&event.json) else { continue };
+                projection.apply(&doc);
+                if admits(StreamMode::Values, &event.event_type, &open.state.defects)
+                    && let Some(frame) = snapshot_frame(&projection)
+                {
+                    yield frame;
+                }
+            }
+        }
+        open.hold_open_if_defective().await;
+    }
+}

@@ -1,0 +1,251 @@
+//! The composition root: builds the store, the one [`LogHub`], surface X's service and surface
+//! W's router from [`RuntimeOptions`], and serves them.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), reference_runtime::runtime::StartError> {
+//! use reference_runtime::config::Config;
+//! use reference_runtime::runtime::{RuntimeOptions, start};
+//!
+//! let running = start("127.0.0.1:0".parse().unwrap(), RuntimeOptions::new(Config::default())).await?;
+//! println!("listening on {}", running.base_url());
+//! running.shutdown().await;
+//! # Ok(()) }
+//! ```
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::response::IntoResponse;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::clock::{Clock, SystemClock};
+use crate::config::{Config, ConfigError, StoreKind};
+use crate::defects::Defects;
+use crate::execution::{self, ApiError, Executions};
+use crate::log::LogHub;
+use crate::openwop;
+use crate::providers::AdapterError;
+use crate::redact::CredentialSource;
+use crate::store::{EventStore, MemoryEventStore, SqliteEventStore, StoreError};
+
+/// How long shutdown waits for open connections before it stops waiting.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Everything needed to start a runtime.
+#[derive(Clone)]
+pub struct RuntimeOptions {
+    /// The configuration.
+    pub config: Config,
+    /// Switched-on defects (none for a clean runtime).
+    pub defects: Defects,
+    /// The clock (event times, idempotency retention).
+    pub clock: Arc<dyn Clock>,
+    /// Where credential variable names are resolved.
+    pub credentials: CredentialSource,
+}
+
+impl RuntimeOptions {
+    /// A clean runtime with the system clock and credentials from the process environment.
+    pub fn new(config: Config) -> Self {
+        RuntimeOptions {
+            config,
+            defects: Defects::none(),
+            clock: Arc::new(SystemClock),
+            credentials: CredentialSource::Environment,
+        }
+    }
+}
+
+impl std::fmt::Debug for RuntimeOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeOptions")
+            .field("config", &self.config)
+            .field("defects", &self.defects)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why the runtime could not start. Messages never carry credentials or base URLs.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The configuration is unusable.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The event store could not be opened or recovered.
+    #[error("event store: {0}")]
+    Store(#[from] StoreError),
+    /// A provider adapter could not be built.
+    #[error(transparent)]
+    Adapter(#[from] AdapterError),
+    /// The listener could not be bound.
+    #[error("failed to listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// The state the routers are built from.
+#[derive(Clone)]
+pub struct AppState {
+    /// The configuration.
+    pub config: Arc<Config>,
+    /// The shared log hub (both surfaces).
+    pub hub: Arc<LogHub>,
+    /// Switched-on defects.
+    pub defects: Arc<Defects>,
+    /// Surface X's service.
+    pub executions: Arc<Executions>,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("defects", &self.defects)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AppState {
+    /// Opens the configured store, builds the hub and the services, and ends executions a
+    /// previous process left in flight (durable stores only).
+    pub fn build(options: RuntimeOptions) -> Result<AppState, StartError> {
+        options.config.validate()?;
+        let store: Arc<dyn EventStore> = match &options.config.store.kind {
+            StoreKind::Memory => Arc::new(MemoryEventStore::new()),
+            StoreKind::Sqlite(path) => SqliteEventStore::open_shared(path)?,
+        };
+        let hub = Arc::new(LogHub::new(store, options.clock));
+        let config = Arc::new(options.config);
+        let defects = Arc::new(options.defects);
+        let executions = Executions::new(
+            Arc::clone(&config),
+            Arc::clone(&hub),
+            Arc::clone(&defects),
+            options.credentials,
+        )?;
+        let ended = executions.recover()?;
+        if ended > 0 {
+            tracing::warn!(
+                ended,
+                "ended executions left in flight by a previous process"
+            );
+        }
+        Ok(AppState {
+            config,
+            hub,
+            defects,
+            executions,
+        })
+    }
+}
+
+/// The whole HTTP surface: surface X, surface W, and a `not_found` envelope for anything else.
+pub fn app(state: AppState) -> Router {
+    let openwop = openwop::router(openwop::Dependencies {
+        hub: Arc::clone(&state.hub),
+        defects: Arc::clone(&state.defects),
+        config: state.config.openwop.clone(),
+        providers: Some(openwop::ConfiguredProviders::from_executions(Arc::clone(
+            &state.executions,
+        ))),
+    });
+    execution::router(Arc::clone(&state.executions))
+        .merge(openwop)
+        .fallback(|| async {
+            ApiError::new(
+                spec::execution::ErrorCode::NotFound,
+                "Route not found",
+                false,
+            )
+            .into_response()
+        })
+}
+
+/// A runtime serving on a socket.
+#[derive(Debug)]
+pub struct RunningRuntime {
+    addr: SocketAddr,
+    state: AppState,
+    stop: oneshot::Sender<()>,
+    server: JoinHandle<()>,
+}
+
+impl RunningRuntime {
+    /// The bound address (the real port when started on port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://ADDR`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The state the runtime serves.
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Stops serving: new executions are refused, SSE streams end, in-flight drivers are
+    /// aborted without appending (a durable store ends them at the next start), and the
+    /// listener closes.
+    pub async fn shutdown(self) {
+        self.state.executions.shutdown().await;
+        let _ = self.stop.send(());
+        let mut server = self.server;
+        if tokio::time::timeout(SHUTDOWN_GRACE, &mut server)
+            .await
+            .is_err()
+        {
+            server.abort();
+        }
+    }
+}
+
+/// Builds the runtime and serves it on `listen` (port 0 picks a free port).
+pub async fn start(
+    listen: SocketAddr,
+    options: RuntimeOptions,
+) -> Result<RunningRuntime, StartError> {
+    let state = AppState::build(options)?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|source| StartError::Bind {
+            addr: listen,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| StartError::Bind {
+        addr: listen,
+        source,
+    })?;
+    let router = app(state.clone());
+    let (stop, stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        // TCP_NODELAY: SSE frames are small; Nagle's algorithm would hold each one back.
+        let listener =
+            axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
+                if let Err(error) = stream.set_nodelay(true) {
+                    tracing::debug!(%error, "failed to set TCP_NODELAY");
+                }
+            });
+        let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
+            let _ = stopped.await;
+        });
+        if let Err(error) = serve.await {
+            tracing::error!(%error, "server failed");
+        }
+    });
+    tracing::info!(%addr, "runtime listening");
+    Ok(RunningRuntime {
+        addr,
+        state,
+        stop,
+        server,
+    })
+}
