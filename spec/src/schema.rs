@@ -329,6 +329,13 @@ fn settings() -> SchemaSettings {
 }
 
 fn root<T: JsonSchema>() -> Value {
+    root_schema::<T>()
+}
+
+/// Generates the root schema of any type with this crate's conventions (draft 2020-12; an
+/// optional member may be absent but is never `null` unless marked `x-nullable`; no Rust
+/// number formats). The harness uses it for the case and report schemas.
+pub fn root_schema<T: JsonSchema>() -> Value {
     settings()
         .into_generator()
         .into_root_schema_for::<T>()

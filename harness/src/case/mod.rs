@@ -1,0 +1,7 @@
+//! Conformance cases: the file format ([`model`]) and loading with lint ([`load`]).
+
+pub mod load;
+pub mod model;
+
+pub use load::{Corpus, LintProblem, LoadCasesError, LoadedCase, lint_case, load_corpus};
+pub use model::*;

@@ -1,0 +1,765 @@
+//! The case file format: serde types, from which `spec/schema/case.schema.json` is generated.
+//!
+//! A case is data: what to send, in which order, and which checks (from a closed vocabulary)
+//! judge what came back. Strings may contain `${…}` expressions (see [`crate::template`]).
+//! Steps and checks are objects with exactly one action or check key; the published schema
+//! states that with `oneOf`, and `conformance lint` reports any violation with its JSON path.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::verdict::Level;
+
+/// One conformance case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "ConformanceCase")]
+pub struct Case {
+    /// The JSON Schema of this format, for editor completion.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Stable id, dotted kebab-case, unique across the corpus; starts with `x.` (execution
+    /// protocol) or `w.` (run events).
+    #[schemars(regex(pattern = r"^(x|w)(\.[a-z0-9]+(-[a-z0-9]+)*)+$"))]
+    pub id: String,
+    /// One line saying what the case proves.
+    #[schemars(length(min = 1))]
+    pub title: String,
+    /// Why, and how the case reads the requirement (the place to record a decision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The requirement ids (from `spec/requirements.json`) the case proves.
+    #[schemars(length(min = 1))]
+    pub requirements: Vec<String>,
+    /// The level of the case's checks unless a check says otherwise.
+    pub level: Level,
+    /// Which surface the case drives.
+    pub surface: CaseSurface,
+    /// Free-form tags for filtering (`ordering`, `cursor`, `idempotency`, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Capabilities the target must have, else the case is SKIP with the reason. Forms:
+    /// `fixture:<id>`, `mock-provider:<id>`, `stream-mode:<mode>`, `capability:<family>`,
+    /// `provider:<role>`, `tenant-b`, `subscriber-limit`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<String>,
+    /// The case's time budget in milliseconds, before `--time-scale` (default 15 000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 100, max = 600_000))]
+    pub timeout_ms: Option<u64>,
+    /// Reusable JSON values, referenced as `${defs.<name>}`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub defs: BTreeMap<String, Value>,
+    /// Fake-provider scripts by local name (`${script.<name>}` expands to the marker that
+    /// selects it). The value is a mock-provider script without its `id`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub scripts: BTreeMap<String, Value>,
+    /// The steps, run in order.
+    #[schemars(length(min = 1))]
+    pub steps: Vec<Step>,
+}
+
+/// The surface a case drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CaseSurface {
+    /// The execution protocol (`/v1/...`).
+    Execution,
+    /// The OpenWOP v2 run events surface (`/runs/...`).
+    Openwop,
+}
+
+/// One step: exactly one action, then checks on what it recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(extend("oneOf" = [
+    {"required": ["request"]}, {"required": ["stream"]}, {"required": ["poll_until"]},
+    {"required": ["wait_terminal"]}, {"required": ["concurrent"]}, {"required": ["parallel"]},
+    {"required": ["repeat"]}, {"required": ["generate"]}
+]))]
+pub struct Step {
+    /// A name for references: `${steps.<id>.…}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[a-z][a-z0-9_]*$"))]
+    pub id: Option<String>,
+    /// What the step is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Send one HTTP request and read the whole response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<RequestSpec>,
+    /// Open an SSE subscription and read frames until a stop condition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<StreamSpec>,
+    /// Repeat a request until a condition on its JSON body holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_until: Option<PollUntilSpec>,
+    /// Wait until an execution or run is terminal (polling its snapshot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_terminal: Option<WaitTerminalSpec>,
+    /// Send the same request N times at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrent: Option<ConcurrentSpec>,
+    /// Run several steps at once (races).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<Vec<Step>>,
+    /// Run steps once per integer in a range, with a loop variable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<RepeatSpec>,
+    /// Run steps for generated inputs (property-based, with shrinking).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generate: Option<GenerateSpec>,
+    /// Checks on what this step recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<Check>,
+}
+
+/// Who a request acts as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Principal {
+    /// The target's first principal (the default on the run events surface).
+    A,
+    /// A principal of another tenant (needs `tenant-b`).
+    B,
+    /// No credentials at all.
+    None,
+    /// A credential the host cannot know.
+    Invalid,
+}
+
+/// An HTTP request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RequestSpec {
+    /// Method (default `GET`).
+    #[serde(default = "default_method")]
+    pub method: String,
+    /// Path and optional query, relative to the target's base URL.
+    pub path: String,
+    /// Query parameters (values are expanded; appended to `path`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub query: BTreeMap<String, String>,
+    /// Headers (values are expanded).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// Who the request acts as (default: `a` on the run events surface, `none` otherwise; the
+    /// target's global `--header`s are always sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<Principal>,
+    /// A JSON body (expanded), sent with `Content-Type: application/json` unless `headers`
+    /// set one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json: Option<Value>,
+    /// A raw body (expanded), sent as is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    /// A raw body of this many bytes of filler (for size bounds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_filler_bytes: Option<u64>,
+}
+
+fn default_method() -> String {
+    "GET".to_string()
+}
+
+/// An SSE subscription (a `GET`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StreamSpec {
+    /// Path and optional query, relative to the target's base URL.
+    pub path: String,
+    /// Query parameters (values are expanded; appended to `path`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub query: BTreeMap<String, String>,
+    /// Headers (values are expanded), e.g. `Last-Event-ID`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// Who the request acts as (same default as [`RequestSpec::auth`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<Principal>,
+    /// When to stop reading (default: when the server closes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<StreamUntil>,
+}
+
+/// When a stream step stops reading.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StreamUntil {
+    /// Stop after this many event frames (then disconnect).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frames: Option<u64>,
+    /// Stop after the first frame whose event type (the `type` in `data`, else `event:`) is this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    /// Stop after reading for this long (expanded; milliseconds before `--time-scale`): for
+    /// hold-open and keep-alive observations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<Value>,
+}
+
+/// Repeat a request until a condition holds (bounded by the case time).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PollUntilSpec {
+    /// The request to repeat.
+    pub request: RequestSpec,
+    /// The condition on the response's JSON body.
+    pub until: JsonExpect,
+    /// Pause between attempts in milliseconds (default 25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_ms: Option<u64>,
+}
+
+/// Wait until an execution (surface X) or run (surface W) is terminal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WaitTerminalSpec {
+    /// The execution id or run id (expanded).
+    pub id: String,
+}
+
+/// The same request, N times at once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConcurrentSpec {
+    /// How many copies (bounded by the target's per-host concurrency).
+    #[schemars(range(min = 2, max = 256))]
+    pub count: u32,
+    /// The request.
+    pub request: RequestSpec,
+}
+
+/// A loop over an inclusive integer range.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatSpec {
+    /// The loop variable, read as `${var.<name>}`.
+    #[schemars(regex(pattern = r"^[a-z][a-z0-9_]*$"))]
+    pub var: String,
+    /// First value (integer or expression).
+    pub from: Value,
+    /// Last value, inclusive (integer or expression).
+    pub to: Value,
+    /// The steps of each iteration.
+    #[schemars(length(min = 1))]
+    pub steps: Vec<Step>,
+}
+
+/// Property-based generation: run `steps` for generated values, shrink a failure to a minimal
+/// input, and report the seed that replays it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateSpec {
+    /// The generator (a closed set, see [`Strategy`]).
+    pub strategy: Strategy,
+    /// The variable the value is bound to: `${var.<name>}`.
+    #[schemars(regex(pattern = r"^[a-z][a-z0-9_]*$"))]
+    pub var: String,
+    /// How many inputs (default 16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 512))]
+    pub cases: Option<u32>,
+    /// The steps run for each input; a failing check fails the input.
+    #[schemars(length(min = 1))]
+    pub steps: Vec<Step>,
+}
+
+/// The closed set of generators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// Strings outside the `streamMode` pattern (unknown names, bad separators, case, spaces,
+    /// `values` combined, empty).
+    InvalidStreamMode,
+    /// Strings inside the `streamMode` pattern.
+    ValidStreamMode,
+    /// Malformed cursor values (negative, non-integer, empty, spaces, signs, hex, huge).
+    MalformedCursor,
+    /// Well-formed non-negative integer cursors, including past the end.
+    WellFormedCursor,
+    /// Execution request bodies that violate the closed request schema.
+    InvalidExecutionRequest,
+    /// A provider role's whole call list: zero to three retryable faults (429, 503, 500, 529,
+    /// connection reset), then one successful completion. Use it as a script's calls, e.g.
+    /// `"calls": {"text-primary": "${var.calls}"}`; the script is registered per value.
+    FaultSequence,
+}
+
+/// One check: exactly one check key, plus optional level, requirement and note.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    /// The level of this check when it differs from the case's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
+    /// The requirement ids this check proves, when narrower than the case's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requirements: Option<Vec<String>>,
+    /// Why this check reads the requirement the way it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+
+    /// The response status is exactly this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The response status is one of these.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_in: Option<Vec<u16>>,
+    /// A response header.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<HeaderExpect>,
+    /// A value in the JSON body, by JSON pointer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json: Option<JsonExpect>,
+    /// The body is the surface's error envelope (schema-valid) with this code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorExpect>,
+    /// The JSON body validates against this published schema (`execution-submission`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Every event of the stream (or poll body) validates: envelope schema, registered or
+    /// vendor type, payload definition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events_valid: Option<bool>,
+    /// Sequence rules over the step's events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<SequenceExpect>,
+    /// The step's events are exactly those of another step's full log with a sequence greater
+    /// than the cursor, in the same order: the exclusive-cursor rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclusive_after: Option<ExclusiveAfterExpect>,
+    /// Terminal-event rules over the step's events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal: Option<TerminalExpect>,
+    /// Ordering constraints over the step's events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<OrderExpect>,
+    /// The server closed the stream (not the harness, not a timeout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_by_server: Option<bool>,
+    /// Frame-level expectations (counts, `event:` names, first frame).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frames: Option<FramesExpect>,
+    /// Keep-alive comments were observed and no silence exceeded the bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keepalive: Option<KeepaliveExpect>,
+    /// Fake-provider call counts for a script.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_calls: Option<ProviderCallsExpect>,
+    /// All these expanded values are equal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same: Option<Vec<Value>>,
+    /// All these expanded values are pairwise different.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distinct: Option<Vec<Value>>,
+    /// Folding the stream's deltas gives exactly the given materialised result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fold_equals: Option<Value>,
+    /// These event types occur in the step's events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events_include: Option<Vec<String>>,
+    /// None of these event types (or vendor events, with `"vendor"`) occur.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events_exclude: Option<Vec<String>>,
+    /// A condition every matching event satisfies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every_event: Option<EveryEventExpect>,
+    /// The step's events equal another step's (sequence and document), batching flattened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events_equal: Option<String>,
+    /// None of these expanded strings occurs anywhere in what the step received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_absent: Option<Vec<String>>,
+    /// Every response of a concurrent step satisfies these checks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub each: Option<Vec<Check>>,
+    /// Counts over the responses of a concurrent step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub responses: Option<ResponsesExpect>,
+}
+
+/// A response header expectation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HeaderExpect {
+    /// The header name (case-insensitive).
+    pub name: String,
+    /// Present (default) or absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub present: Option<bool>,
+    /// Exact value (expanded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equals: Option<String>,
+    /// Regular expression the value matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matches: Option<String>,
+}
+
+/// A condition on a JSON value found by pointer.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JsonExpect {
+    /// JSON pointer (`""` is the whole document).
+    pub pointer: String,
+    /// Present (default when another condition is given) or absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub present: Option<bool>,
+    /// Equal to this (expanded) value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equals: Option<Value>,
+    /// Not equal to this (expanded) value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_equals: Option<Value>,
+    /// One of these (expanded) values.
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "in")]
+    pub one_of: Option<Vec<Value>>,
+    /// A string matching this regular expression.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matches: Option<String>,
+    /// Of this JSON type.
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "type")]
+    pub json_type: Option<JsonType>,
+    /// A number ≥ this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    /// A number ≤ this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// An array, string or object of exactly this length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length: Option<u64>,
+    /// An array containing this (expanded) value, or a string containing this substring.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contains: Option<Value>,
+    /// An object with exactly these keys (closedness).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<Vec<String>>,
+}
+
+/// JSON types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JsonType {
+    /// `null`.
+    Null,
+    /// `true`/`false`.
+    Boolean,
+    /// A number.
+    Number,
+    /// An integer-valued number.
+    Integer,
+    /// A string.
+    String,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+/// An error-envelope expectation.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorExpect {
+    /// The code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// One of these codes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_in: Option<Vec<String>>,
+}
+
+/// Sequence rules.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SequenceExpect {
+    /// The first event's sequence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first: Option<u64>,
+    /// Strictly increasing (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strictly_increasing: Option<bool>,
+    /// +1 each, no gaps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contiguous: Option<bool>,
+    /// Every frame's `id:` equals its event's sequence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ids_match: Option<bool>,
+}
+
+/// The exclusive-cursor expectation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExclusiveAfterExpect {
+    /// The cursor (integer or expression).
+    pub cursor: Value,
+    /// The step id whose events are the full log.
+    pub full: String,
+}
+
+/// Terminal-event rules.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TerminalExpect {
+    /// Exactly one terminal event, and it is the last event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exactly_one_last: Option<bool>,
+    /// The terminal event's type is one of these.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub type_in: Option<Vec<String>>,
+    /// Nothing the protocol forbids follows the terminal event (surface W: per the registry;
+    /// types the chapter leaves unconstrained are reported as INFO).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nothing_forbidden_after: Option<bool>,
+    /// No terminal event at all (e.g. a live run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub none: Option<bool>,
+}
+
+/// Ordering constraints.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrderExpect {
+    /// The first event's type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first: Option<String>,
+    /// `[A, B]`: every B is preceded by an A (with the same `per` field value when given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<[String; 2]>,
+    /// The field (top-level in the event, or in `payload`) that pairs A and B, e.g. `call_id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per: Option<String>,
+    /// These types occur in this relative order (each `type` or `type@field=value`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subsequence: Option<Vec<String>>,
+}
+
+/// Frame-level expectations.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FramesExpect {
+    /// Exactly this many event frames (expanded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<Value>,
+    /// At least this many event frames.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<u64>,
+    /// Every frame's `event:` is one of these.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_in: Option<Vec<String>>,
+    /// The first frame's `event:`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_event: Option<String>,
+    /// Every event frame has a non-negative integer `id:`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ids_numeric: Option<bool>,
+    /// Every `batch` frame's `id:` is the highest sequence in its array.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_id_highest: Option<bool>,
+    /// At least one `batch` frame whose data is an array.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub has_batch: Option<bool>,
+    /// `event:` of each frame names a mode of this list that admits the event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_names_admitting_mode: Option<Vec<String>>,
+    /// No frame was truncated (a final frame without its blank line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_truncated_frame: Option<bool>,
+}
+
+/// Keep-alive expectations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KeepaliveExpect {
+    /// At least this many `:` comments.
+    pub min_comments: u32,
+    /// No silence (no frame and no comment) longer than this, in milliseconds.
+    pub max_gap_ms: u64,
+}
+
+/// Fake-provider call-count expectations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderCallsExpect {
+    /// The case's local script name.
+    pub script: String,
+    /// Only calls to this provider role (all instances when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// Exactly this many calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// At most this many calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<u32>,
+}
+
+/// A condition on every event that matches a filter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EveryEventExpect {
+    /// Only events of this type (all when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "type")]
+    pub event_type: Option<String>,
+    /// The condition, with the pointer into the event document.
+    pub json: JsonExpect,
+}
+
+/// Counts over the responses of a concurrent step.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResponsesExpect {
+    /// Exactly this many responses have this status: `{"202": 1, "200": 15}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_counts: Option<BTreeMap<String, u32>>,
+    /// All responses agree on the value at this pointer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_at: Option<String>,
+}
+
+impl StreamSpec {
+    /// The `GET` request that opens the stream.
+    pub fn to_request(&self) -> RequestSpec {
+        RequestSpec {
+            method: "GET".into(),
+            path: self.path.clone(),
+            query: self.query.clone(),
+            headers: self.headers.clone(),
+            auth: self.auth,
+            json: None,
+            body: None,
+            body_filler_bytes: None,
+        }
+    }
+}
+
+impl Step {
+    /// The names of the actions set on this step (exactly one in a valid case).
+    pub fn actions(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if self.request.is_some() {
+            out.push("request");
+        }
+        if self.stream.is_some() {
+            out.push("stream");
+        }
+        if self.poll_until.is_some() {
+            out.push("poll_until");
+        }
+        if self.wait_terminal.is_some() {
+            out.push("wait_terminal");
+        }
+        if self.concurrent.is_some() {
+            out.push("concurrent");
+        }
+        if self.parallel.is_some() {
+            out.push("parallel");
+        }
+        if self.repeat.is_some() {
+            out.push("repeat");
+        }
+        if self.generate.is_some() {
+            out.push("generate");
+        }
+        out
+    }
+}
+
+impl Check {
+    /// The names of the check kinds set on this check (exactly one in a valid case).
+    pub fn kinds(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        macro_rules! kind {
+            ($($field:ident),*) => { $( if self.$field.is_some() { out.push(stringify!($field)); } )* };
+        }
+        kind!(
+            status,
+            status_in,
+            header,
+            json,
+            error,
+            schema,
+            events_valid,
+            sequence,
+            exclusive_after,
+            terminal,
+            order,
+            closed_by_server,
+            frames,
+            keepalive,
+            provider_calls,
+            same,
+            distinct,
+            fold_equals,
+            events_include,
+            events_exclude,
+            every_event,
+            events_equal,
+            text_absent,
+            each,
+            responses
+        );
+        out
+    }
+
+    /// The one check kind (the first set, for valid checks the only one).
+    pub fn kind(&self) -> &'static str {
+        self.kinds().first().copied().unwrap_or("empty")
+    }
+}
+
+/// The JSON Schema of the case format (`spec/schema/case.schema.json`).
+pub fn case_schema() -> Value {
+    let mut schema = spec::schema::root_schema::<Case>();
+    if let Value::Object(object) = &mut schema {
+        object.insert(
+            "$id".into(),
+            Value::String(
+                "https://conformance-harness.invalid/spec/schema/case.schema.json".into(),
+            ),
+        );
+    }
+    // Every check object carries exactly one check key besides level, requirements and note.
+    let check_keys = [
+        "status",
+        "status_in",
+        "header",
+        "json",
+        "error",
+        "schema",
+        "events_valid",
+        "sequence",
+        "exclusive_after",
+        "terminal",
+        "order",
+        "closed_by_server",
+        "frames",
+        "keepalive",
+        "provider_calls",
+        "same",
+        "distinct",
+        "fold_equals",
+        "events_include",
+        "events_exclude",
+        "every_event",
+        "events_equal",
+        "text_absent",
+        "each",
+        "responses",
+    ];
+    if let Some(check) = schema
+        .pointer_mut("/$defs/Check")
+        .and_then(Value::as_object_mut)
+    {
+        let one_of: Vec<Value> = check_keys
+            .iter()
+            .map(|k| serde_json::json!({"required": [k]}))
+            .collect();
+        check.insert("oneOf".into(), Value::Array(one_of));
+    }
+    schema
+}

@@ -1,0 +1,158 @@
+//! The events a step observed, normalised across surfaces and frame kinds: plain frames,
+//! `batch` frames (flattened), `ai.message.chunk` frames (their `id:` is the sequence, their data
+//! the chunk payload), and poll bodies (`events` array). `state.snapshot` frames are snapshots,
+//! not events, and are kept apart.
+
+use serde_json::Value;
+
+use crate::transcript::{FrameKind, ResponseRecord};
+
+/// One observed event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObservedEvent {
+    /// The event's sequence (from the document, else the frame's numeric `id:`).
+    pub sequence: Option<u64>,
+    /// The event type (`type` in the document; `output.chunk` for an `ai.message.chunk` frame).
+    pub event_type: Option<String>,
+    /// The document (the RunEventDoc / execution event; for `ai.message.chunk`, the payload).
+    pub doc: Value,
+    /// Which frame carried it (index among event frames), `None` for poll bodies.
+    pub frame_index: Option<usize>,
+    /// The frame's `id:`.
+    pub frame_id: Option<String>,
+    /// The frame's `event:`.
+    pub frame_event: Option<String>,
+    /// Whether it arrived inside a `batch` frame.
+    pub batched: bool,
+}
+
+/// What a response carried: events and snapshots, in arrival order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Observed {
+    /// The events.
+    pub events: Vec<ObservedEvent>,
+    /// `state.snapshot` frames: `(frame index, frame id, data)`.
+    pub snapshots: Vec<(usize, Option<String>, Value)>,
+    /// Event frames whose data is not JSON: `(frame index, data)`.
+    pub unparsable: Vec<(usize, String)>,
+}
+
+impl Observed {
+    /// The sequences of the events, in order (events without one are skipped).
+    pub fn sequences(&self) -> Vec<u64> {
+        self.events.iter().filter_map(|e| e.sequence).collect()
+    }
+
+    /// The types of the events, in order.
+    pub fn types(&self) -> Vec<&str> {
+        self.events
+            .iter()
+            .map(|e| e.event_type.as_deref().unwrap_or("?"))
+            .collect()
+    }
+}
+
+/// Extracts the observed events of a response.
+pub fn observe(response: &ResponseRecord) -> Observed {
+    let mut observed = Observed::default();
+    if response.frames.is_empty() {
+        if let Some(events) = response
+            .json
+            .as_ref()
+            .and_then(|j| j.get("events"))
+            .and_then(Value::as_array)
+        {
+            observed.events = events
+                .iter()
+                .map(|doc| from_doc(doc.clone(), None, None, None, false))
+                .collect();
+        }
+        return observed;
+    }
+    let mut index = 0;
+    for frame in &response.frames {
+        let FrameKind::Event {
+            id,
+            event,
+            data,
+            json,
+            ..
+        } = &frame.kind
+        else {
+            continue;
+        };
+        let frame_index = index;
+        index += 1;
+        let Some(json) = json else {
+            observed.unparsable.push((frame_index, data.clone()));
+            continue;
+        };
+        match (event.as_deref(), json) {
+            (Some("state.snapshot"), doc) => {
+                observed
+                    .snapshots
+                    .push((frame_index, id.clone(), doc.clone()))
+            }
+            (Some("batch"), Value::Array(docs)) => {
+                for doc in docs {
+                    observed.events.push(from_doc(
+                        doc.clone(),
+                        Some(frame_index),
+                        id.clone(),
+                        event.clone(),
+                        true,
+                    ));
+                }
+            }
+            (Some("ai.message.chunk"), doc) => observed.events.push(ObservedEvent {
+                sequence: id.as_deref().and_then(|i| i.parse().ok()),
+                event_type: Some("output.chunk".into()),
+                doc: doc.clone(),
+                frame_index: Some(frame_index),
+                frame_id: id.clone(),
+                frame_event: event.clone(),
+                batched: false,
+            }),
+            (_, doc) => observed.events.push(from_doc(
+                doc.clone(),
+                Some(frame_index),
+                id.clone(),
+                event.clone(),
+                false,
+            )),
+        }
+    }
+    observed
+}
+
+fn from_doc(
+    doc: Value,
+    frame_index: Option<usize>,
+    frame_id: Option<String>,
+    frame_event: Option<String>,
+    batched: bool,
+) -> ObservedEvent {
+    let sequence = doc.get("sequence").and_then(Value::as_u64).or_else(|| {
+        if batched {
+            None
+        } else {
+            frame_id.as_deref().and_then(|i| i.parse().ok())
+        }
+    });
+    let event_type = doc.get("type").and_then(Value::as_str).map(String::from);
+    ObservedEvent {
+        sequence,
+        event_type,
+        doc,
+        frame_index,
+        frame_id,
+        frame_event,
+        batched,
+    }
+}
+
+/// Looks a member up in an event document: top level first, then inside `payload`.
+pub fn field<'a>(doc: &'a Value, name: &str) -> Option<&'a Value> {
+    doc.get(name)
+        .or_else(|| doc.get("payload").and_then(|p| p.get(name)))
+}

@@ -1,0 +1,215 @@
+//! The JSON condition shared by `json`, `every_event` and `poll_until`.
+
+use serde_json::Value;
+
+use crate::case::{JsonExpect, JsonType};
+use crate::template::{Scope, TemplateError};
+
+/// Why a JSON condition does not hold: `(expected, actual)` rendered for a diff.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    /// What was expected.
+    pub expected: String,
+    /// What was found.
+    pub actual: String,
+}
+
+/// Evaluates `expect` against `document` (the pointer is resolved here).
+pub fn json_condition(
+    document: Option<&Value>,
+    expect: &JsonExpect,
+    scope: &Scope,
+) -> Result<Result<(), Mismatch>, TemplateError> {
+    let found = document.and_then(|d| d.pointer(&expect.pointer));
+    let render = |v: Option<&Value>| v.map_or_else(|| "(absent)".to_string(), |v| v.to_string());
+    let mismatch = |expected: String| {
+        Ok(Err(Mismatch {
+            expected,
+            actual: render(found),
+        }))
+    };
+    let has_value_condition = expect.equals.is_some()
+        || expect.not_equals.is_some()
+        || expect.one_of.is_some()
+        || expect.matches.is_some()
+        || expect.json_type.is_some()
+        || expect.min.is_some()
+        || expect.max.is_some()
+        || expect.length.is_some()
+        || expect.contains.is_some()
+        || expect.keys.is_some();
+    match (expect.present, found) {
+        (Some(false), Some(_)) => return mismatch(format!("no member at `{}`", expect.pointer)),
+        (Some(false), None) => return Ok(Ok(())),
+        (_, None) if expect.present == Some(true) || has_value_condition => {
+            return mismatch(format!("a member at `{}`", expect.pointer));
+        }
+        (_, None) => return Ok(Ok(())),
+        (_, Some(_)) => {}
+    }
+    let value = found.expect("checked above");
+    if let Some(want) = &expect.equals {
+        let want = scope.expand(want)?;
+        if !json_equal(value, &want) {
+            return mismatch(want.to_string());
+        }
+    }
+    if let Some(unwanted) = &expect.not_equals {
+        let unwanted = scope.expand(unwanted)?;
+        if json_equal(value, &unwanted) {
+            return mismatch(format!("anything but {unwanted}"));
+        }
+    }
+    if let Some(options) = &expect.one_of {
+        let options: Vec<Value> = options
+            .iter()
+            .map(|o| scope.expand(o))
+            .collect::<Result<_, _>>()?;
+        if !options.iter().any(|o| json_equal(value, o)) {
+            return mismatch(format!("one of {}", Value::Array(options)));
+        }
+    }
+    if let Some(pattern) = &expect.matches {
+        let matched = value
+            .as_str()
+            .is_some_and(|s| regex::Regex::new(pattern).is_ok_and(|r| r.is_match(s)));
+        if !matched {
+            return mismatch(format!("a string matching /{pattern}/"));
+        }
+    }
+    if let Some(kind) = expect.json_type
+        && !is_type(value, kind)
+    {
+        return mismatch(format!("a value of type {kind:?}").to_lowercase());
+    }
+    if let Some(min) = expect.min
+        && !value.as_f64().is_some_and(|v| v >= min)
+    {
+        return mismatch(format!("a number ≥ {min}"));
+    }
+    if let Some(max) = expect.max
+        && !value.as_f64().is_some_and(|v| v <= max)
+    {
+        return mismatch(format!("a number ≤ {max}"));
+    }
+    if let Some(length) = expect.length {
+        let actual = match value {
+            Value::Array(a) => Some(a.len()),
+            Value::String(s) => Some(s.chars().count()),
+            Value::Object(o) => Some(o.len()),
+            _ => None,
+        };
+        if actual != Some(length as usize) {
+            return mismatch(format!("length {length}"));
+        }
+    }
+    if let Some(needle) = &expect.contains {
+        let needle = scope.expand(needle)?;
+        let contained = match (value, &needle) {
+            (Value::Array(items), _) => items.iter().any(|i| json_equal(i, &needle)),
+            (Value::String(s), Value::String(n)) => s.contains(n.as_str()),
+            _ => false,
+        };
+        if !contained {
+            return mismatch(format!("containing {needle}"));
+        }
+    }
+    if let Some(keys) = &expect.keys {
+        let mut actual: Vec<&str> = value
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let mut wanted: Vec<&str> = keys.iter().map(String::as_str).collect();
+        actual.sort_unstable();
+        wanted.sort_unstable();
+        if actual != wanted {
+            return mismatch(format!("an object with exactly the members {wanted:?}"));
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// JSON equality where numbers compare by value (`1` equals `1.0`).
+pub fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(x), Some(y)) => x == y,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+fn is_type(value: &Value, kind: JsonType) -> bool {
+    match kind {
+        JsonType::Null => value.is_null(),
+        JsonType::Boolean => value.is_boolean(),
+        JsonType::Number => value.is_number(),
+        JsonType::Integer => value.as_i64().is_some() || value.as_u64().is_some(),
+        JsonType::String => value.is_string(),
+        JsonType::Array => value.is_array(),
+        JsonType::Object => value.is_object(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn check(doc: Value, expect: Value) -> bool {
+        let expect: JsonExpect = serde_json::from_value(expect).unwrap();
+        json_condition(Some(&doc), &expect, &Scope::default())
+            .unwrap()
+            .is_ok()
+    }
+
+    #[test]
+    fn conditions() {
+        let doc = json!({"a": 1, "s": "hello", "l": [1, 2], "o": {"x": 1, "y": 2}, "n": null});
+        assert!(check(doc.clone(), json!({"pointer": "/a", "equals": 1.0})));
+        assert!(!check(doc.clone(), json!({"pointer": "/a", "equals": 2})));
+        assert!(check(
+            doc.clone(),
+            json!({"pointer": "/missing", "present": false})
+        ));
+        assert!(!check(
+            doc.clone(),
+            json!({"pointer": "/a", "present": false})
+        ));
+        assert!(!check(
+            doc.clone(),
+            json!({"pointer": "/missing", "type": "string"})
+        ));
+        assert!(check(
+            doc.clone(),
+            json!({"pointer": "/s", "matches": "^hel"})
+        ));
+        assert!(check(
+            doc.clone(),
+            json!({"pointer": "/l", "length": 2, "contains": 2})
+        ));
+        assert!(check(
+            doc.clone(),
+            json!({"pointer": "/o", "keys": ["y", "x"]})
+        ));
+        assert!(!check(doc.clone(), json!({"pointer": "/o", "keys": ["x"]})));
+        assert!(check(
+            doc.clone(),
+            json!({"pointer": "/a", "in": [0, 1], "min": 1, "max": 1, "type": "integer"})
+        ));
+        assert!(check(doc.clone(), json!({"pointer": "/n", "type": "null"})));
+        assert!(check(
+            doc,
+            json!({"pointer": "/s", "not_equals": "bye", "contains": "ell"})
+        ));
+    }
+}

@@ -1,0 +1,260 @@
+//! Command-line arguments.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Certify hosts of the execution protocol and the OpenWOP v2 run events chapter.
+#[derive(Debug, Parser)]
+#[command(name = "conformance", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the cases against a target (the built-in reference runtime by default) and write reports.
+    Run(Box<RunArgs>),
+    /// Check every case file against the case format and the registries; print every problem.
+    Lint(CorpusArgs),
+    /// Print a case with its requirements and their quoted normative sentences.
+    Explain {
+        /// The case id.
+        case: String,
+        /// The cases directory.
+        #[command(flatten)]
+        corpus: CorpusArgs,
+    },
+    /// List the requirement registry.
+    Requirements {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = TableOrJson::Table)]
+        format: TableOrJson,
+    },
+    /// Requirement → cases coverage, with totals per level and document.
+    Coverage {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = MarkdownOrJson::Markdown)]
+        format: MarkdownOrJson,
+        /// The cases directory.
+        #[command(flatten)]
+        corpus: CorpusArgs,
+    },
+    /// Serve the built-in reference runtime (and its fake providers) for manual use.
+    Serve(ServeArgs),
+    /// Serve fake providers from script files, for configuring a host under test.
+    MockProvider(MockProviderArgs),
+    /// Write or check the published schemas (spec types, case format, report format).
+    Schemas {
+        /// `write` regenerates spec/schema/*.json; `check` fails on any difference.
+        #[arg(value_enum)]
+        action: SchemasAction,
+    },
+    /// Run the suite against the clean runtime and each known-bad runtime; write the kill matrix.
+    Selftest(SelftestArgs),
+}
+
+/// `write` or `check`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SchemasAction {
+    /// Regenerate.
+    Write,
+    /// Compare.
+    Check,
+}
+
+/// `table` or `json`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum TableOrJson {
+    /// A text table.
+    Table,
+    /// JSON.
+    Json,
+}
+
+/// `markdown` or `json`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum MarkdownOrJson {
+    /// Markdown.
+    Markdown,
+    /// JSON.
+    Json,
+}
+
+/// Where the cases are.
+#[derive(Debug, Clone, Args)]
+pub struct CorpusArgs {
+    /// The cases directory (default: `cases` in the current directory, else the repository's).
+    #[arg(long, env = "CONFORMANCE_CASES")]
+    pub cases: Option<PathBuf>,
+}
+
+/// `conformance run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The host to certify (e.g. `http://127.0.0.1:8080`); without it the built-in reference
+    /// runtime is started and certified.
+    #[arg(long, env = "CONFORMANCE_TARGET")]
+    pub target: Option<String>,
+    /// The cases.
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    /// Where to write the reports (default `reports/<run-id>`).
+    #[arg(long)]
+    pub report_dir: Option<PathBuf>,
+    /// A header sent on every request, `Name: value` (repeatable). Prefer --header-file or the
+    /// environment for secrets: values are never printed or reported.
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// A file of `Name: value` lines sent on every request.
+    #[arg(long)]
+    pub header_file: Option<PathBuf>,
+    /// The header identifying the first principal on the run events surface (env
+    /// `CONFORMANCE_AUTH_A`), e.g. `Authorization: Bearer …`.
+    #[arg(long, env = "CONFORMANCE_AUTH_A", hide_env_values = true)]
+    pub auth_a: Option<String>,
+    /// The header of a principal of another tenant (env `CONFORMANCE_AUTH_B`); enables the
+    /// cross-tenant cases.
+    #[arg(long, env = "CONFORMANCE_AUTH_B", hide_env_values = true)]
+    pub auth_b: Option<String>,
+    /// An explicit proxy (the system proxy is never used implicitly).
+    #[arg(long)]
+    pub proxy: Option<String>,
+    /// A CA certificate (PEM) to trust.
+    #[arg(long)]
+    pub ca_cert: Option<PathBuf>,
+    /// Accept invalid TLS certificates.
+    #[arg(long)]
+    pub insecure: bool,
+    /// Multiply every case timeout and wait by this (slow hosts, slow CI).
+    #[arg(long, default_value_t = 1.0)]
+    pub time_scale: f64,
+    /// Cases run in parallel (the per-host bound).
+    #[arg(long, default_value_t = 4)]
+    pub jobs: usize,
+    /// Run only cases with this id or id prefix (repeatable).
+    #[arg(long = "id")]
+    pub ids: Vec<String>,
+    /// Run only cases of this level: MUST, SHOULD, MAY, CONTRACT (repeatable).
+    #[arg(long = "level")]
+    pub levels: Vec<String>,
+    /// Run only cases with this tag (repeatable).
+    #[arg(long = "tag")]
+    pub tags: Vec<String>,
+    /// Run only cases of this surface: execution or openwop (repeatable).
+    #[arg(long = "surface")]
+    pub surfaces: Vec<String>,
+    /// A baseline of expected failures: baselined failures are XFAIL, baselined cases that now
+    /// pass are STALE (and fail the run).
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+    /// Write the run's failures as a baseline file.
+    #[arg(long)]
+    pub write_baseline: Option<PathBuf>,
+    /// Shuffle the case order.
+    #[arg(long)]
+    pub shuffle: bool,
+    /// The shuffle seed (printed when chosen at random).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The seed of property-based generation (printed; replays the same inputs).
+    #[arg(long)]
+    pub proptest_seed: Option<u64>,
+    /// Capability overrides: a JSON file `{"add": [...], "remove": [...]}`.
+    #[arg(long)]
+    pub capabilities: Option<PathBuf>,
+    /// A fact about the target for `${target.<name>}`, `name=value` (repeatable), e.g.
+    /// `subscriber_limit=8`, `keepalive_window_ms=35000`.
+    #[arg(long = "fact", value_name = "NAME=VALUE")]
+    pub facts: Vec<String>,
+    /// External targets: serve the fake providers on this address (the host was configured
+    /// with `http://ADDR/<instance>` base URLs).
+    #[arg(long)]
+    pub providers_listen: Option<SocketAddr>,
+    /// External targets: the streaming backend's address (timing faults).
+    #[arg(long)]
+    pub providers_streaming_listen: Option<SocketAddr>,
+    /// External targets: the environment variable holding the canary credential the host was
+    /// configured with for the fake providers.
+    #[arg(long, default_value = "CONFORMANCE_CANARY")]
+    pub canary_env: String,
+    /// External targets: the host's provider id for a role, `role=id` (repeatable; roles:
+    /// text-primary, text-secondary, media, timing; default: the fake instance names).
+    #[arg(long = "provider-role", value_name = "ROLE=ID")]
+    pub provider_roles: Vec<String>,
+    /// Built-in target only: switch on a known defect (repeatable; see
+    /// `reference-runtime --list-defects`).
+    #[arg(long = "defect")]
+    pub defects: Vec<String>,
+    /// Write counterexamples found by property-based steps to `cases/regressions/`.
+    #[arg(long)]
+    pub write_regressions: bool,
+    /// No progress bar, only the summary.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `conformance serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Where the runtime listens (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:4320")]
+    pub listen: SocketAddr,
+    /// Switch on a known defect (repeatable).
+    #[arg(long = "defect")]
+    pub defects: Vec<String>,
+    /// Keep-alive interval in milliseconds.
+    #[arg(long, default_value_t = 15_000)]
+    pub keep_alive_ms: u64,
+    /// Call fake providers served elsewhere (e.g. by `conformance run --providers-listen`)
+    /// instead of starting them: their address.
+    #[arg(long, requires = "providers_streaming_at")]
+    pub providers_at: Option<SocketAddr>,
+    /// The streaming backend of those fake providers.
+    #[arg(long, requires = "providers_at")]
+    pub providers_streaming_at: Option<SocketAddr>,
+    /// The environment variable holding the canary credential those fake providers require.
+    #[arg(long, default_value = "CONFORMANCE_CANARY")]
+    pub canary_env: String,
+}
+
+/// `conformance mock-provider`.
+#[derive(Debug, Args)]
+pub struct MockProviderArgs {
+    /// The wiremock server's address.
+    #[arg(long, default_value = "127.0.0.1:4330")]
+    pub listen: SocketAddr,
+    /// The streaming backend's address.
+    #[arg(long)]
+    pub streaming_listen: Option<SocketAddr>,
+    /// A directory of script files (`*.json`).
+    #[arg(long)]
+    pub scripts: PathBuf,
+    /// The environment variable holding the canary credential.
+    #[arg(long, default_value = "CONFORMANCE_CANARY")]
+    pub canary_env: String,
+}
+
+/// `conformance selftest`.
+#[derive(Debug, Args)]
+pub struct SelftestArgs {
+    /// The cases.
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    /// Where to write the kill matrix (default `reports/selftest`).
+    #[arg(long)]
+    pub report_dir: Option<PathBuf>,
+    /// Only these defects (repeatable; default all).
+    #[arg(long = "defect")]
+    pub defects: Vec<String>,
+    /// Cases run in parallel per runtime.
+    #[arg(long, default_value_t = 4)]
+    pub jobs: usize,
+    /// Multiply every case timeout by this.
+    #[arg(long, default_value_t = 1.0)]
+    pub time_scale: f64,
+}

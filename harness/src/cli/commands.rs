@@ -1,0 +1,230 @@
+//! The subcommands other than `run`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use harness::case::{Corpus, load_corpus};
+
+use super::args::{Cli, Command, CorpusArgs, MarkdownOrJson, SchemasAction, TableOrJson};
+use super::{environment, usage};
+
+/// Runs a parsed command; returns the exit code.
+pub async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Run(args) => super::run::run(*args).await,
+        Command::Lint(corpus) => lint(&corpus),
+        Command::Explain { case, corpus } => explain(&case, &corpus),
+        Command::Requirements { format } => requirements(format),
+        Command::Coverage { format, corpus } => coverage(format, &corpus),
+        Command::Serve(args) => super::run::serve(args).await,
+        Command::MockProvider(args) => super::run::mock_provider(args).await,
+        Command::Schemas { action } => schemas(action),
+        Command::Selftest(args) => super::run::selftest(args).await,
+    }
+}
+
+/// The cases directory: the flag, else `cases` here, else the repository's.
+pub fn cases_dir(corpus: &CorpusArgs) -> PathBuf {
+    if let Some(dir) = &corpus.cases {
+        return dir.clone();
+    }
+    let here = PathBuf::from("cases");
+    if here.is_dir() {
+        here
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases")
+    }
+}
+
+/// Loads the corpus; lint problems are a usage error listing every problem.
+pub fn load(corpus: &CorpusArgs) -> anyhow::Result<Corpus> {
+    let dir = cases_dir(corpus);
+    let loaded = load_corpus(&dir).map_err(|e| usage(format!("{e:#}")))?;
+    if !loaded.problems.is_empty() {
+        let listing: Vec<String> = loaded.problems.iter().map(ToString::to_string).collect();
+        return Err(usage(format!(
+            "{} problem(s) in the cases under {}:\n{}",
+            loaded.problems.len(),
+            dir.display(),
+            listing.join("\n")
+        )));
+    }
+    Ok(loaded)
+}
+
+fn lint(corpus: &CorpusArgs) -> anyhow::Result<u8> {
+    let dir = cases_dir(corpus);
+    let loaded = load_corpus(&dir).map_err(|e| usage(format!("{e:#}")))?;
+    for problem in &loaded.problems {
+        println!("{problem}");
+    }
+    let files = loaded.cases.len()
+        + loaded
+            .problems
+            .iter()
+            .map(|p| &p.file)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+    if loaded.problems.is_empty() {
+        println!(
+            "{} case file(s) under {}: no problems",
+            loaded.cases.len(),
+            dir.display()
+        );
+        Ok(0)
+    } else {
+        println!(
+            "{} problem(s) in {} file(s) under {}",
+            loaded.problems.len(),
+            files,
+            dir.display()
+        );
+        Ok(2)
+    }
+}
+
+fn explain(id: &str, corpus: &CorpusArgs) -> anyhow::Result<u8> {
+    let loaded = load(corpus)?;
+    let Some(found) = loaded.cases.iter().find(|c| c.case.id == id) else {
+        return Err(usage(format!(
+            "no case `{id}` (see `conformance lint` for the corpus)"
+        )));
+    };
+    let case = &found.case;
+    let registry = spec::requirements::registry();
+    println!(
+        "{}  [{}]  ({:?})",
+        case.id,
+        case.level.as_str(),
+        case.surface
+    );
+    println!("{}", case.title);
+    println!("file: {}", found.file);
+    if let Some(description) = &case.description {
+        println!("\n{description}");
+    }
+    println!("\nrequirements:");
+    for id in &case.requirements {
+        match registry.get(id) {
+            Some(r) => println!(
+                "  {id} — {} ({}, {})\n      \"{}\"",
+                r.level.as_str(),
+                r.document.as_str(),
+                r.section,
+                r.quote
+            ),
+            None => println!("  {id} — not in the registry"),
+        }
+    }
+    if !case.needs.is_empty() {
+        println!("\nneeds: {}", case.needs.join(", "));
+    }
+    println!("\nsteps:");
+    for (i, step) in case.steps.iter().enumerate() {
+        let name = step.id.clone().unwrap_or_else(|| format!("#{i}"));
+        println!(
+            "  {name}: {} — {} check(s){}",
+            step.actions().join(","),
+            step.expect.len(),
+            step.note
+                .as_ref()
+                .map(|n| format!(" — {n}"))
+                .unwrap_or_default()
+        );
+        for check in &step.expect {
+            println!(
+                "      - {}{}",
+                check.kind(),
+                check
+                    .level
+                    .map(|l| format!(" [{}]", l.as_str()))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    println!(
+        "\n{}",
+        serde_json::to_string_pretty(case).context("render the case")?
+    );
+    Ok(0)
+}
+
+fn requirements(format: TableOrJson) -> anyhow::Result<u8> {
+    let registry = spec::requirements::registry();
+    match format {
+        TableOrJson::Json => {
+            let records: Vec<&spec::requirements::Requirement> = registry.iter().collect();
+            println!("{}", serde_json::to_string_pretty(&records)?);
+        }
+        TableOrJson::Table => {
+            println!("{:<62} {:<9} {:<28} QUOTE", "ID", "LEVEL", "TESTABILITY");
+            for r in registry.iter() {
+                let quote: String = r.quote.chars().take(90).collect();
+                println!(
+                    "{:<62} {:<9} {:<28} {quote}",
+                    r.id,
+                    r.level.as_str(),
+                    r.testability.to_string()
+                );
+            }
+            println!("{} requirement(s)", registry.len());
+        }
+    }
+    Ok(0)
+}
+
+fn coverage(format: MarkdownOrJson, corpus: &CorpusArgs) -> anyhow::Result<u8> {
+    let loaded = load(corpus)?;
+    let cases: Vec<harness::case::Case> = loaded.cases.into_iter().map(|c| c.case).collect();
+    let report = harness::coverage::CoverageReport::compute(&cases, spec::requirements::registry());
+    match format {
+        MarkdownOrJson::Markdown => print!("{}", report.to_markdown()),
+        MarkdownOrJson::Json => println!("{}", report.to_json()),
+    }
+    Ok(0)
+}
+
+/// Every published schema: the spec's, the case format's and the report format's.
+pub fn all_schemas() -> Vec<(String, serde_json::Value)> {
+    let mut out: Vec<(String, serde_json::Value)> = spec::schema::generate_all()
+        .into_iter()
+        .map(|g| (g.file_name.to_string(), g.schema))
+        .collect();
+    out.push(("case.schema.json".into(), harness::case::case_schema()));
+    out.push((
+        "report.schema.json".into(),
+        harness::report::report_schema(),
+    ));
+    out
+}
+
+fn schemas(action: SchemasAction) -> anyhow::Result<u8> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/schema");
+    let mut drifted = Vec::new();
+    for (file, schema) in all_schemas() {
+        let path = dir.join(&file);
+        let text = spec::schema::to_file_text(&schema);
+        match action {
+            SchemasAction::Write => {
+                std::fs::write(&path, text)
+                    .map_err(|e| environment(format!("failed to write {}: {e}", path.display())))?;
+                println!("wrote spec/schema/{file}");
+            }
+            SchemasAction::Check => {
+                if std::fs::read_to_string(&path).unwrap_or_default() != text {
+                    drifted.push(file);
+                }
+            }
+        }
+    }
+    if drifted.is_empty() {
+        Ok(0)
+    } else {
+        println!(
+            "drifted: {} — run `{}`",
+            drifted.join(", "),
+            spec::schema::REGENERATE_COMMAND
+        );
+        Ok(1)
+    }
+}

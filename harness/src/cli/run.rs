@@ -1,0 +1,448 @@
+//! `conformance run`, `serve`, `mock-provider` and `selftest`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use anyhow::Context;
+use harness::baseline::{Baseline, apply};
+use harness::case::{CaseSurface, LoadedCase};
+use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use harness::launch::{BuiltIn, BuiltInOptions, start_built_in};
+use harness::report::console::ConsoleReporter;
+use harness::report::{RunReport, exit_code, write_all};
+use harness::runner::{Filters, RunObserver, RunSettings};
+use harness::target::{SecretHeader, Target};
+use harness::upstream::FakeUpstream;
+use serde_json::Value;
+
+use super::args::{MockProviderArgs, RunArgs, SelftestArgs, ServeArgs};
+use super::commands::{cases_dir, load};
+use super::{environment, usage};
+
+/// The console reporter, created when the run knows how many cases it has.
+struct Console {
+    quiet: bool,
+    inner: OnceLock<ConsoleReporter>,
+}
+
+impl RunObserver for Console {
+    fn run_started(&self, total: usize) {
+        let reporter = if self.quiet {
+            ConsoleReporter::plain(Box::new(std::io::sink()))
+        } else {
+            ConsoleReporter::stderr(total as u64)
+        };
+        let _ = self.inner.set(reporter);
+    }
+
+    fn case_started(&self, id: &str) {
+        if let Some(reporter) = self.inner.get() {
+            reporter.case_started(id);
+        }
+    }
+
+    fn case_finished(&self, result: &harness::report::CaseResult) {
+        if let Some(reporter) = self.inner.get() {
+            reporter.case_finished(result);
+        }
+    }
+}
+
+fn parse_header(text: &str) -> anyhow::Result<SecretHeader> {
+    let (name, value) = text
+        .split_once(':')
+        .ok_or_else(|| usage("a header is `Name: value`"))?;
+    let name = name.trim();
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b))
+    {
+        return Err(usage(format!("`{name}` is not a header name")));
+    }
+    Ok(SecretHeader {
+        name: name.to_ascii_lowercase(),
+        value: value.trim().to_string(),
+    })
+}
+
+fn parse_pair<'a>(text: &'a str, what: &str) -> anyhow::Result<(&'a str, &'a str)> {
+    text.split_once('=')
+        .ok_or_else(|| usage(format!("{what} is `name=value`, got `{text}`")))
+}
+
+/// Builds the external target from the flags (fake providers started when asked).
+async fn external_target(args: &RunArgs, url: &str) -> anyhow::Result<Target> {
+    let parsed =
+        reqwest::Url::parse(url).map_err(|e| usage(format!("--target is not a URL: {e}")))?;
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(usage(
+            "--target must not carry credentials; use --header-file or CONFORMANCE_AUTH_A",
+        ));
+    }
+    let mut headers = Vec::new();
+    for header in &args.headers {
+        headers.push(parse_header(header)?);
+    }
+    if let Some(file) = &args.header_file {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| usage(format!("failed to read {}: {e}", file.display())))?;
+        for line in text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        {
+            headers.push(parse_header(line)?);
+        }
+    }
+    let mut principals = BTreeMap::new();
+    if let Some(a) = &args.auth_a {
+        principals.insert("a".to_string(), vec![parse_header(a)?]);
+    }
+    if let Some(b) = &args.auth_b {
+        principals.insert("b".to_string(), vec![parse_header(b)?]);
+    }
+    let mut providers: BTreeMap<String, String> = FakeUpstream::default_roles();
+    for pair in &args.provider_roles {
+        let (role, id) = parse_pair(pair, "--provider-role")?;
+        providers.insert(role.to_string(), id.to_string());
+    }
+    let mut canary = None;
+    let mut upstream: Option<Arc<dyn harness::target::Upstream>> = None;
+    if let Some(listen) = args.providers_listen {
+        let value = std::env::var(&args.canary_env).map_err(|_| {
+            usage(format!(
+                "--providers-listen needs the canary credential in ${}",
+                args.canary_env
+            ))
+        })?;
+        let mut config = mock_provider::FakeProvidersConfig::new(value.clone());
+        config.wiremock_listen = Some(listen);
+        config.streaming_listen = args.providers_streaming_listen;
+        let fakes = mock_provider::FakeProviders::start(config)
+            .await
+            .map_err(|e| environment(format!("the fake providers did not start: {e}")))?;
+        eprintln!(
+            "fake providers: {}",
+            fakes.startup_report().lines().next().unwrap_or_default()
+        );
+        upstream = Some(Arc::new(FakeUpstream::new(
+            fakes,
+            FakeUpstream::default_roles(),
+        )));
+        canary = Some(value);
+    }
+    Ok(Target {
+        kind: "external".into(),
+        base_url: url.trim_end_matches('/').to_string(),
+        headers,
+        principals,
+        providers,
+        facts: BTreeMap::new(),
+        capabilities: Default::default(),
+        canary,
+        upstream,
+        implementation: None,
+    })
+}
+
+fn apply_facts_and_overrides(target: &mut Target, args: &RunArgs) -> anyhow::Result<()> {
+    for pair in &args.facts {
+        let (name, value) = parse_pair(pair, "--fact")?;
+        let value: Value =
+            serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_string()));
+        target.facts.insert(name.to_string(), value);
+        if name == "subscriber_limit" {
+            target.capabilities.insert("subscriber-limit".into());
+        }
+    }
+    if let Some(file) = &args.capabilities {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| usage(format!("failed to read {}: {e}", file.display())))?;
+        let doc: Value = serde_json::from_str(&text)
+            .map_err(|e| usage(format!("{} is not JSON: {e}", file.display())))?;
+        for name in doc
+            .get("add")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            target.capabilities.insert(name.to_string());
+        }
+        for name in doc
+            .get("remove")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            target.capabilities.remove(name);
+        }
+    }
+    Ok(())
+}
+
+/// `conformance run`.
+pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
+    if !(args.time_scale > 0.0 && args.time_scale.is_finite()) {
+        return Err(usage("--time-scale must be a positive number"));
+    }
+    let corpus = load(&args.corpus)?;
+    let baseline = match &args.baseline {
+        Some(path) => Some(Baseline::load(path).map_err(|e| usage(format!("{e:#}")))?),
+        None => None,
+    };
+    let surfaces = args
+        .surfaces
+        .iter()
+        .map(|s| match s.as_str() {
+            "execution" => Ok(CaseSurface::Execution),
+            "openwop" => Ok(CaseSurface::Openwop),
+            other => Err(usage(format!(
+                "unknown surface `{other}` (execution, openwop)"
+            ))),
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let filters = Filters {
+        ids: args.ids.clone(),
+        levels: args.levels.clone(),
+        tags: args.tags.clone(),
+        surfaces,
+    };
+    let driver = HttpDriver::new(
+        &ClientOptions {
+            proxy: args.proxy.clone(),
+            ca_cert: args.ca_cert.clone(),
+            insecure: args.insecure,
+        },
+        Limits::default(),
+    )
+    .map_err(|e| usage(e.to_string()))?;
+
+    let mut built_in: Option<BuiltIn> = None;
+    let mut target = match &args.target {
+        Some(url) => {
+            if !args.defects.is_empty() {
+                return Err(usage("--defect applies to the built-in target only"));
+            }
+            external_target(&args, url).await?
+        }
+        None => {
+            let options = BuiltInOptions {
+                defects: args.defects.clone(),
+                ..BuiltInOptions::default()
+            };
+            let running = start_built_in(&options)
+                .await
+                .map_err(|e| environment(e.to_string()))?;
+            let target = running.target.clone();
+            built_in = Some(running);
+            target
+        }
+    };
+    let findings = harness::probe::probe(
+        &driver,
+        &target,
+        Duration::from_secs(10).mul_f64(args.time_scale),
+    )
+    .await;
+    if !findings
+        .capabilities
+        .iter()
+        .any(|c| c.starts_with("surface:"))
+    {
+        return Err(environment(format!(
+            "{} answers neither /v1/runtime nor /.well-known/openwop: is it running?",
+            target.base_url
+        )));
+    }
+    target.capabilities.extend(findings.capabilities);
+    target.implementation = findings.implementation;
+    for note in &findings.notes {
+        eprintln!("note: {note}");
+    }
+    apply_facts_and_overrides(&mut target, &args)?;
+
+    let proptest_seed = args.proptest_seed.unwrap_or_else(rand::random);
+    let shuffle_seed = if args.shuffle {
+        Some(args.seed.unwrap_or_else(rand::random))
+    } else {
+        None
+    };
+    let cases_directory = cases_dir(&args.corpus);
+    let runner = CaseRunner {
+        driver,
+        target: Arc::new(target),
+        time_scale: args.time_scale,
+        proptest_seed,
+        regressions_dir: Some(cases_directory.join("regressions")),
+    };
+    eprintln!(
+        "certifying {} ({}) with {} case(s); proptest seed {proptest_seed}{}",
+        runner.target.base_url,
+        runner.target.kind,
+        corpus.cases.len(),
+        shuffle_seed
+            .map(|s| format!("; shuffle seed {s}"))
+            .unwrap_or_default()
+    );
+    let adjust = |result: harness::report::CaseResult| match &baseline {
+        Some(baseline) => apply(baseline, result),
+        None => result,
+    };
+    let settings = RunSettings {
+        jobs: args.jobs,
+        shuffle_seed,
+        baseline_path: args.baseline.as_ref().map(|p| p.display().to_string()),
+    };
+    let console = Console {
+        quiet: args.quiet,
+        inner: OnceLock::new(),
+    };
+    let mut report = harness::runner::run(
+        &runner,
+        &corpus.cases,
+        &filters,
+        &settings,
+        &adjust,
+        &console,
+    )
+    .await;
+    if let Some(baseline) = &baseline {
+        let known: Vec<&str> = corpus.cases.iter().map(|c| c.case.id.as_str()).collect();
+        report.cases.extend(baseline.unknown_case_results(known));
+        harness::runner::refresh(&mut report);
+    }
+    if let Some(running) = built_in {
+        running.shutdown().await;
+    }
+    finish_report(&args, &report, &cases_directory, &console)
+}
+
+fn finish_report(
+    args: &RunArgs,
+    report: &RunReport,
+    cases_directory: &Path,
+    console: &Console,
+) -> anyhow::Result<u8> {
+    let dir = args
+        .report_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("reports").join(&report.run_id));
+    let written = write_all(report, &dir).map_err(|e| environment(format!("{e:#}")))?;
+    if let Some(path) = &args.write_baseline {
+        std::fs::write(path, Baseline::from_failures(report).to_json_string())
+            .with_context(|| format!("write {}", path.display()))?;
+        eprintln!("wrote the baseline {}", path.display());
+    }
+    if args.write_regressions {
+        write_regressions(report, &cases_directory.join("regressions"))?;
+    }
+    match console.inner.get() {
+        Some(reporter) if !console.quiet => reporter.finish(report, Some(&written)),
+        _ => eprintln!(
+            "{}",
+            harness::report::console::summary_text(report, Some(&written))
+        ),
+    }
+    Ok(exit_code(report.verdict))
+}
+
+fn write_regressions(report: &RunReport, dir: &Path) -> anyhow::Result<()> {
+    for case in &report.cases {
+        let Some(counterexample) = &case.counterexample else {
+            continue;
+        };
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(format!("{}.json", case.id));
+        let mut doc: Value = std::fs::read(&path)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_else(|| serde_json::json!({"values": []}));
+        let values = doc["values"]
+            .as_array_mut()
+            .ok_or_else(|| usage(format!("{} has no `values` array", path.display())))?;
+        if !values.contains(&counterexample.value) {
+            values.push(counterexample.value.clone());
+        }
+        std::fs::write(&path, spec::schema::to_file_text(&doc))?;
+        eprintln!("wrote a counterexample to {}", path.display());
+    }
+    Ok(())
+}
+
+/// `conformance serve`: the built-in runtime and its fake providers, until interrupted.
+pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
+    let external_providers = match (args.providers_at, args.providers_streaming_at) {
+        (Some(address), Some(streaming_address)) => {
+            let canary = std::env::var(&args.canary_env).map_err(|_| {
+                usage(format!(
+                    "--providers-at needs the canary credential in ${}",
+                    args.canary_env
+                ))
+            })?;
+            Some(harness::launch::ExternalProviders {
+                address,
+                streaming_address,
+                canary,
+            })
+        }
+        _ => None,
+    };
+    let options = BuiltInOptions {
+        defects: args.defects,
+        keep_alive_ms: args.keep_alive_ms,
+        listen: args.listen,
+        external_providers,
+    };
+    let running = start_built_in(&options)
+        .await
+        .map_err(|e| environment(e.to_string()))?;
+    println!("listening on {}", running.base_url());
+    for name in running.target.principals.keys() {
+        eprintln!("principal `{name}`: a test key of the built-in runtime (see its OpenWopConfig)");
+    }
+    tokio::signal::ctrl_c()
+        .await
+        .map_err(|e| environment(format!("failed to wait for Ctrl-C: {e}")))?;
+    running.shutdown().await;
+    Ok(0)
+}
+
+/// `conformance mock-provider`: fake providers serving script files.
+pub async fn mock_provider(args: MockProviderArgs) -> anyhow::Result<u8> {
+    let canary = std::env::var(&args.canary_env)
+        .map_err(|_| usage(format!("set the canary credential in ${}", args.canary_env)))?;
+    let options = mock_provider::ServeOptions {
+        listen: args.listen,
+        streaming_listen: args.streaming_listen,
+        scripts_dir: args.scripts,
+        canary,
+        instances: Vec::new(),
+    };
+    let running = mock_provider::serve_from_files(options)
+        .await
+        .map_err(|e| usage(format!("{e:#}")))?;
+    println!("{}", running.startup_report());
+    tokio::signal::ctrl_c()
+        .await
+        .map_err(|e| environment(format!("failed to wait for Ctrl-C: {e}")))?;
+    running.shutdown().await;
+    Ok(0)
+}
+
+/// `conformance selftest`: the kill matrix.
+pub async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
+    let corpus = load(&args.corpus)?;
+    let cases: Vec<LoadedCase> = corpus.cases;
+    let dir = args
+        .report_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("reports").join("selftest"));
+    harness::selftest::run_selftest(&cases, &args.defects, args.jobs, args.time_scale, &dir)
+        .await
+        .map_err(|e| environment(format!("{e:#}")))
+}

@@ -1,0 +1,720 @@
+//! Running one case: register its fake-provider scripts, execute its steps against the target
+//! within the case's time, record everything, and judge each step with its checks.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::{BoxFuture, join_all};
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::http::{HttpDriver, PreparedRequest, ReadMode, StopCondition};
+use crate::case::{Case, CaseSurface, JsonExpect, Principal, RequestSpec, Step};
+use crate::checks::{self, EvalContext, json_condition, observe};
+use crate::report::{Counterexample, ServedScript};
+use crate::target::Target;
+use crate::template::{Scope, TemplateError};
+use crate::transcript::{Exchange, ProviderCallCount, StepRecord};
+use crate::verdict::{CheckOutcome, Level, Verdict};
+
+/// The default time budget of a case, before `--time-scale`.
+pub const DEFAULT_CASE_TIMEOUT_MS: u64 = 15_000;
+
+/// What running a case produced (before the baseline and report assembly).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CaseExecution {
+    /// Every check's outcome, including the harness's implicit ones.
+    pub checks: Vec<CheckOutcome>,
+    /// The transcript.
+    pub transcript: Vec<StepRecord>,
+    /// Why the case could not be judged (harness or environment trouble), when so.
+    pub error: Option<String>,
+    /// A shrunk failing input of a `generate` step.
+    pub counterexample: Option<Counterexample>,
+    /// The fake-provider scripts the case served.
+    pub provider_scripts: Vec<ServedScript>,
+}
+
+/// Runs cases against one target.
+#[derive(Clone)]
+pub struct CaseRunner {
+    /// The HTTP driver.
+    pub driver: HttpDriver,
+    /// The target.
+    pub target: Arc<Target>,
+    /// Every wait is multiplied by this.
+    pub time_scale: f64,
+    /// The seed of property-based generation.
+    pub proptest_seed: u64,
+    /// Where committed counterexamples of `generate` steps live (`cases/regressions`).
+    pub regressions_dir: Option<std::path::PathBuf>,
+}
+
+/// The mutable state of one case run.
+pub(crate) struct CaseState<'a> {
+    pub(crate) case: &'a Case,
+    pub(crate) scope: Scope,
+    pub(crate) transcript: Vec<StepRecord>,
+    pub(crate) by_id: BTreeMap<String, StepRecord>,
+    pub(crate) checks: Vec<CheckOutcome>,
+    pub(crate) error: Option<String>,
+    pub(crate) stopped: bool,
+    /// Local script name → registered script id.
+    pub(crate) scripts: BTreeMap<String, String>,
+    pub(crate) deadline: Instant,
+    pub(crate) started: Instant,
+    pub(crate) counterexample: Option<Counterexample>,
+    /// Every script registered for this case, as served.
+    pub(crate) served: Vec<ServedScript>,
+}
+
+impl CaseRunner {
+    /// Runs one case.
+    pub async fn run(&self, case: &Case) -> CaseExecution {
+        let started = Instant::now();
+        let budget = Duration::from_millis(case.timeout_ms.unwrap_or(DEFAULT_CASE_TIMEOUT_MS))
+            .mul_f64(self.time_scale.max(0.01));
+        let mut state = CaseState {
+            case,
+            scope: Scope {
+                defs: case.defs.clone().into_iter().collect(),
+                providers: self.target.providers.clone(),
+                target: self.target.facts.clone(),
+                uuid_seed: uuid::Uuid::new_v4().to_string(),
+                ..Scope::default()
+            },
+            transcript: Vec::new(),
+            by_id: BTreeMap::new(),
+            checks: Vec::new(),
+            error: None,
+            stopped: false,
+            scripts: BTreeMap::new(),
+            deadline: started + budget,
+            started,
+            counterexample: None,
+            served: Vec::new(),
+        };
+        if let Err(error) = self.register_scripts(case, &mut state) {
+            return CaseExecution {
+                error: Some(error),
+                ..CaseExecution::default()
+            };
+        }
+        self.run_steps(&case.steps, "/steps".to_string(), &mut state)
+            .await;
+        self.implicit_checks(&mut state);
+        CaseExecution {
+            checks: state.checks,
+            transcript: state.transcript,
+            error: state.error,
+            counterexample: state.counterexample,
+            provider_scripts: state.served,
+        }
+    }
+
+    pub(crate) fn register_scripts(
+        &self,
+        case: &Case,
+        state: &mut CaseState<'_>,
+    ) -> Result<(), String> {
+        if case.scripts.is_empty() {
+            return Ok(());
+        }
+        let upstream = self.target.upstream.as_ref().ok_or_else(|| {
+            "the case scripts fake providers, but no fake providers are running for this target"
+                .to_string()
+        })?;
+        let suffix = &state.scope.uuid_seed[..8];
+        // Scripts that refer to a loop variable are registered by their `generate` step, once
+        // per generated value.
+        for (name, script) in case
+            .scripts
+            .iter()
+            .filter(|(_, s)| !s.to_string().contains("${var."))
+        {
+            let id: String = format!("{}.{}.{}", case.id, name, suffix)
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || "._~-".contains(c) {
+                        c
+                    } else {
+                        '-'
+                    }
+                })
+                .collect();
+            let mut script = script.clone();
+            if let Value::Object(object) = &mut script {
+                object.insert("id".into(), Value::String(id.clone()));
+            }
+            let (marker, served) = upstream
+                .register(&id, &script)
+                .map_err(|e| format!("the fake providers refused script `{name}`: {e}"))?;
+            state.scope.scripts.insert(name.clone(), marker);
+            state.served.push(ServedScript {
+                name: name.clone(),
+                id: id.clone(),
+                script: served,
+            });
+            state.scripts.insert(name.clone(), id);
+        }
+        Ok(())
+    }
+
+    /// Re-registers the scripts whose JSON refers to a loop variable (`${var.…}`), expanded with
+    /// the current bindings, under fresh ids (generated fault sequences).
+    pub(crate) fn reregister_generated_scripts(
+        &self,
+        state: &mut CaseState<'_>,
+    ) -> Result<(), String> {
+        let templated: Vec<(&String, &Value)> = state
+            .case
+            .scripts
+            .iter()
+            .filter(|(_, script)| script.to_string().contains("${var."))
+            .collect();
+        if templated.is_empty() {
+            return Ok(());
+        }
+        let upstream = self
+            .target
+            .upstream
+            .as_ref()
+            .ok_or("no fake providers are running for this target")?;
+        for (name, script) in templated {
+            let mut expanded = state.scope.expand(script).map_err(|e| e.to_string())?;
+            let id = format!(
+                "{}.g{}",
+                state.scripts.get(name).cloned().unwrap_or_default(),
+                uuid::Uuid::new_v4().simple()
+            );
+            let id: String = id.chars().take(200).collect();
+            if let Value::Object(object) = &mut expanded {
+                object.insert("id".into(), Value::String(id.clone()));
+            }
+            let (marker, served) = upstream
+                .register(&id, &expanded)
+                .map_err(|e| format!("the fake providers refused script `{name}`: {e}"))?;
+            state.scope.scripts.insert(name.clone(), marker);
+            state.served.push(ServedScript {
+                name: name.clone(),
+                id: id.clone(),
+                script: served,
+            });
+            state.scripts.insert(name.clone(), id);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn run_steps<'a>(
+        &'a self,
+        steps: &'a [Step],
+        base: String,
+        state: &'a mut CaseState<'_>,
+    ) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            for (index, step) in steps.iter().enumerate() {
+                if state.stopped {
+                    return;
+                }
+                let location = format!("{base}/{index}");
+                self.run_step(step, location, state).await;
+            }
+        })
+    }
+
+    async fn run_step(&self, step: &Step, location: String, state: &mut CaseState<'_>) {
+        let name = step
+            .id
+            .clone()
+            .unwrap_or_else(|| format!("#{}", location.trim_start_matches("/steps/")));
+        if let Some(repeat) = &step.repeat {
+            let bounds = (
+                state.scope.expand(&repeat.from),
+                state.scope.expand(&repeat.to),
+            );
+            let (from, to) = match bounds {
+                (Ok(from), Ok(to)) => (from.as_i64(), to.as_i64()),
+                (Err(e), _) | (_, Err(e)) => return self.template_failure(&e, &location, state),
+            };
+            let (Some(from), Some(to)) = (from, to) else {
+                state.error = Some(format!("{location}: repeat bounds are not integers"));
+                state.stopped = true;
+                return;
+            };
+            for n in from..=to {
+                state.scope.vars.insert(repeat.var.clone(), json!(n));
+                self.run_steps(&repeat.steps, format!("{location}/repeat/steps"), state)
+                    .await;
+                if state.stopped {
+                    break;
+                }
+            }
+            state.scope.vars.remove(&repeat.var);
+            return;
+        }
+        if let Some(generate) = &step.generate {
+            crate::generate::run_generate(self, generate, &name, &location, state).await;
+            return;
+        }
+        if let Some(parallel) = &step.parallel {
+            let mut futures = Vec::new();
+            for (i, inner) in parallel.iter().enumerate() {
+                let inner_location = format!("{location}/parallel/{i}");
+                let inner_name = inner.id.clone().unwrap_or_else(|| format!("{name}.{i}"));
+                futures.push(self.perform(
+                    inner,
+                    inner_name,
+                    inner_location,
+                    state.case.surface,
+                    &state.scope,
+                    state.deadline,
+                    state.started,
+                ));
+            }
+            let results = join_all(futures).await;
+            for (inner, (location, record)) in parallel.iter().zip(results) {
+                match record {
+                    Ok(record) => self.judge(inner, &location, record, state),
+                    Err(e) => return self.template_failure(&e, &location, state),
+                }
+            }
+            return;
+        }
+        match self
+            .perform(
+                step,
+                name,
+                location.clone(),
+                state.case.surface,
+                &state.scope,
+                state.deadline,
+                state.started,
+            )
+            .await
+        {
+            (location, Ok(record)) => self.judge(step, &location, record, state),
+            (location, Err(e)) => self.template_failure(&e, &location, state),
+        }
+    }
+
+    fn template_failure(&self, error: &TemplateError, location: &str, state: &mut CaseState<'_>) {
+        state.stopped = true;
+        match error {
+            TemplateError::Syntax(..) => state.error = Some(format!("{location}: {error}")),
+            TemplateError::Missing(..) => state.checks.push(CheckOutcome {
+                check: "implicit:value-available".into(),
+                location: location.to_string(),
+                step: None,
+                level: state.case.level,
+                requirements: state.case.requirements.clone(),
+                verdict: state.case.level.failure_verdict(),
+                message: format!("the case cannot go on: {error}"),
+                expected: Some("the value from an earlier response".into()),
+                actual: Some("missing".into()),
+            }),
+        }
+    }
+
+    /// Records the provider calls, exposes the step's view, and evaluates its checks.
+    fn judge(
+        &self,
+        step: &Step,
+        location: &str,
+        mut record: StepRecord,
+        state: &mut CaseState<'_>,
+    ) {
+        if let Some(upstream) = &self.target.upstream {
+            for (local, id) in &state.scripts {
+                for (instance, count) in upstream.calls(id) {
+                    let role = upstream.role_of(&instance);
+                    record.provider_calls.push(ProviderCallCount {
+                        script: local.clone(),
+                        instance,
+                        role,
+                        count,
+                    });
+                }
+            }
+        }
+        if record
+            .exchanges
+            .iter()
+            .any(|e| e.transport_error.as_ref().is_some_and(|t| t.unreachable))
+        {
+            state.error = Some(format!("{location}: the target could not be reached"));
+            state.stopped = true;
+        }
+        if !record.completed && !state.stopped {
+            state.checks.push(CheckOutcome {
+                check: "implicit:step-completed".into(),
+                location: location.to_string(),
+                step: Some(record.step.clone()),
+                level: state.case.level,
+                requirements: state.case.requirements.clone(),
+                verdict: state.case.level.failure_verdict(),
+                message: format!(
+                    "step `{}` did not complete within the case's time; later steps did not run",
+                    record.step
+                ),
+                expected: Some("the host to answer within the case's time".into()),
+                actual: Some("the case's time ran out".into()),
+            });
+            state.stopped = true;
+        }
+        let view = step_view(&record);
+        if let Some(id) = &step.id {
+            state.scope.steps.insert(id.clone(), view);
+            state.by_id.insert(id.clone(), record.clone());
+        }
+        for (i, check) in step.expect.iter().enumerate() {
+            let ctx = EvalContext {
+                surface: state.case.surface,
+                case_level: state.case.level,
+                case_requirements: &state.case.requirements,
+                step: &record,
+                steps: &state.by_id,
+                scope: &state.scope,
+                location: format!("{location}/expect/{i}"),
+            };
+            state.checks.extend(checks::evaluate(check, &ctx));
+        }
+        state.transcript.push(record);
+    }
+
+    /// Performs one non-structural action (request, stream, poll, wait, concurrent).
+    #[allow(clippy::too_many_arguments)]
+    fn perform<'a>(
+        &'a self,
+        step: &'a Step,
+        name: String,
+        location: String,
+        surface: CaseSurface,
+        scope: &'a Scope,
+        deadline: Instant,
+        started: Instant,
+    ) -> BoxFuture<'a, (String, Result<StepRecord, TemplateError>)> {
+        Box::pin(async move {
+            let surface_default = match surface {
+                CaseSurface::Execution => Principal::None,
+                CaseSurface::Openwop => Principal::A,
+            };
+            let record = |action: &str, exchanges: Vec<Exchange>, completed: bool| StepRecord {
+                step: name.clone(),
+                location: location.clone(),
+                action: action.to_string(),
+                exchanges,
+                bindings: scope
+                    .vars
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+                completed,
+                provider_calls: Vec::new(),
+            };
+            let result: Result<StepRecord, TemplateError> = async {
+                if let Some(request) = &step.request {
+                    let prepared = self.prepare(request, scope, surface_default)?;
+                    let exchange = self
+                        .driver
+                        .exchange(prepared, ReadMode::Whole, deadline, started)
+                        .await;
+                    let completed = Instant::now() < deadline || exchange.response.is_some();
+                    return Ok(record("request", vec![exchange], completed));
+                }
+                if let Some(stream) = &step.stream {
+                    let mut request = stream.to_request();
+                    if !request
+                        .headers
+                        .keys()
+                        .any(|k| k.eq_ignore_ascii_case("accept"))
+                    {
+                        request
+                            .headers
+                            .insert("Accept".into(), "text/event-stream".into());
+                    }
+                    let prepared = self.prepare(&request, scope, surface_default)?;
+                    let stop = match &stream.until {
+                        None => StopCondition::default(),
+                        Some(until) => StopCondition {
+                            frames: until.frames,
+                            event: until.event.clone(),
+                            duration: match &until.duration_ms {
+                                None => None,
+                                Some(v) => scope.expand(v)?.as_f64().map(|ms| {
+                                    Duration::from_secs_f64(ms.max(0.0) / 1000.0)
+                                        .mul_f64(self.time_scale.max(0.01))
+                                }),
+                            },
+                        },
+                    };
+                    let exchange = self
+                        .driver
+                        .exchange(prepared, ReadMode::Stream(stop), deadline, started)
+                        .await;
+                    return Ok(record("stream", vec![exchange], true));
+                }
+                if let Some(poll) = &step.poll_until {
+                    let (exchange, completed) = self
+                        .poll(
+                            &poll.request,
+                            &poll.until,
+                            poll.interval_ms,
+                            scope,
+                            deadline,
+                            started,
+                        )
+                        .await?;
+                    return Ok(record(
+                        "poll_until",
+                        exchange.into_iter().collect(),
+                        completed,
+                    ));
+                }
+                if let Some(wait) = &step.wait_terminal {
+                    let id = scope.interpolate(&wait.id)?;
+                    let (path, terminal) = match surface {
+                        CaseSurface::Execution => (
+                            format!("/v1/executions/{id}"),
+                            json!(["succeeded", "failed", "cancelled"]),
+                        ),
+                        CaseSurface::Openwop => (
+                            format!("/runs/{}", spec::openwop::encode_run_id_for_path(&id)),
+                            json!(["completed", "failed", "cancelled"]),
+                        ),
+                    };
+                    let request = RequestSpec {
+                        method: "GET".into(),
+                        path,
+                        query: BTreeMap::new(),
+                        headers: BTreeMap::new(),
+                        auth: None,
+                        json: None,
+                        body: None,
+                        body_filler_bytes: None,
+                    };
+                    let until = JsonExpect {
+                        pointer: "/status".into(),
+                        one_of: terminal.as_array().cloned(),
+                        ..JsonExpect::default()
+                    };
+                    let (exchange, completed) = self
+                        .poll(&request, &until, None, scope, deadline, started)
+                        .await?;
+                    return Ok(record(
+                        "wait_terminal",
+                        exchange.into_iter().collect(),
+                        completed,
+                    ));
+                }
+                if let Some(concurrent) = &step.concurrent {
+                    let prepared = self.prepare(&concurrent.request, scope, surface_default)?;
+                    let exchanges = join_all((0..concurrent.count).map(|_| {
+                        self.driver
+                            .exchange(prepared.clone(), ReadMode::Whole, deadline, started)
+                    }))
+                    .await;
+                    return Ok(record("concurrent", exchanges, true));
+                }
+                Ok(record("none", Vec::new(), true))
+            }
+            .await;
+            (location.clone(), result)
+        })
+    }
+
+    /// Expands a request and builds it for the driver.
+    pub(crate) fn prepare(
+        &self,
+        request: &RequestSpec,
+        scope: &Scope,
+        default_principal: Principal,
+    ) -> Result<PreparedRequest, TemplateError> {
+        let path = scope.interpolate(&request.path)?;
+        let mut url = match reqwest::Url::parse(&format!("{}{}", self.target.base_url, path)) {
+            Ok(url) => url,
+            Err(e) => {
+                return Err(TemplateError::Syntax(
+                    request.path.clone(),
+                    format!("not a valid URL path: {e}"),
+                ));
+            }
+        };
+        if !request.query.is_empty() {
+            let mut pairs = url.query_pairs_mut();
+            for (name, value) in &request.query {
+                pairs.append_pair(name, &scope.interpolate(value)?);
+            }
+        }
+        let mut headers: Vec<(String, String)> = self
+            .target
+            .headers
+            .iter()
+            .map(|h| (h.name.clone(), h.value.clone()))
+            .collect();
+        for header in self
+            .target
+            .principal_headers(request.auth.unwrap_or(default_principal))
+        {
+            headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&header.name));
+            headers.push((header.name, header.value));
+        }
+        for (name, value) in &request.headers {
+            let value = scope.interpolate(value)?;
+            headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+            headers.push((name.clone(), value));
+        }
+        let has_content_type = headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("content-type"));
+        let mut body = match (&request.json, &request.body) {
+            (Some(json), _) => {
+                if !has_content_type {
+                    headers.push(("Content-Type".into(), "application/json".into()));
+                }
+                Some(serde_json::to_vec(&scope.expand(json)?).unwrap_or_default())
+            }
+            (None, Some(text)) => Some(scope.interpolate(text)?.into_bytes()),
+            (None, None) => None,
+        };
+        if let Some(size) = request.body_filler_bytes {
+            // Pad with leading whitespace, which keeps a JSON body valid JSON.
+            let mut padded =
+                vec![b' '; (size as usize).saturating_sub(body.as_ref().map_or(0, Vec::len))];
+            padded.extend(body.take().unwrap_or_default());
+            body = Some(padded);
+        }
+        let method = reqwest::Method::from_bytes(request.method.to_ascii_uppercase().as_bytes())
+            .map_err(|_| {
+                TemplateError::Syntax(request.method.clone(), "not an HTTP method".into())
+            })?;
+        Ok(PreparedRequest {
+            method,
+            url: url.to_string(),
+            headers,
+            body,
+        })
+    }
+
+    /// Repeats a request until a condition on its JSON body holds or the deadline passes.
+    /// Returns the last exchange and whether the condition held.
+    async fn poll(
+        &self,
+        request: &RequestSpec,
+        until: &JsonExpect,
+        interval_ms: Option<u64>,
+        scope: &Scope,
+        deadline: Instant,
+        started: Instant,
+    ) -> Result<(Option<Exchange>, bool), TemplateError> {
+        let default_principal = if request.path.starts_with("/runs") {
+            Principal::A
+        } else {
+            Principal::None
+        };
+        let prepared = self.prepare(request, scope, default_principal)?;
+        let interval = Duration::from_millis(interval_ms.unwrap_or(25));
+        loop {
+            let exchange = self
+                .driver
+                .exchange(prepared.clone(), ReadMode::Whole, deadline, started)
+                .await;
+            let unreachable = exchange
+                .transport_error
+                .as_ref()
+                .is_some_and(|t| t.unreachable);
+            let body = exchange.response.as_ref().and_then(|r| r.json.clone());
+            let held = matches!(json_condition(body.as_ref(), until, scope)?, Ok(()));
+            if held {
+                return Ok((Some(exchange), true));
+            }
+            if unreachable || Instant::now() + interval >= deadline {
+                return Ok((Some(exchange), false));
+            }
+            tokio::time::sleep(interval).await;
+        }
+    }
+
+    /// The harness's own checks over the whole case: the canary credential never comes back.
+    fn implicit_checks(&self, state: &mut CaseState<'_>) {
+        let Some(canary) = self.target.canary.as_deref() else {
+            return;
+        };
+        let requirements: Vec<String> = match state.case.surface {
+            CaseSurface::Execution => vec![
+                "exec.credentials.never-in-events".into(),
+                "exec.credentials.never-in-error-content".into(),
+            ],
+            CaseSurface::Openwop => vec!["events.provider-usage.no-credential-refs".into()],
+        };
+        let leak = state.transcript.iter().find_map(|record| {
+            record
+                .exchanges
+                .iter()
+                .enumerate()
+                .find_map(|(i, exchange)| {
+                    let response = exchange.response.as_ref()?;
+                    crate::checks::find_text(response, canary)
+                        .map(|place| format!("step `{}`, response {i}, {place}", record.step))
+                })
+        });
+        let mut outcome = CheckOutcome {
+            check: "implicit:canary-absent".into(),
+            location: "implicit:canary-absent".into(),
+            step: None,
+            level: Level::Must,
+            requirements,
+            verdict: Verdict::Pass,
+            message: "the canary credential appears in no response".into(),
+            expected: None,
+            actual: None,
+        };
+        if let Some(place) = leak {
+            outcome.verdict = Verdict::Fail;
+            outcome.message = "the host sent back the provider credential (the canary)".into();
+            outcome.expected = Some("the canary credential nowhere in what the host sends".into());
+            outcome.actual = Some(format!("found in {place}"));
+        }
+        state.checks.push(outcome);
+    }
+}
+
+/// What later steps can refer to as `${steps.<id>.…}`.
+pub fn step_view(record: &StepRecord) -> Value {
+    let views: Vec<Value> = record.exchanges.iter().map(exchange_view).collect();
+    let mut view = views.last().cloned().unwrap_or_else(|| json!({}));
+    if let Value::Object(object) = &mut view {
+        object.insert("responses".into(), Value::Array(views));
+        object.insert("completed".into(), Value::Bool(record.completed));
+    }
+    view
+}
+
+fn exchange_view(exchange: &Exchange) -> Value {
+    let Some(response) = &exchange.response else {
+        return json!({"status": null, "error": exchange.transport_error.as_ref().map(|t| t.message.clone())});
+    };
+    let observed = observe(response);
+    let sequences = observed.sequences();
+    let headers: serde_json::Map<String, Value> = response
+        .headers
+        .iter()
+        .map(|h| (h.name.clone(), Value::String(h.value.clone())))
+        .collect();
+    let frames: Vec<Value> = response
+        .events()
+        .map(|(_, id, event, _, _)| json!({"id": id, "event": event}))
+        .collect();
+    json!({
+        "status": response.status,
+        "headers": headers,
+        "body": response.json.clone().unwrap_or_else(|| Value::String(response.body.clone())),
+        "events": observed.events.iter().map(|e| e.doc.clone()).collect::<Vec<_>>(),
+        "sequences": sequences,
+        "first_sequence": sequences.first(),
+        "last_sequence": sequences.last(),
+        "count": observed.events.len(),
+        "frames": frames,
+        "frame_ids": frames.iter().filter_map(|f| f.get("id").cloned()).collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,422 @@
+//! One HTTP exchange, recorded: send, read the headers, read the body whole or as an SSE stream
+//! until a stop condition, within a deadline and size bounds. Whatever the host sends, this
+//! returns an [`Exchange`]; it never fails and never panics on host input.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::time::Instant;
+
+use crate::sse::{SseLimits, SseTokenizer};
+use crate::transcript::{
+    BodyEnd, Exchange, FrameKind, Header, RequestRecord, ResponseRecord, TransportError,
+    redact_header,
+};
+
+/// How to reach hosts.
+#[derive(Debug, Clone, Default)]
+pub struct ClientOptions {
+    /// An explicit proxy URL (the system proxy is never used implicitly).
+    pub proxy: Option<String>,
+    /// An extra CA certificate (PEM) to trust.
+    pub ca_cert: Option<PathBuf>,
+    /// Accept invalid TLS certificates.
+    pub insecure: bool,
+}
+
+/// Building the HTTP client failed (a configuration error).
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The CA certificate could not be read or parsed.
+    #[error("failed to load the CA certificate `{path}`: {message}")]
+    CaCert {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// The proxy URL is invalid.
+    #[error("invalid proxy URL: {0}")]
+    Proxy(String),
+    /// reqwest refused the configuration.
+    #[error("failed to build the HTTP client: {0}")]
+    Build(String),
+}
+
+/// Size bounds on what a host may send in one exchange.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest non-stream body kept.
+    pub max_body_bytes: usize,
+    /// Largest stream read in total.
+    pub max_stream_bytes: usize,
+    /// SSE frame and line bounds.
+    pub sse: SseLimits,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_body_bytes: 8 * 1024 * 1024,
+            max_stream_bytes: 32 * 1024 * 1024,
+            sse: SseLimits::default(),
+        }
+    }
+}
+
+/// When a stream read stops (besides the server closing it and the deadline).
+#[derive(Debug, Clone, Default)]
+pub struct StopCondition {
+    /// After this many event frames.
+    pub frames: Option<u64>,
+    /// After a frame of this event type.
+    pub event: Option<String>,
+    /// After reading this long.
+    pub duration: Option<Duration>,
+}
+
+/// How to read the body.
+#[derive(Debug, Clone)]
+pub enum ReadMode {
+    /// Read it whole.
+    Whole,
+    /// Tokenise it as SSE (when the status is 2xx) until a stop condition.
+    Stream(StopCondition),
+}
+
+/// A request ready to send: real header values (never recorded as is).
+#[derive(Debug, Clone)]
+pub struct PreparedRequest {
+    /// Method.
+    pub method: reqwest::Method,
+    /// Absolute URL.
+    pub url: String,
+    /// Headers, with real values.
+    pub headers: Vec<(String, String)>,
+    /// Body.
+    pub body: Option<Vec<u8>>,
+}
+
+/// The HTTP driver: one client for the whole run.
+#[derive(Debug, Clone)]
+pub struct HttpDriver {
+    client: reqwest::Client,
+    limits: Limits,
+}
+
+impl HttpDriver {
+    /// Builds the driver. Loopback targets never go through a system proxy; `--proxy` is
+    /// explicit. Redirects are not followed (a redirect is a response to judge).
+    pub fn new(options: &ClientOptions, limits: Limits) -> Result<Self, ClientError> {
+        let mut builder = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .pool_idle_timeout(Duration::from_secs(30))
+            .tcp_nodelay(true);
+        if let Some(proxy) = &options.proxy {
+            builder = builder.proxy(
+                reqwest::Proxy::all(proxy)
+                    .map_err(|e| ClientError::Proxy(e.without_url().to_string()))?,
+            );
+        }
+        if let Some(path) = &options.ca_cert {
+            let pem = std::fs::read(path).map_err(|e| ClientError::CaCert {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+            let cert = reqwest::Certificate::from_pem(&pem).map_err(|e| ClientError::CaCert {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+            builder = builder.add_root_certificate(cert);
+        }
+        if options.insecure {
+            builder = builder.danger_accept_invalid_certs(true);
+        }
+        let client = builder
+            .build()
+            .map_err(|e| ClientError::Build(e.to_string()))?;
+        Ok(HttpDriver { client, limits })
+    }
+
+    /// Sends one request and records everything, bounded by `deadline`. `since` is the case's
+    /// start, for timestamps.
+    pub async fn exchange(
+        &self,
+        request: PreparedRequest,
+        mode: ReadMode,
+        deadline: Instant,
+        since: Instant,
+    ) -> Exchange {
+        let record = RequestRecord {
+            method: request.method.to_string(),
+            url: strip_userinfo(&request.url),
+            headers: request
+                .headers
+                .iter()
+                .map(|(n, v)| Header {
+                    name: n.to_ascii_lowercase(),
+                    value: redact_header(n, v),
+                })
+                .collect(),
+            body: request.body.as_ref().map(|b| {
+                if b.len() > 64 * 1024 {
+                    format!("[{} bytes]", b.len())
+                } else {
+                    String::from_utf8_lossy(b).into_owned()
+                }
+            }),
+        };
+        let sent = Instant::now();
+        let sent_at_ms = ms_between(since, sent);
+        let mut builder = self.client.request(request.method, &request.url);
+        for (name, value) in &request.headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        if let Some(body) = request.body {
+            builder = builder.body(body);
+        }
+        let response = match tokio::time::timeout_at(deadline, builder.send()).await {
+            Err(_) => {
+                return Exchange {
+                    request: record,
+                    response: None,
+                    transport_error: Some(TransportError {
+                        unreachable: false,
+                        message: "no response headers before the case deadline".into(),
+                    }),
+                    sent_at_ms,
+                };
+            }
+            Ok(Err(error)) => {
+                return Exchange {
+                    request: record,
+                    response: None,
+                    transport_error: Some(TransportError {
+                        unreachable: error.is_connect(),
+                        message: describe(&error),
+                    }),
+                    sent_at_ms,
+                };
+            }
+            Ok(Ok(response)) => response,
+        };
+        let headers_at_ms = ms_between(sent, Instant::now());
+        let status = response.status().as_u16();
+        let headers: Vec<Header> = response
+            .headers()
+            .iter()
+            .map(|(n, v)| {
+                let name = n.as_str().to_ascii_lowercase();
+                let value = String::from_utf8_lossy(v.as_bytes()).into_owned();
+                let value = if name == "set-cookie" {
+                    crate::transcript::REDACTED.to_string()
+                } else {
+                    value
+                };
+                Header { name, value }
+            })
+            .collect();
+        let as_stream = matches!(mode, ReadMode::Stream(_)) && (200..300).contains(&status);
+        let mut body_record = match (as_stream, mode) {
+            (true, ReadMode::Stream(stop)) => {
+                self.read_stream(response, stop, deadline, sent).await
+            }
+            _ => self.read_whole(response, deadline, sent).await,
+        };
+        body_record.status = status;
+        body_record.headers = headers;
+        body_record.headers_at_ms = headers_at_ms;
+        Exchange {
+            request: record,
+            response: Some(body_record),
+            transport_error: None,
+            sent_at_ms,
+        }
+    }
+
+    async fn read_whole(
+        &self,
+        mut response: reqwest::Response,
+        deadline: Instant,
+        sent: Instant,
+    ) -> ResponseRecord {
+        let mut body: Vec<u8> = Vec::new();
+        let mut total: u64 = 0;
+        let end = loop {
+            match tokio::time::timeout_at(deadline, response.chunk()).await {
+                Err(_) => break BodyEnd::Timeout,
+                Ok(Err(error)) => break BodyEnd::Broken(describe(&error)),
+                Ok(Ok(None)) => break BodyEnd::ServerClosed,
+                Ok(Ok(Some(chunk))) => {
+                    total += chunk.len() as u64;
+                    let room = self.limits.max_body_bytes.saturating_sub(body.len());
+                    body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                    if chunk.len() > room {
+                        break BodyEnd::TooLarge(format!(
+                            "the body exceeded {} bytes",
+                            self.limits.max_body_bytes
+                        ));
+                    }
+                }
+            }
+        };
+        let body_utf8 = std::str::from_utf8(&body).is_ok();
+        let text = String::from_utf8_lossy(&body).into_owned();
+        let json = serde_json::from_slice(&body).ok();
+        ResponseRecord {
+            status: 0,
+            headers: Vec::new(),
+            headers_at_ms: 0,
+            body: text,
+            body_bytes: total,
+            body_utf8,
+            json,
+            frames: Vec::new(),
+            trailing_partial_frame: None,
+            end,
+            end_at_ms: ms_between(sent, Instant::now()),
+        }
+    }
+
+    async fn read_stream(
+        &self,
+        mut response: reqwest::Response,
+        stop: StopCondition,
+        deadline: Instant,
+        sent: Instant,
+    ) -> ResponseRecord {
+        let mut tokenizer = SseTokenizer::new(self.limits.sse);
+        let mut frames = Vec::new();
+        let mut raw: Vec<u8> = Vec::new();
+        let mut total: u64 = 0;
+        let mut event_frames: u64 = 0;
+        let (read_until, window_end) = match stop.duration {
+            Some(window) if Instant::now() + window < deadline => (Instant::now() + window, true),
+            _ => (deadline, false),
+        };
+        let end = 'read: loop {
+            let chunk: Option<Bytes> =
+                match tokio::time::timeout_at(read_until, response.chunk()).await {
+                    Err(_) => {
+                        break if window_end {
+                            BodyEnd::ClientStopped
+                        } else {
+                            BodyEnd::Timeout
+                        };
+                    }
+                    Ok(Err(error)) => break BodyEnd::Broken(describe(&error)),
+                    Ok(Ok(None)) => break BodyEnd::ServerClosed,
+                    Ok(Ok(Some(chunk))) => Some(chunk),
+                };
+            let Some(chunk) = chunk else {
+                break BodyEnd::ServerClosed;
+            };
+            total += chunk.len() as u64;
+            if total as usize > self.limits.max_stream_bytes {
+                break BodyEnd::TooLarge(format!(
+                    "the stream exceeded {} bytes",
+                    self.limits.max_stream_bytes
+                ));
+            }
+            if raw.len() < 256 * 1024 {
+                raw.extend_from_slice(&chunk[..chunk.len().min(256 * 1024 - raw.len())]);
+            }
+            let at_ms = ms_between(sent, Instant::now());
+            match tokenizer.feed(&chunk, at_ms) {
+                Err(error) => break BodyEnd::TooLarge(error.to_string()),
+                Ok(new_frames) => {
+                    for frame in new_frames {
+                        let matched_event = match &frame.kind {
+                            FrameKind::Event { event, json, .. } => {
+                                event_frames += 1;
+                                let data_type = json
+                                    .as_ref()
+                                    .and_then(|j| j.get("type"))
+                                    .and_then(|t| t.as_str());
+                                stop.event.as_deref().is_some_and(|want| {
+                                    data_type == Some(want)
+                                        || event.as_deref() == Some(want)
+                                        || batch_contains(json.as_ref(), want)
+                                })
+                            }
+                            FrameKind::Comment { .. } => false,
+                        };
+                        frames.push(frame);
+                        if matched_event || stop.frames.is_some_and(|n| event_frames >= n) {
+                            break 'read BodyEnd::ClientStopped;
+                        }
+                    }
+                }
+            }
+        };
+        let body_utf8 = tokenizer.utf8_valid();
+        let trailing_partial_frame = if end == BodyEnd::ServerClosed {
+            tokenizer.finish()
+        } else {
+            None
+        };
+        ResponseRecord {
+            status: 0,
+            headers: Vec::new(),
+            headers_at_ms: 0,
+            body: String::from_utf8_lossy(&raw).into_owned(),
+            body_bytes: total,
+            body_utf8,
+            json: None,
+            frames,
+            trailing_partial_frame,
+            end,
+            end_at_ms: ms_between(sent, Instant::now()),
+        }
+    }
+}
+
+fn batch_contains(json: Option<&serde_json::Value>, want: &str) -> bool {
+    json.and_then(|j| j.as_array()).is_some_and(|items| {
+        items
+            .iter()
+            .any(|item| item.get("type").and_then(|t| t.as_str()) == Some(want))
+    })
+}
+
+fn ms_between(from: Instant, to: Instant) -> u64 {
+    to.saturating_duration_since(from).as_millis() as u64
+}
+
+/// A reqwest error as text, without its URL (which may carry credentials).
+fn describe(error: &reqwest::Error) -> String {
+    use std::error::Error as _;
+    let mut message = String::new();
+    let mut source: Option<&dyn std::error::Error> = error.source();
+    message.push_str(if error.is_timeout() {
+        "timed out"
+    } else if error.is_connect() {
+        "connection failed"
+    } else if error.is_body() || error.is_decode() {
+        "the response body broke off"
+    } else if error.is_request() {
+        "the request failed"
+    } else {
+        "transport error"
+    });
+    while let Some(cause) = source {
+        message.push_str(": ");
+        message.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    message
+}
+
+/// Removes `user:password@` from a URL for recording.
+pub fn strip_userinfo(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.to_string()
+        }
+        _ => url.to_string(),
+    }
+}

@@ -1,0 +1,8 @@
+//! The I/O side: sending requests and reading responses and streams ([`http`]), and running a
+//! case's steps ([`case_run`]).
+
+pub mod case_run;
+pub mod http;
+
+pub use case_run::{CaseExecution, CaseRunner, DEFAULT_CASE_TIMEOUT_MS, step_view};
+pub use http::{ClientOptions, HttpDriver, Limits, PreparedRequest, ReadMode, StopCondition};

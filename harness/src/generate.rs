@@ -1,0 +1,406 @@
+//! Property-based steps: generated inputs against the target, with shrinking.
+//!
+//! A `generate` step runs its steps once per generated value (bound to `${var.<name>}`). When an
+//! input makes a check fail, proptest shrinks it to a minimal failing value; the steps are run
+//! once more with that value so its transcript lands in the report, and the report records the
+//! seed that replays the generation (`--proptest-seed`). Committed counterexamples in
+//! `cases/regressions/<case-id>.json` (`{"values": [...]}`) are replayed first, every run.
+
+use proptest::prelude::*;
+use proptest::strategy::{BoxedStrategy, Strategy as _};
+use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
+use serde_json::{Value, json};
+
+use crate::case::{GenerateSpec, Strategy};
+use crate::driver::case_run::{CaseRunner, CaseState};
+use crate::report::Counterexample;
+use crate::verdict::{CheckOutcome, Verdict};
+
+/// Default number of generated inputs per step.
+pub const DEFAULT_CASES: u32 = 16;
+
+/// The proptest strategy of a generator.
+pub fn strategy(kind: Strategy) -> BoxedStrategy<Value> {
+    match kind {
+        Strategy::InvalidStreamMode => invalid_stream_mode().prop_map(Value::String).boxed(),
+        Strategy::ValidStreamMode => valid_stream_mode().prop_map(Value::String).boxed(),
+        Strategy::MalformedCursor => malformed_cursor().prop_map(Value::String).boxed(),
+        Strategy::WellFormedCursor => well_formed_cursor().prop_map(Value::String).boxed(),
+        Strategy::InvalidExecutionRequest => invalid_execution_request().boxed(),
+        Strategy::FaultSequence => fault_sequence().boxed(),
+    }
+}
+
+fn invalid_stream_mode() -> impl proptest::strategy::Strategy<Value = String> {
+    let mode = prop_oneof![
+        Just("updates"),
+        Just("messages"),
+        Just("debug"),
+        Just("values")
+    ];
+    prop_oneof![
+        // Combinations with `values`, which never combines.
+        (proptest::collection::vec(mode.clone(), 1..3)).prop_map(|mut modes| {
+            modes.insert(0, "values");
+            modes.join(",")
+        }),
+        // Unknown names and near misses.
+        "[a-zA-Z]{1,12}",
+        Just("Updates".to_string()),
+        Just("UPDATES".to_string()),
+        Just("update".to_string()),
+        // Bad separators and empty members.
+        (
+            mode.clone(),
+            mode.clone(),
+            prop_oneof![
+                Just(";"),
+                Just(" ,"),
+                Just(", "),
+                Just(",,"),
+                Just("+"),
+                Just("|")
+            ]
+        )
+            .prop_map(|(a, b, sep)| format!("{a}{sep}{b}")),
+        mode.clone().prop_map(|m| format!("{m},")),
+        mode.prop_map(|m| format!(",{m}")),
+        Just(String::new()),
+    ]
+    .prop_filter("must be outside the streamMode pattern", |s| {
+        spec::openwop::StreamModeSelection::parse(s).is_err()
+    })
+}
+
+fn valid_stream_mode() -> impl proptest::strategy::Strategy<Value = String> {
+    let mode = prop_oneof![Just("updates"), Just("messages"), Just("debug")];
+    prop_oneof![
+        Just("values".to_string()),
+        proptest::collection::vec(mode, 1..4).prop_map(|m| m.join(","))
+    ]
+}
+
+fn malformed_cursor() -> impl proptest::strategy::Strategy<Value = String> {
+    prop_oneof![
+        "-[1-9][0-9]{0,4}",
+        "[0-9]{1,3}\\.[0-9]{1,2}",
+        "[a-z]{1,8}",
+        "\\+[0-9]{1,3}",
+        "0x[0-9a-f]{1,4}",
+        "[0-9]{1,2}e[0-9]",
+        "[0-9]{1,3}[a-z]{1,2}",
+        Just("NaN".to_string()),
+    ]
+}
+
+fn well_formed_cursor() -> impl proptest::strategy::Strategy<Value = String> {
+    prop_oneof![
+        (0u64..64).prop_map(|n| n.to_string()),
+        (1000u64..u32::MAX as u64).prop_map(|n| n.to_string()),
+        Just(u64::MAX.to_string()),
+        "[1-9][0-9]{20,30}",
+    ]
+}
+
+fn invalid_execution_request() -> impl proptest::strategy::Strategy<Value = Value> {
+    let base =
+        || json!({"ability": "text-generation", "input": [{"type": "text", "text": "hello"}]});
+    prop_oneof![
+        Just(json!({"input": [{"type": "text", "text": "x"}]})),
+        Just(json!({"ability": "text-generation"})),
+        Just(json!({"ability": "", "input": [{"type": "text", "text": "x"}]})),
+        (257usize..400).prop_map(|n| json!({"ability": "a".repeat(n), "input": [{"type": "text", "text": "x"}]})),
+        Just(json!({"ability": "text-generation", "input": []})),
+        "[a-z_]{1,10}".prop_filter("not a known member", |k| ![
+            "ability", "input", "requirements", "routing", "deadline_ms", "metadata", "extensions"
+        ].contains(&k.as_str())).prop_map(move |k| {
+            let mut v = base();
+            v[k] = json!(1);
+            v
+        }),
+        prop_oneof![Just(0i64), Just(-1), (86_400_001i64..100_000_000)].prop_map(move |d| {
+            let mut v = base();
+            v["deadline_ms"] = json!(d);
+            v
+        }),
+        "[a-z]{1,8}".prop_filter("not a part type", |t| !["text", "json", "image", "audio", "video", "file"].contains(&t.as_str())).prop_map(
+            |t| json!({"ability": "text-generation", "input": [{"type": t, "text": "x"}]})
+        ),
+        Just(json!({"ability": "text-generation", "input": [{"type": "image"}]})),
+        Just(json!({"ability": "text-generation", "input": [{"type": "text", "text": "x"}], "metadata": {"k": {"nested": true}}})),
+        (65usize..80).prop_map(|n| {
+            let metadata: serde_json::Map<String, Value> = (0..n).map(|i| (format!("k{i}"), json!(i))).collect();
+            json!({"ability": "text-generation", "input": [{"type": "text", "text": "x"}], "metadata": metadata})
+        }),
+        prop_oneof![Just(0u32), (33u32..100)].prop_map(|m| json!({"ability": "text-generation", "input": [{"type": "text", "text": "x"}], "routing": {"allow_fallback": true, "max_attempts": m}})),
+        Just(json!({"ability": "text-generation", "input": [{"type": "text", "text": "x"}], "requirements": {"input_modalities": ["smell"]}})),
+        Just(json!(["not", "an", "object"])),
+        Just(json!("a string")),
+    ]
+    .prop_filter("must violate the published request schema", |v| {
+        spec::schema::validate(spec::schema::Published::ExecutionRequest, v).is_err()
+    })
+}
+
+fn fault_sequence() -> impl proptest::strategy::Strategy<Value = Value> {
+    let fault = prop_oneof![
+        Just(json!({"kind": "http_error", "error": "rate_limited", "retry_after_ms": 10})),
+        Just(json!({"kind": "http_error", "error": "service_unavailable"})),
+        Just(json!({"kind": "http_error", "error": "server_error"})),
+        Just(json!({"kind": "http_error", "error": "overloaded"})),
+        Just(json!({"kind": "connection_reset"})),
+    ];
+    // The faults, then one success: the whole call list of a provider role.
+    proptest::collection::vec(fault, 0..4).prop_map(|mut calls| {
+        calls.push(json!({"kind": "completion", "chunks": [{"kind": "text", "delta": "ok"}]}));
+        Value::Array(calls)
+    })
+}
+
+/// The outcome of running a `generate` step's steps for one value.
+struct Attempt {
+    failed: Vec<CheckOutcome>,
+    error: Option<String>,
+}
+
+fn seed_bytes(seed: u64, case_id: &str, step: &str) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(format!("{seed}/{case_id}/{step}").as_bytes()).into()
+}
+
+/// Runs a `generate` step.
+pub(crate) async fn run_generate(
+    runner: &CaseRunner,
+    spec: &GenerateSpec,
+    name: &str,
+    location: &str,
+    state: &mut CaseState<'_>,
+) {
+    let regressions = load_regressions(&runner.regressions_dir, &state.case.id);
+    let cases = spec.cases.unwrap_or(DEFAULT_CASES);
+    let handle = tokio::runtime::Handle::current();
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters: 64,
+        ..Config::default()
+    };
+    let rng_seed = seed_bytes(runner.proptest_seed, &state.case.id, name);
+    let mut tested = 0u32;
+    let mut minimal: Option<Value> = None;
+    // Committed counterexamples first.
+    for value in regressions {
+        let attempt = attempt(runner, spec, &value, location, state, false).await;
+        tested += 1;
+        if attempt.error.is_some() || !attempt.failed.is_empty() {
+            minimal = Some(value);
+            break;
+        }
+    }
+    if minimal.is_none() && !state.stopped {
+        let shared = std::sync::Mutex::new((state, 0u32));
+        // proptest drives the inputs synchronously: each input's HTTP steps run to completion
+        // on this runtime (which must be multi-threaded) before the next one is generated.
+        let outcome = tokio::task::block_in_place(|| {
+            let strategy = strategy(spec.strategy);
+            let mut test_runner = TestRunner::new_with_rng(
+                config,
+                TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed),
+            );
+            test_runner.run(&strategy, |value| {
+                let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
+                let (state, count) = &mut *guard;
+                *count += 1;
+                let attempt =
+                    handle.block_on(attempt(runner, spec, &value, location, state, false));
+                if let Some(error) = attempt.error {
+                    return Err(TestCaseError::fail(format!("harness error: {error}")));
+                }
+                match attempt.failed.first() {
+                    Some(failure) => Err(TestCaseError::fail(failure.message.clone())),
+                    None => Ok(()),
+                }
+            })
+        });
+        let (state_back, count) = shared.into_inner().unwrap_or_else(|p| p.into_inner());
+        tested += count;
+        if let Err(TestError::Fail(_, value)) = outcome {
+            minimal = Some(value);
+        }
+        return finish(runner, spec, name, location, state_back, minimal, tested).await;
+    }
+    finish(runner, spec, name, location, state, minimal, tested).await;
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn finish(
+    runner: &CaseRunner,
+    spec: &GenerateSpec,
+    name: &str,
+    location: &str,
+    state: &mut CaseState<'_>,
+    minimal: Option<Value>,
+    tested: u32,
+) {
+    match minimal {
+        None => state.checks.push(CheckOutcome {
+            check: "generate".into(),
+            location: location.to_string(),
+            step: Some(name.to_string()),
+            level: state.case.level,
+            requirements: state.case.requirements.clone(),
+            verdict: Verdict::Pass,
+            message: format!(
+                "{tested} generated input(s) ({:?}) held every check",
+                spec.strategy
+            ),
+            expected: None,
+            actual: None,
+        }),
+        Some(value) => {
+            // Run the minimal input once more, recording its transcript and checks.
+            let replay = attempt(runner, spec, &value, location, state, true).await;
+            state.counterexample = Some(Counterexample {
+                step: name.to_string(),
+                strategy: format!("{:?}", spec.strategy),
+                seed: runner.proptest_seed,
+                value: value.clone(),
+            });
+            if replay.failed.is_empty() && replay.error.is_none() {
+                state.checks.push(CheckOutcome {
+                    check: "generate".into(),
+                    location: location.to_string(),
+                    step: Some(name.to_string()),
+                    level: state.case.level,
+                    requirements: state.case.requirements.clone(),
+                    verdict: state.case.level.failure_verdict(),
+                    message: format!(
+                        "the input {value} failed once but passed on replay (flaky host behaviour)"
+                    ),
+                    expected: Some("a deterministic verdict".into()),
+                    actual: Some(value.to_string()),
+                });
+            }
+        }
+    }
+}
+
+/// Runs the step's steps for one value in a scratch copy of the state; when `record` is set,
+/// the transcript and outcomes are kept in the case's state.
+async fn attempt(
+    runner: &CaseRunner,
+    spec: &GenerateSpec,
+    value: &Value,
+    location: &str,
+    state: &mut CaseState<'_>,
+    record: bool,
+) -> Attempt {
+    let saved_checks = state.checks.len();
+    let saved_transcript = state.transcript.len();
+    let saved_error = state.error.clone();
+    state.scope.vars.insert(spec.var.clone(), value.clone());
+    if let Err(error) = runner.reregister_generated_scripts(state) {
+        state.scope.vars.remove(&spec.var);
+        return Attempt {
+            failed: Vec::new(),
+            error: Some(error),
+        };
+    }
+    runner
+        .run_steps(&spec.steps, format!("{location}/generate/steps"), state)
+        .await;
+    state.scope.vars.remove(&spec.var);
+    let failed: Vec<CheckOutcome> = state.checks[saved_checks..]
+        .iter()
+        // INFO counts too: against the reference runtime a contract finding is a finding, and
+        // the replay of the minimal input reports each outcome at its own level.
+        .filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::Warn | Verdict::Info))
+        .cloned()
+        .collect();
+    let error = state.error.clone().filter(|_| state.error != saved_error);
+    if !record {
+        state.checks.truncate(saved_checks);
+        // Keep the first few inputs' transcripts for the report, not hundreds.
+        if saved_transcript >= 6 {
+            state.transcript.truncate(saved_transcript);
+        }
+        state.error = saved_error;
+        state.stopped = false;
+    }
+    Attempt { failed, error }
+}
+
+fn load_regressions(dir: &Option<std::path::PathBuf>, case_id: &str) -> Vec<Value> {
+    let Some(dir) = dir else { return Vec::new() };
+    let path = dir.join(format!("{case_id}.json"));
+    std::fs::read(&path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .and_then(|doc| doc.get("values").and_then(Value::as_array).cloned())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::strategy::ValueTree;
+
+    fn sample(kind: Strategy, n: usize) -> Vec<Value> {
+        let mut runner = TestRunner::new_with_rng(
+            Config::default(),
+            TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
+        );
+        let strategy = strategy(kind);
+        (0..n)
+            .map(|_| strategy.new_tree(&mut runner).unwrap().current())
+            .collect()
+    }
+
+    #[test]
+    fn invalid_stream_modes_are_outside_the_pattern() {
+        for value in sample(Strategy::InvalidStreamMode, 200) {
+            assert!(
+                spec::openwop::StreamModeSelection::parse(value.as_str().unwrap()).is_err(),
+                "{value}"
+            );
+        }
+    }
+
+    #[test]
+    fn valid_stream_modes_are_inside_the_pattern() {
+        for value in sample(Strategy::ValidStreamMode, 200) {
+            assert!(
+                spec::openwop::StreamModeSelection::parse(value.as_str().unwrap()).is_ok(),
+                "{value}"
+            );
+        }
+    }
+
+    #[test]
+    fn cursors() {
+        for value in sample(Strategy::MalformedCursor, 200) {
+            let text = value.as_str().unwrap();
+            assert!(
+                !text.is_empty() && !text.bytes().all(|b| b.is_ascii_digit()),
+                "{text}"
+            );
+        }
+        for value in sample(Strategy::WellFormedCursor, 200) {
+            let text = value.as_str().unwrap();
+            assert!(
+                text.bytes().all(|b| b.is_ascii_digit()) && (text == "0" || !text.starts_with('0')),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn invalid_requests_violate_the_schema() {
+        for value in sample(Strategy::InvalidExecutionRequest, 100) {
+            assert!(
+                spec::schema::validate(spec::schema::Published::ExecutionRequest, &value).is_err(),
+                "{value}"
+            );
+        }
+    }
+}

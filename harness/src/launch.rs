@@ -1,0 +1,321 @@
+//! The built-in target: the reference runtime and the fake providers started in-process on
+//! ephemeral ports, wired to each other, and described as a [`Target`].
+//!
+//! This is the only module of the harness library that names `reference_runtime`, and it uses
+//! only its public start-up API: the harness judges the runtime over HTTP like any host (a
+//! hygiene test guards this).
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use reference_runtime::config::{Config, ModelConfig, ProviderConfig, ProviderKind};
+use reference_runtime::defects::{Defect, Defects};
+use reference_runtime::redact::CredentialSource;
+use reference_runtime::runtime::{RunningRuntime, RuntimeOptions, start};
+use serde_json::json;
+use spec::execution::Modality;
+
+use crate::target::{SecretHeader, Target};
+use crate::upstream::FakeUpstream;
+
+/// The environment-variable name the built-in runtime's providers read their credential from.
+pub const CREDENTIAL_ENV: &str = "CONFORMANCE_PROVIDER_KEY";
+
+/// One known defect of the reference runtime, as the kill matrix lists it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DefectInfo {
+    /// The name (`--defect NAME`).
+    pub name: String,
+    /// `X` or `W`.
+    pub surface: String,
+    /// The mission area.
+    pub area: String,
+    /// The requirement it breaks.
+    pub requirement: String,
+    /// What the defective runtime does.
+    pub description: String,
+}
+
+/// The reference runtime's defect catalogue.
+pub fn defect_catalogue() -> Vec<DefectInfo> {
+    Defect::ALL
+        .iter()
+        .map(|d| DefectInfo {
+            name: d.name().to_string(),
+            surface: d.surface().to_string(),
+            area: d.area().as_str().to_string(),
+            requirement: d.requirement().to_string(),
+            description: d.description().to_string(),
+        })
+        .collect()
+}
+
+/// Fake providers someone else serves (e.g. a harness run against this runtime as an external
+/// target): where they listen and the canary they require.
+#[derive(Clone)]
+pub struct ExternalProviders {
+    /// The wiremock server's address.
+    pub address: SocketAddr,
+    /// The streaming backend's address.
+    pub streaming_address: SocketAddr,
+    /// The canary credential.
+    pub canary: String,
+}
+
+impl std::fmt::Debug for ExternalProviders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExternalProviders")
+            .field("address", &self.address)
+            .field("streaming_address", &self.streaming_address)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How to start the built-in target.
+#[derive(Debug, Clone)]
+pub struct BuiltInOptions {
+    /// Defects to switch on (by name), for the kill matrix.
+    pub defects: Vec<String>,
+    /// The keep-alive interval of both surfaces' streams, in milliseconds.
+    pub keep_alive_ms: u64,
+    /// Where the runtime listens (port 0 picks a free port).
+    pub listen: SocketAddr,
+    /// Use fake providers served elsewhere instead of starting them in-process.
+    pub external_providers: Option<ExternalProviders>,
+}
+
+impl Default for BuiltInOptions {
+    fn default() -> Self {
+        BuiltInOptions {
+            defects: Vec::new(),
+            keep_alive_ms: 1_000,
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            external_providers: None,
+        }
+    }
+}
+
+/// Starting the built-in target failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// An unknown defect name.
+    #[error("{0}")]
+    UnknownDefect(String),
+    /// The fake providers did not start.
+    #[error("the fake providers did not start: {0}")]
+    FakeProviders(String),
+    /// The runtime did not start.
+    #[error("the reference runtime did not start: {0}")]
+    Runtime(String),
+}
+
+/// The running built-in target. Dropping it without [`BuiltIn::shutdown`] leaves the servers to
+/// stop with the process.
+pub struct BuiltIn {
+    /// The target description.
+    pub target: Target,
+    runtime: RunningRuntime,
+}
+
+impl BuiltIn {
+    /// The runtime's base URL.
+    pub fn base_url(&self) -> String {
+        self.target.base_url.clone()
+    }
+
+    /// Stops the runtime (the fake providers stop with the process).
+    pub async fn shutdown(self) {
+        self.runtime.shutdown().await;
+    }
+}
+
+/// The provider configuration of the built-in runtime: one provider per fake instance, ids
+/// equal to the instance names; `base` gives an instance's base URL.
+pub fn provider_configs(base: &dyn Fn(&str) -> String) -> Vec<ProviderConfig> {
+    let text = |model: &str| ModelConfig {
+        model: model.into(),
+        abilities: vec!["text-generation".into()],
+        input_modalities: vec![Modality::Text, Modality::Json],
+        output_modalities: vec![Modality::Text],
+        stream: true,
+        tools: true,
+        structured_output: false,
+        asynchronous: false,
+        cancel: true,
+    };
+    vec![
+        ProviderConfig {
+            id: "openai-primary".into(),
+            kind: ProviderKind::OpenaiChat,
+            base_url: base("openai-primary"),
+            credential_env: CREDENTIAL_ENV.into(),
+            models: vec![text("gpt-fake")],
+        },
+        ProviderConfig {
+            id: "anthropic-secondary".into(),
+            kind: ProviderKind::AnthropicMessages,
+            base_url: base("anthropic-secondary"),
+            credential_env: CREDENTIAL_ENV.into(),
+            models: vec![text("claude-fake")],
+        },
+        ProviderConfig {
+            id: "media".into(),
+            kind: ProviderKind::AsyncMedia,
+            base_url: base("media"),
+            credential_env: CREDENTIAL_ENV.into(),
+            models: vec![ModelConfig {
+                model: "fake/image-model".into(),
+                abilities: vec!["image-generation".into()],
+                input_modalities: vec![Modality::Text, Modality::Json],
+                output_modalities: vec![Modality::Image, Modality::Json],
+                stream: false,
+                tools: false,
+                structured_output: false,
+                asynchronous: true,
+                cancel: true,
+            }],
+        },
+        ProviderConfig {
+            id: "openai-timing".into(),
+            kind: ProviderKind::OpenaiChat,
+            base_url: base("openai-timing"),
+            credential_env: CREDENTIAL_ENV.into(),
+            models: vec![text("gpt-timing")],
+        },
+    ]
+}
+
+/// Starts the fake providers and the reference runtime, and describes them as a target.
+pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchError> {
+    let defects: Vec<Defect> = options
+        .defects
+        .iter()
+        .map(|name| {
+            name.parse::<Defect>()
+                .map_err(|e| LaunchError::UnknownDefect(e.to_string()))
+        })
+        .collect::<Result<_, _>>()?;
+    let (canary, upstream) = match &options.external_providers {
+        Some(external) => (external.canary.clone(), None),
+        None => {
+            let canary = format!("sk-canary-{}", uuid::Uuid::new_v4().simple());
+            let fakes = mock_provider::FakeProviders::start(
+                mock_provider::FakeProvidersConfig::new(canary.clone()),
+            )
+            .await
+            .map_err(|e| LaunchError::FakeProviders(e.to_string()))?;
+            (
+                canary,
+                Some(FakeUpstream::new(fakes, FakeUpstream::default_roles())),
+            )
+        }
+    };
+    let mut config = Config::default();
+    config.server.keep_alive_ms = options.keep_alive_ms;
+    config.providers = match (&upstream, &options.external_providers) {
+        (Some(upstream), _) => provider_configs(&|instance| {
+            upstream.providers().base_url(instance).unwrap_or_default()
+        }),
+        (None, Some(external)) => provider_configs(&|instance| {
+            let address = if instance == "openai-timing" {
+                external.streaming_address
+            } else {
+                external.address
+            };
+            format!("http://{address}/{instance}")
+        }),
+        (None, None) => Vec::new(),
+    };
+    let openwop = configure_openwop(&mut config, options);
+    let runtime_options = RuntimeOptions {
+        defects: Defects::of(defects),
+        credentials: CredentialSource::from_pairs([(CREDENTIAL_ENV, canary.as_str())]),
+        ..RuntimeOptions::new(config)
+    };
+    let runtime = start(options.listen, runtime_options)
+        .await
+        .map_err(|e| LaunchError::Runtime(e.to_string()))?;
+    let providers: BTreeMap<String, String> = FakeUpstream::default_roles();
+    let mut facts = BTreeMap::new();
+    facts.insert(
+        "keepalive_window_ms".into(),
+        json!(options.keep_alive_ms * 4),
+    );
+    facts.insert("keepalive_interval_ms".into(), json!(options.keep_alive_ms));
+    facts.extend(openwop.facts);
+    let target = Target {
+        kind: "built-in".into(),
+        base_url: runtime.base_url().trim_end_matches('/').to_string(),
+        headers: Vec::new(),
+        principals: openwop
+            .principals
+            .into_iter()
+            .map(|(name, token)| {
+                (
+                    name,
+                    vec![SecretHeader {
+                        name: "authorization".into(),
+                        value: format!("Bearer {token}"),
+                    }],
+                )
+            })
+            .collect(),
+        providers,
+        facts,
+        capabilities: Default::default(),
+        canary: Some(canary),
+        upstream: upstream.map(|u| Arc::new(u) as Arc<dyn crate::target::Upstream>),
+        implementation: None,
+    };
+    Ok(BuiltIn { target, runtime })
+}
+
+/// What the run events surface of the built-in runtime gives the target description.
+struct OpenWopLaunch {
+    /// Principal name (`a`, `b`) → bearer token.
+    principals: Vec<(String, String)>,
+    /// Facts for `${target.…}`.
+    facts: BTreeMap<String, serde_json::Value>,
+}
+
+/// Configures surface W of the built-in runtime: two fresh test keys in two tenants (secrets
+/// of this run, scrubbed from reports), a 1 s keep-alive, a small subscriber limit, and one
+/// heartbeat with a constant predicate on `/host/events`.
+fn configure_openwop(config: &mut Config, options: &BuiltInOptions) -> OpenWopLaunch {
+    use reference_runtime::openwop::{ApiKeyConfig, HeartbeatConfig, PredicateConfig};
+    let key = |tenant: &str| format!("hk_test_{tenant}_{}", uuid::Uuid::new_v4().simple());
+    let (key_a, key_b) = (key("a"), key("b"));
+    let openwop = &mut config.openwop;
+    openwop.api_keys = vec![
+        ApiKeyConfig {
+            key: key_a.clone(),
+            tenant: "tenant-a".into(),
+            subject: "conformance-a".into(),
+        },
+        ApiKeyConfig {
+            key: key_b.clone(),
+            tenant: "tenant-b".into(),
+            subject: "conformance-b".into(),
+        },
+    ];
+    openwop.keep_alive_secs = options.keep_alive_ms.div_ceil(1000).clamp(1, 30);
+    openwop.max_subscribers_per_run = BUILT_IN_SUBSCRIBER_LIMIT;
+    openwop.heartbeat.heartbeats = vec![HeartbeatConfig {
+        id: "conformance-constant".into(),
+        interval_sec: 1,
+        max_runtime_ms: 1_000,
+        observe_delay_ms: 0,
+        predicate: PredicateConfig::Constant { value: json!(true) },
+    }];
+    let mut facts = BTreeMap::new();
+    facts.insert("subscriber_limit".into(), json!(BUILT_IN_SUBSCRIBER_LIMIT));
+    facts.insert("heartbeat_interval_ms".into(), json!(1_000));
+    OpenWopLaunch {
+        principals: vec![("a".into(), key_a), ("b".into(), key_b)],
+        facts,
+    }
+}
+
+/// The per-run subscriber limit of the built-in runtime (small, so the 429 case is cheap).
+pub const BUILT_IN_SUBSCRIBER_LIMIT: usize = 8;

@@ -1,0 +1,221 @@
+//! What a target can do, learned over HTTP exactly as for any host: the execution surface's
+//! runtime info and provider manifests, the run events surface's discovery document, and the
+//! stream modes its `400 unsupported_stream_mode` lists. Cases needing something absent are
+//! SKIP with the reason.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+use tokio::time::{Duration, Instant};
+
+use crate::driver::{HttpDriver, PreparedRequest, ReadMode};
+use crate::target::Target;
+
+/// What probing found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProbeFindings {
+    /// Capability names.
+    pub capabilities: BTreeSet<String>,
+    /// The host's self-description.
+    pub implementation: Option<String>,
+    /// Problems worth reporting (never fatal on their own).
+    pub notes: Vec<String>,
+}
+
+/// Probes a target. Every request is bounded by `timeout`.
+pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> ProbeFindings {
+    let mut found = ProbeFindings::default();
+    let get = |path: &str, auth: bool| {
+        let mut headers: Vec<(String, String)> = target
+            .headers
+            .iter()
+            .map(|h| (h.name.clone(), h.value.clone()))
+            .collect();
+        if auth {
+            headers.extend(
+                target
+                    .principal_headers(crate::case::Principal::A)
+                    .into_iter()
+                    .map(|h| (h.name, h.value)),
+            );
+        }
+        PreparedRequest {
+            method: reqwest::Method::GET,
+            url: format!("{}{path}", target.base_url),
+            headers,
+            body: None,
+        }
+    };
+    let fetch = |request: PreparedRequest| async {
+        let now = Instant::now();
+        driver
+            .exchange(request, ReadMode::Whole, now + timeout, now)
+            .await
+    };
+
+    // Surface X.
+    let runtime = fetch(get("/v1/runtime", false)).await;
+    if let Some(body) = runtime
+        .response
+        .as_ref()
+        .filter(|r| r.status == 200)
+        .and_then(|r| r.json.clone())
+        && body.get("protocol_version").is_some()
+    {
+        found.capabilities.insert("surface:execution".into());
+    }
+    let providers = fetch(get("/v1/providers", false)).await;
+    if let Some(data) = providers
+        .response
+        .as_ref()
+        .and_then(|r| r.json.as_ref())
+        .and_then(|j| j.get("data"))
+        .and_then(Value::as_array)
+    {
+        let ids: BTreeSet<&str> = data
+            .iter()
+            .filter_map(|m| m.get("provider").and_then(Value::as_str))
+            .collect();
+        for (role, id) in &target.providers {
+            if ids.contains(id.as_str()) {
+                found.capabilities.insert(format!("provider:{role}"));
+            }
+        }
+    }
+
+    // Surface W.
+    let discovery = fetch(get("/.well-known/openwop", false)).await;
+    if let Some(doc) = discovery
+        .response
+        .as_ref()
+        .filter(|r| r.status == 200)
+        .and_then(|r| r.json.clone())
+    {
+        found.capabilities.insert("surface:openwop".into());
+        for id in doc
+            .get("fixtures")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            found.capabilities.insert(format!("fixture:{id}"));
+        }
+        let mocks = doc
+            .pointer("/testing/mockProviders")
+            .and_then(Value::as_array);
+        for id in mocks.into_iter().flatten().filter_map(Value::as_str) {
+            found.capabilities.insert(format!("mock-provider:{id}"));
+        }
+        if let Some(object) = doc.as_object() {
+            for (family, record) in object {
+                if record.get("status").is_some() && record.get("since").is_some() {
+                    found.capabilities.insert(format!("capability:{family}"));
+                    for (facet, value) in record.as_object().into_iter().flatten() {
+                        if value.is_object() || value.as_bool() == Some(true) {
+                            found
+                                .capabilities
+                                .insert(format!("capability:{family}.{facet}"));
+                        }
+                    }
+                }
+            }
+        }
+        found.implementation = doc.get("implementation").map(|i| {
+            format!(
+                "{} {}",
+                i.get("name").and_then(Value::as_str).unwrap_or("?"),
+                i.get("version").and_then(Value::as_str).unwrap_or("")
+            )
+            .trim()
+            .to_string()
+        });
+        if found.capabilities.contains("fixture:conformance-noop") {
+            probe_stream_modes(&fetch, target, &mut found).await;
+        }
+    }
+    if target.principals.contains_key("b") {
+        found.capabilities.insert("tenant-b".into());
+    }
+    if target.facts.contains_key("subscriber_limit") {
+        found.capabilities.insert("subscriber-limit".into());
+    }
+    found
+}
+
+/// Creates a noop run and asks its events endpoint for an impossible mode: the 400 lists the
+/// modes the host serves.
+async fn probe_stream_modes<F, Fut>(fetch: &F, target: &Target, found: &mut ProbeFindings)
+where
+    F: Fn(PreparedRequest) -> Fut,
+    Fut: std::future::Future<Output = crate::transcript::Exchange>,
+{
+    let mut headers: Vec<(String, String)> = target
+        .headers
+        .iter()
+        .map(|h| (h.name.clone(), h.value.clone()))
+        .collect();
+    headers.extend(
+        target
+            .principal_headers(crate::case::Principal::A)
+            .into_iter()
+            .map(|h| (h.name, h.value)),
+    );
+    let mut post_headers = headers.clone();
+    post_headers.push(("content-type".into(), "application/json".into()));
+    let create = fetch(PreparedRequest {
+        method: reqwest::Method::POST,
+        url: format!("{}/runs", target.base_url),
+        headers: post_headers,
+        body: Some(
+            json!({"workflowId": "conformance-noop"})
+                .to_string()
+                .into_bytes(),
+        ),
+    })
+    .await;
+    let run_id = create
+        .response
+        .as_ref()
+        .and_then(|r| r.json.as_ref())
+        .and_then(|j| j.get("runId"))
+        .and_then(Value::as_str)
+        .map(String::from);
+    let Some(run_id) = run_id else {
+        found
+            .notes
+            .push("could not create a conformance-noop run to probe stream modes".into());
+        found.capabilities.insert("stream-mode:updates".into());
+        return;
+    };
+    let refused = fetch(PreparedRequest {
+        method: reqwest::Method::GET,
+        url: format!(
+            "{}/runs/{}/events?streamMode=conformance-probe",
+            target.base_url,
+            spec::openwop::encode_run_id_for_path(&run_id)
+        ),
+        headers,
+        body: None,
+    })
+    .await;
+    let supported = refused
+        .response
+        .as_ref()
+        .and_then(|r| r.json.as_ref())
+        .and_then(|j| j.pointer("/details/supported"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if supported.is_empty() {
+        found
+            .notes
+            .push("the stream-mode probe got no details.supported; assuming `updates` only".into());
+        found.capabilities.insert("stream-mode:updates".into());
+    }
+    for mode in supported.iter().filter_map(Value::as_str) {
+        if spec::openwop::StreamMode::from_name(mode).is_some() {
+            found.capabilities.insert(format!("stream-mode:{mode}"));
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! The one report model every format is rendered from (documented, versioned; its JSON Schema
+//! is `spec/schema/report.schema.json`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::transcript::StepRecord;
+use crate::verdict::{CheckOutcome, Level, Verdict};
+
+/// The report format version. Bump it on any incompatible change.
+pub const REPORT_FORMAT_VERSION: u32 = 1;
+
+/// A whole run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(title = "ConformanceReport")]
+pub struct RunReport {
+    /// [`REPORT_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// The run's id (also the report directory name).
+    pub run_id: String,
+    /// The harness version.
+    pub harness_version: String,
+    /// When the run started and finished (RFC 3339).
+    pub started_at: String,
+    /// When the run finished.
+    pub finished_at: String,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+    /// The target, with secrets redacted.
+    pub target: TargetSummary,
+    /// How the run was configured.
+    pub options: RunOptionsSummary,
+    /// The overall verdict (PASS when conforming; see the exit codes).
+    pub verdict: Verdict,
+    /// Why the run ended in ERROR, when it did (e.g. every request got 401).
+    pub run_errors: Vec<String>,
+    /// Counts of case verdicts.
+    pub summary: Summary,
+    /// Per-requirement verdicts (every requirement any case proves).
+    pub requirements: Vec<RequirementResult>,
+    /// Per-case results, in run order.
+    pub cases: Vec<CaseResult>,
+}
+
+/// The target as reported (no secrets).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TargetSummary {
+    /// `built-in` or `external`.
+    pub kind: String,
+    /// The base URL.
+    pub base_url: String,
+    /// What the host advertised or the harness probed, by capability name.
+    pub capabilities: Vec<String>,
+    /// Header names the harness sends on every request (values never reported).
+    pub header_names: Vec<String>,
+    /// The host's self-description, when it gave one (discovery `implementation`).
+    pub implementation: Option<String>,
+}
+
+/// The run's options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RunOptionsSummary {
+    /// The time scale applied to every wait.
+    pub time_scale: f64,
+    /// Parallel cases.
+    pub jobs: u32,
+    /// The shuffle seed, when shuffled.
+    pub shuffle_seed: Option<u64>,
+    /// The seed of property-based generation (replays the same inputs).
+    pub proptest_seed: u64,
+    /// The baseline file, when any.
+    pub baseline: Option<String>,
+    /// Filters applied.
+    pub filters: Vec<String>,
+    /// SHA-256 of the case set that ran (ids and file contents).
+    pub case_set_digest: String,
+}
+
+/// Counts of case verdicts.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Summary {
+    /// Cases run or skipped.
+    pub total: u32,
+    /// By verdict name (`PASS`, `FAIL`, …).
+    pub by_verdict: BTreeMap<String, u32>,
+}
+
+/// One requirement's verdict across the cases that prove it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RequirementResult {
+    /// The requirement id.
+    pub id: String,
+    /// Its level in the registry (`MUST`, `MUST NOT`, …).
+    pub level: String,
+    /// The document.
+    pub document: String,
+    /// The section.
+    pub section: String,
+    /// The quoted normative sentence.
+    pub quote: String,
+    /// The worst verdict of its checks.
+    pub verdict: Verdict,
+    /// The cases that prove it.
+    pub cases: Vec<String>,
+}
+
+/// One case's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CaseResult {
+    /// The case id.
+    pub id: String,
+    /// The case title.
+    pub title: String,
+    /// The case file, relative to the cases directory.
+    pub file: String,
+    /// The case's level.
+    pub level: Level,
+    /// `execution` or `openwop`.
+    pub surface: String,
+    /// Tags.
+    pub tags: Vec<String>,
+    /// The requirement ids it proves.
+    pub requirements: Vec<String>,
+    /// The verdict (after the baseline).
+    pub verdict: Verdict,
+    /// The verdict before the baseline was applied.
+    pub raw_verdict: Verdict,
+    /// Why it was skipped, errored, or what the baseline said.
+    pub reason: Option<String>,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+    /// Every check's outcome.
+    pub checks: Vec<CheckOutcome>,
+    /// What was sent and received, step by step.
+    pub transcript: Vec<StepRecord>,
+    /// The seed and minimal input of a failing property-based step.
+    pub counterexample: Option<Counterexample>,
+    /// The fake-provider scripts the case served (so `repro/<case>.sh` can serve them again).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub provider_scripts: Vec<ServedScript>,
+}
+
+/// A fake-provider script as the case served it: its local name, the id its marker selects,
+/// and the complete mock-provider script (with that `id`), ready to be written as a file for
+/// `conformance mock-provider --scripts DIR`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ServedScript {
+    /// The case's local script name (the key of the case's `scripts`).
+    pub name: String,
+    /// The script id the marker `[[script:<id>]]` in the requests selects.
+    pub id: String,
+    /// The mock-provider script, including `id`.
+    pub script: serde_json::Value,
+}
+
+/// A shrunk failing input of a `generate` step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Counterexample {
+    /// The step.
+    pub step: String,
+    /// The generator.
+    pub strategy: String,
+    /// The seed that replays the generation (`--proptest-seed`).
+    pub seed: u64,
+    /// The minimal failing value.
+    pub value: serde_json::Value,
+}

@@ -1,0 +1,404 @@
+//! The self-test: proof that every check can fail. The suite runs against the clean built-in
+//! runtime (which must pass every case) and against the runtime with each known defect switched
+//! on (each defect must be caught by at least one MUST or SHOULD case with FAIL or WARN). The
+//! result is the kill matrix, with the mutation score.
+//!
+//! A MUST case that catches no defect needs a recorded reason in
+//! `cases/selftest-exemptions.json` (`{"version": 1, "exemptions": {"<case id>": "<reason>"}}`).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::case::{CaseSurface, LoadedCase};
+use crate::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use crate::launch::{BuiltInOptions, DefectInfo, defect_catalogue, start_built_in};
+use crate::report::RunReport;
+use crate::runner::{Filters, Quiet, RunSettings, run};
+use crate::verdict::{Level, Verdict};
+
+/// One case that caught a defect.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Kill {
+    /// The case.
+    pub case: String,
+    /// Its level.
+    pub level: Level,
+    /// Its verdict against the defective runtime.
+    pub verdict: Verdict,
+    /// Its first failing check's message.
+    pub message: String,
+}
+
+/// One row of the kill matrix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DefectRow {
+    /// The defect.
+    pub defect: DefectInfo,
+    /// The cases that caught it (FAIL or WARN).
+    pub killed_by: Vec<Kill>,
+    /// Whether a MUST or SHOULD case caught it.
+    pub killed: bool,
+    /// Cases that ended in ERROR against this runtime (never a kill).
+    pub errors: Vec<String>,
+}
+
+/// The whole matrix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KillMatrix {
+    /// Format version.
+    pub format_version: u32,
+    /// The clean runtime's verdict counts.
+    pub clean: BTreeMap<String, u32>,
+    /// Clean-runtime cases that did not PASS (must be empty).
+    pub clean_failures: Vec<String>,
+    /// One row per defect.
+    pub defects: Vec<DefectRow>,
+    /// Killed defects / all defects.
+    pub mutation_score: f64,
+    /// MUST cases that caught no defect, with their recorded reason (or none).
+    pub must_cases_without_kill: Vec<(String, Option<String>)>,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+}
+
+impl KillMatrix {
+    /// Whether the self-test passes: clean runtime all PASS, every defect killed, every MUST
+    /// case without a kill has a reason.
+    pub fn passes(&self) -> bool {
+        self.clean_failures.is_empty()
+            && self.defects.iter().all(|d| d.killed)
+            && self
+                .must_cases_without_kill
+                .iter()
+                .all(|(_, reason)| reason.is_some())
+    }
+}
+
+/// The self-test could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SelftestError {
+    /// The built-in target did not start.
+    #[error("the built-in target did not start: {0}")]
+    Launch(String),
+    /// The HTTP client could not be built.
+    #[error("{0}")]
+    Client(String),
+    /// A report file could not be written.
+    #[error("failed to write {path}: {source}")]
+    Write {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+async fn run_against(
+    cases: &[LoadedCase],
+    defects: Vec<String>,
+    surface: Option<CaseSurface>,
+    jobs: usize,
+    time_scale: f64,
+) -> Result<RunReport, SelftestError> {
+    let running = start_built_in(&BuiltInOptions {
+        defects,
+        ..BuiltInOptions::default()
+    })
+    .await
+    .map_err(|e| SelftestError::Launch(e.to_string()))?;
+    let driver = HttpDriver::new(&ClientOptions::default(), Limits::default())
+        .map_err(|e| SelftestError::Client(e.to_string()))?;
+    let mut target = running.target.clone();
+    let findings = crate::probe::probe(&driver, &target, Duration::from_secs(10)).await;
+    target.capabilities.extend(findings.capabilities);
+    let runner = CaseRunner {
+        driver,
+        target: Arc::new(target),
+        time_scale,
+        proptest_seed: 1,
+        regressions_dir: None,
+    };
+    let filters = Filters {
+        surfaces: surface.into_iter().collect(),
+        ..Filters::default()
+    };
+    let settings = RunSettings {
+        jobs,
+        shuffle_seed: None,
+        baseline_path: None,
+    };
+    let report = run(&runner, cases, &filters, &settings, &|r| r, &Quiet).await;
+    running.shutdown().await;
+    Ok(report)
+}
+
+/// Runs the self-test and writes `kill-matrix.{md,json,html}` into `dir`.
+pub async fn run_selftest(
+    cases: &[LoadedCase],
+    only: &[String],
+    jobs: usize,
+    time_scale: f64,
+    dir: &Path,
+) -> Result<u8, SelftestError> {
+    let started = std::time::Instant::now();
+    let matrix = kill_matrix(cases, only, jobs, time_scale).await?;
+    let mut matrix = matrix;
+    matrix.duration_ms = started.elapsed().as_millis() as u64;
+    write_matrix(&matrix, dir)?;
+    eprintln!("{}", render_markdown(&matrix));
+    Ok(if matrix.passes() { 0 } else { 1 })
+}
+
+/// Computes the kill matrix.
+pub async fn kill_matrix(
+    cases: &[LoadedCase],
+    only: &[String],
+    jobs: usize,
+    time_scale: f64,
+) -> Result<KillMatrix, SelftestError> {
+    let clean = run_against(cases, Vec::new(), None, jobs, time_scale).await?;
+    let clean_failures: Vec<String> = clean
+        .cases
+        .iter()
+        .filter(|c| !matches!(c.verdict, Verdict::Pass))
+        .map(|c| {
+            format!(
+                "{} {}{}",
+                c.verdict,
+                c.id,
+                c.reason
+                    .as_ref()
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for info in defect_catalogue()
+        .into_iter()
+        .filter(|d| only.is_empty() || only.contains(&d.name))
+    {
+        let surface = if info.surface == "X" {
+            CaseSurface::Execution
+        } else {
+            CaseSurface::Openwop
+        };
+        let report = run_against(
+            cases,
+            vec![info.name.clone()],
+            Some(surface),
+            jobs,
+            time_scale,
+        )
+        .await?;
+        let killed_by: Vec<Kill> = report
+            .cases
+            .iter()
+            .filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::Warn))
+            .map(|c| Kill {
+                case: c.id.clone(),
+                level: c.level,
+                verdict: c.verdict,
+                message: crate::report::first_failing_check(c)
+                    .map(|k| format!("{}: {}", k.check, k.message))
+                    .unwrap_or_default(),
+            })
+            .collect();
+        let killed = killed_by
+            .iter()
+            .any(|k| matches!(k.level, Level::Must | Level::Should));
+        let errors = report
+            .cases
+            .iter()
+            .filter(|c| c.verdict == Verdict::Error)
+            .map(|c| c.id.clone())
+            .collect();
+        eprintln!(
+            "{:<44} {}",
+            info.name,
+            if killed {
+                format!("killed by {} case(s)", killed_by.len())
+            } else {
+                "SURVIVED".into()
+            }
+        );
+        rows.push(DefectRow {
+            defect: info,
+            killed_by,
+            killed,
+            errors,
+        });
+    }
+    let exemptions = load_exemptions(cases);
+    let mut killers: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    for row in &rows {
+        killers.extend(row.killed_by.iter().map(|k| k.case.as_str()));
+    }
+    let must_cases_without_kill = if only.is_empty() {
+        cases
+            .iter()
+            .filter(|c| c.case.level == Level::Must && !killers.contains(c.case.id.as_str()))
+            .map(|c| (c.case.id.clone(), exemptions.get(&c.case.id).cloned()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let killed = rows.iter().filter(|r| r.killed).count();
+    Ok(KillMatrix {
+        format_version: 1,
+        clean: clean.summary.by_verdict.clone(),
+        clean_failures,
+        mutation_score: if rows.is_empty() {
+            1.0
+        } else {
+            killed as f64 / rows.len() as f64
+        },
+        defects: rows,
+        must_cases_without_kill,
+        duration_ms: 0,
+    })
+}
+
+fn load_exemptions(cases: &[LoadedCase]) -> BTreeMap<String, String> {
+    let _ = cases;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/selftest-exemptions.json");
+    std::fs::read(&path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|doc| {
+            doc.get("exemptions")
+                .and_then(|e| serde_json::from_value(e.clone()).ok())
+        })
+        .unwrap_or_default()
+}
+
+fn write_matrix(matrix: &KillMatrix, dir: &Path) -> Result<(), SelftestError> {
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(&path, text))
+            .map_err(|source| SelftestError::Write {
+                path: path.display().to_string(),
+                source,
+            })
+    };
+    write(
+        "kill-matrix.json",
+        serde_json::to_string_pretty(matrix).unwrap_or_default(),
+    )?;
+    write("kill-matrix.md", render_markdown(matrix))?;
+    write("kill-matrix.html", render_html(matrix))?;
+    Ok(())
+}
+
+/// The kill matrix as Markdown.
+pub fn render_markdown(matrix: &KillMatrix) -> String {
+    let killed = matrix.defects.iter().filter(|d| d.killed).count();
+    let mut out = format!(
+        "# Kill matrix\n\nMutation score: **{:.0}%** ({killed}/{} defects killed). Clean runtime: {}.\n\n",
+        matrix.mutation_score * 100.0,
+        matrix.defects.len(),
+        matrix
+            .clean
+            .iter()
+            .map(|(v, n)| format!("{n} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if !matrix.clean_failures.is_empty() {
+        out.push_str("**The clean runtime did not pass every case:**\n\n");
+        for failure in &matrix.clean_failures {
+            out.push_str(&format!("- {failure}\n"));
+        }
+        out.push('\n');
+    }
+    out.push_str(
+        "| defect | surface | area | breaks | killed by (verdict) |\n|---|---|---|---|---|\n",
+    );
+    for row in &matrix.defects {
+        let killers = if row.killed_by.is_empty() {
+            "**SURVIVED**".to_string()
+        } else {
+            row.killed_by
+                .iter()
+                .map(|k| format!("`{}` ({})", k.case, k.verdict))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        out.push_str(&format!(
+            "| `{}` | {} | {} | `{}` | {} |\n",
+            row.defect.name, row.defect.surface, row.defect.area, row.defect.requirement, killers
+        ));
+    }
+    if !matrix.must_cases_without_kill.is_empty() {
+        out.push_str("\n## MUST cases that catch no defect\n\n");
+        for (case, reason) in &matrix.must_cases_without_kill {
+            out.push_str(&format!(
+                "- `{case}`: {}\n",
+                reason.as_deref().unwrap_or("**no recorded reason**")
+            ));
+        }
+    }
+    out
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The kill matrix as one self-contained HTML page.
+pub fn render_html(matrix: &KillMatrix) -> String {
+    let mut rows = String::new();
+    for row in &matrix.defects {
+        let killers = if row.killed_by.is_empty() {
+            "<strong class=\"bad\">SURVIVED</strong>".to_string()
+        } else {
+            row.killed_by
+                .iter()
+                .map(|k| {
+                    format!(
+                        "<code>{}</code> <span class=\"{}\">{}</span>",
+                        escape(&k.case),
+                        k.verdict.as_str().to_lowercase(),
+                        k.verdict
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("<br>")
+        };
+        rows.push_str(&format!(
+            "<tr><td><code>{}</code><br><small>{}</small></td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n",
+            escape(&row.defect.name),
+            escape(&row.defect.description),
+            escape(&row.defect.surface),
+            escape(&row.defect.area),
+            escape(&row.defect.requirement),
+            killers
+        ));
+    }
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Kill matrix</title><style>\
+body{{font-family:system-ui,sans-serif;margin:2rem}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.4rem;vertical-align:top}}\
+.fail,.bad{{color:#b00020}}.warn{{color:#a06000}}</style></head><body><h1>Kill matrix</h1>\
+<p>Mutation score: <strong>{:.0}%</strong> ({}/{} defects killed). Clean runtime: {}.</p>\
+<table><tr><th>defect</th><th>surface</th><th>area</th><th>breaks</th><th>killed by</th></tr>{rows}</table></body></html>\n",
+        matrix.mutation_score * 100.0,
+        matrix.defects.iter().filter(|d| d.killed).count(),
+        matrix.defects.len(),
+        escape(
+            &matrix
+                .clean
+                .iter()
+                .map(|(v, n)| format!("{n} {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    )
+}

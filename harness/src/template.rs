@@ -1,0 +1,495 @@
+//! `${…}` expressions in case files.
+//!
+//! Grammar: `${ path ( "|" filter )* ( ("+" | "-") integer )? }`. A path starts at one of the
+//! roots below and descends with `.name` or `[index]`:
+//!
+//! | root | value |
+//! |---|---|
+//! | `steps.<id>` | what a step recorded: `status`, `headers.<name>`, `body`, `events`, `sequences`, `first_sequence`, `last_sequence`, `count`, `frames`, `responses[i]` |
+//! | `var.<name>` | a `repeat` or `generate` variable |
+//! | `defs.<name>` | a reusable value of the case |
+//! | `uuid.<name>` | a fresh UUID per case run, the same for the same name |
+//! | `script.<name>` | the marker that selects the case's fake-provider script |
+//! | `provider.<role>` | the target's provider id for a role (`text-primary`, …) |
+//! | `target.<fact>` | a fact of the target (`keepalive_window_ms`, `subscriber_limit`, …) |
+//!
+//! Filters: `path` (a tenant-bound id encoded for a URL path segment, `/` → `~2F`), `pct`
+//! (the same id percent-encoded, `/` → `%2F`), `json` (the value as JSON text), `len`.
+//! A string that is exactly one expression becomes the value itself (a number stays a number);
+//! otherwise values are interpolated as text.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+/// Why an expression could not be expanded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    /// The expression is malformed (a case-authoring error; `conformance lint` finds these).
+    #[error("malformed expression `${{{0}}}`: {1}")]
+    Syntax(String, String),
+    /// The value is not there: typically a host response lacked a member a later step needs.
+    #[error("`${{{0}}}` has no value: {1}")]
+    Missing(String, String),
+}
+
+/// Everything an expression can refer to.
+#[derive(Debug, Default, Clone)]
+pub struct Scope {
+    /// Step views by step id.
+    pub steps: BTreeMap<String, Value>,
+    /// Loop variables.
+    pub vars: BTreeMap<String, Value>,
+    /// The case's `defs`.
+    pub defs: BTreeMap<String, Value>,
+    /// Script markers by local name.
+    pub scripts: BTreeMap<String, String>,
+    /// Provider ids by role.
+    pub providers: BTreeMap<String, String>,
+    /// Facts of the target.
+    pub target: BTreeMap<String, Value>,
+    /// The seed from which `uuid.<name>` values derive.
+    pub uuid_seed: String,
+}
+
+impl Scope {
+    /// Expands every string in a JSON value (object keys are left alone).
+    pub fn expand(&self, value: &Value) -> Result<Value, TemplateError> {
+        Ok(match value {
+            Value::String(text) => self.expand_str(text)?,
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|v| self.expand(v))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| Ok((k.clone(), self.expand(v)?)))
+                    .collect::<Result<_, TemplateError>>()?,
+            ),
+            other => other.clone(),
+        })
+    }
+
+    /// Expands a string: a lone expression yields its value, anything else yields text.
+    pub fn expand_str(&self, text: &str) -> Result<Value, TemplateError> {
+        if let Some(inner) = lone_expression(text) {
+            return self.evaluate(inner);
+        }
+        Ok(Value::String(self.interpolate(text)?))
+    }
+
+    /// Expands a string to text.
+    pub fn interpolate(&self, text: &str) -> Result<String, TemplateError> {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(start) = rest.find("${") {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + 2..];
+            let end = after.find('}').ok_or_else(|| {
+                TemplateError::Syntax(after.to_string(), "missing closing `}`".into())
+            })?;
+            out.push_str(&to_text(&self.evaluate(&after[..end])?));
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+
+    /// Evaluates one expression (without `${` `}`).
+    pub fn evaluate(&self, expression: &str) -> Result<Value, TemplateError> {
+        let parsed = parse(expression)?;
+        let mut value = self.resolve(expression, &parsed.path)?;
+        for filter in &parsed.filters {
+            value = apply_filter(expression, filter, value)?;
+        }
+        if let Some(offset) = parsed.offset {
+            let base = value.as_i64().ok_or_else(|| {
+                TemplateError::Missing(
+                    expression.to_string(),
+                    format!("`{value}` is not an integer"),
+                )
+            })?;
+            value = Value::from(base + offset);
+        }
+        Ok(value)
+    }
+
+    fn resolve(&self, expression: &str, path: &[Segment]) -> Result<Value, TemplateError> {
+        let missing = |why: String| TemplateError::Missing(expression.to_string(), why);
+        let syntax = |why: &str| TemplateError::Syntax(expression.to_string(), why.to_string());
+        let (Some(Segment::Name(root)), Some(Segment::Name(name))) = (path.first(), path.get(1))
+        else {
+            return Err(syntax("expected `<root>.<name>`"));
+        };
+        let rest = &path[2..];
+        let start: Value = match root.as_str() {
+            "steps" => self
+                .steps
+                .get(name)
+                .cloned()
+                .ok_or_else(|| missing(format!("step `{name}` has not run")))?,
+            "var" => self
+                .vars
+                .get(name)
+                .cloned()
+                .ok_or_else(|| missing(format!("no variable `{name}`")))?,
+            // A def may itself contain expressions: expand it in this scope.
+            "defs" => self.expand(self.defs.get(name).ok_or_else(|| syntax("unknown def"))?)?,
+            "script" => Value::String(
+                self.scripts
+                    .get(name)
+                    .cloned()
+                    .ok_or_else(|| syntax("unknown script"))?,
+            ),
+            "provider" => Value::String(
+                self.providers
+                    .get(name)
+                    .cloned()
+                    .ok_or_else(|| missing(format!("the target has no `{name}` provider")))?,
+            ),
+            "target" => self
+                .target
+                .get(name)
+                .cloned()
+                .ok_or_else(|| missing(format!("the target has no `{name}`")))?,
+            "uuid" => Value::String(derived_uuid(&self.uuid_seed, name)),
+            _ => {
+                return Err(syntax(
+                    "unknown root (steps, var, defs, script, provider, target, uuid)",
+                ));
+            }
+        };
+        descend(start, rest).map_err(|at| missing(format!("nothing at `{at}`")))
+    }
+}
+
+fn to_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn lone_expression(text: &str) -> Option<&str> {
+    let inner = text.strip_prefix("${")?.strip_suffix('}')?;
+    (!inner.contains("${") && !inner.contains('}')).then_some(inner)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Segment {
+    Name(String),
+    Index(usize),
+}
+
+struct Parsed {
+    path: Vec<Segment>,
+    filters: Vec<String>,
+    offset: Option<i64>,
+}
+
+fn parse(expression: &str) -> Result<Parsed, TemplateError> {
+    let syntax = |why: &str| TemplateError::Syntax(expression.to_string(), why.to_string());
+    let text = expression.trim();
+    let (body, offset) = match text
+        .rfind(['+', '-'])
+        .filter(|&i| text[i + 1..].trim().parse::<i64>().is_ok())
+    {
+        Some(i) if text[..i].ends_with(' ') => {
+            let n: i64 = text[i + 1..]
+                .trim()
+                .parse()
+                .map_err(|_| syntax("bad offset"))?;
+            (
+                text[..i].trim_end(),
+                Some(if text.as_bytes()[i] == b'-' { -n } else { n }),
+            )
+        }
+        _ => (text, None),
+    };
+    let mut parts = body.split('|');
+    let path_text = parts.next().unwrap_or_default().trim();
+    let filters: Vec<String> = parts.map(|f| f.trim().to_string()).collect();
+    for filter in &filters {
+        if !matches!(filter.as_str(), "path" | "pct" | "json" | "len") {
+            return Err(syntax("unknown filter (path, pct, json, len)"));
+        }
+    }
+    let mut path = Vec::new();
+    for piece in path_text.split('.') {
+        let (name, mut indices) = match piece.find('[') {
+            Some(i) => (&piece[..i], &piece[i..]),
+            None => (piece, ""),
+        };
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(syntax(
+                "path segments are names of letters, digits, `_` and `-`",
+            ));
+        }
+        path.push(Segment::Name(name.to_string()));
+        while let Some(close) = indices.find(']') {
+            let index = indices[1..close]
+                .parse()
+                .map_err(|_| syntax("index must be a non-negative integer"))?;
+            path.push(Segment::Index(index));
+            indices = &indices[close + 1..];
+        }
+        if !indices.is_empty() {
+            return Err(syntax("unbalanced `[`"));
+        }
+    }
+    Ok(Parsed {
+        path,
+        filters,
+        offset,
+    })
+}
+
+fn descend(mut value: Value, path: &[Segment]) -> Result<Value, String> {
+    let mut at = String::new();
+    for segment in path {
+        value = match segment {
+            Segment::Name(name) => {
+                at.push('.');
+                at.push_str(name);
+                match value {
+                    Value::Object(mut map) => map
+                        .remove(name)
+                        .or_else(|| map.remove(&name.to_ascii_lowercase()))
+                        .ok_or_else(|| at.clone())?,
+                    _ => return Err(at),
+                }
+            }
+            Segment::Index(index) => {
+                at.push_str(&format!("[{index}]"));
+                match value {
+                    Value::Array(mut items) if *index < items.len() => items.swap_remove(*index),
+                    _ => return Err(at),
+                }
+            }
+        };
+    }
+    Ok(value)
+}
+
+fn apply_filter(expression: &str, filter: &str, value: Value) -> Result<Value, TemplateError> {
+    let missing = |why: &str| TemplateError::Missing(expression.to_string(), why.to_string());
+    Ok(match filter {
+        "path" => Value::String(spec::openwop::encode_run_id_for_path(
+            value.as_str().ok_or_else(|| missing("not a string"))?,
+        )),
+        "pct" => Value::String(
+            value
+                .as_str()
+                .ok_or_else(|| missing("not a string"))?
+                .replace('/', "%2F"),
+        ),
+        "json" => Value::String(value.to_string()),
+        "len" => Value::from(match &value {
+            Value::Array(a) => a.len(),
+            Value::String(s) => s.chars().count(),
+            Value::Object(o) => o.len(),
+            _ => return Err(missing("`len` needs an array, string or object")),
+        }),
+        _ => unreachable!("filters are checked at parse time"),
+    })
+}
+
+/// A UUID-shaped value derived from a seed and a name (stable within a case run).
+pub fn derived_uuid(seed: &str, name: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("{seed}/{name}").as_bytes());
+    let hex = hex::encode(&digest[..16]);
+    format!(
+        "{}-{}-4{}-a{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
+}
+
+/// Every expression in a JSON value (for lint).
+pub fn expressions_in(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(text) => {
+            let mut rest = text.as_str();
+            while let Some(start) = rest.find("${") {
+                let after = &rest[start + 2..];
+                match after.find('}') {
+                    Some(end) => {
+                        out.push(after[..end].to_string());
+                        rest = &after[end + 1..];
+                    }
+                    None => {
+                        out.push(after.to_string());
+                        break;
+                    }
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| expressions_in(v, out)),
+        Value::Object(map) => map.values().for_each(|v| expressions_in(v, out)),
+        _ => {}
+    }
+}
+
+/// Checks an expression's syntax and root without evaluating it (for lint).
+pub fn check_syntax(expression: &str) -> Result<(), TemplateError> {
+    let parsed = parse(expression)?;
+    match parsed.path.first() {
+        Some(Segment::Name(root))
+            if [
+                "steps", "var", "defs", "script", "provider", "target", "uuid",
+            ]
+            .contains(&root.as_str())
+                && parsed.path.len() >= 2 =>
+        {
+            Ok(())
+        }
+        _ => Err(TemplateError::Syntax(
+            expression.into(),
+            "unknown root or missing name".into(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn scope() -> Scope {
+        let mut scope = Scope {
+            uuid_seed: "seed".into(),
+            ..Scope::default()
+        };
+        scope.steps.insert(
+            "create".into(),
+            json!({"status": 201, "body": {"runId": "tenant-a/run_0123456789abcdef"}, "last_sequence": 4,
+                   "headers": {"content-type": "application/json"}, "events": [{"type": "a"}, {"type": "b"}]}),
+        );
+        scope.vars.insert("n".into(), json!(3));
+        scope.scripts.insert("main".into(), "[[script:abc]]".into());
+        scope
+            .providers
+            .insert("text-primary".into(), "openai-primary".into());
+        scope
+    }
+
+    #[test]
+    fn lone_expressions_keep_their_type() {
+        let s = scope();
+        assert_eq!(s.expand_str("${var.n}").unwrap(), json!(3));
+        assert_eq!(
+            s.expand_str("${steps.create.last_sequence + 1000}")
+                .unwrap(),
+            json!(1004)
+        );
+        assert_eq!(
+            s.expand_str("${steps.create.last_sequence - 1}").unwrap(),
+            json!(3)
+        );
+        assert_eq!(
+            s.expand_str("${steps.create.events[1].type}").unwrap(),
+            json!("b")
+        );
+        assert_eq!(
+            s.expand_str("${steps.create.events|len}").unwrap(),
+            json!(2)
+        );
+    }
+
+    #[test]
+    fn interpolation_and_filters() {
+        let s = scope();
+        assert_eq!(
+            s.expand_str("/runs/${steps.create.body.runId|path}/events")
+                .unwrap(),
+            json!("/runs/tenant-a~2Frun_0123456789abcdef/events")
+        );
+        assert_eq!(
+            s.expand_str("/runs/${steps.create.body.runId|pct}")
+                .unwrap(),
+            json!("/runs/tenant-a%2Frun_0123456789abcdef")
+        );
+        assert_eq!(
+            s.expand_str("${script.main} hello").unwrap(),
+            json!("[[script:abc]] hello")
+        );
+        assert_eq!(
+            s.expand_str("${provider.text-primary}").unwrap(),
+            json!("openai-primary")
+        );
+        assert_eq!(
+            s.expand_str("${steps.create.headers.Content-Type}")
+                .unwrap(),
+            json!("application/json")
+        );
+    }
+
+    #[test]
+    fn uuids_are_stable_per_name_and_distinct_across_names() {
+        let s = scope();
+        let a = s.expand_str("${uuid.k}").unwrap();
+        assert_eq!(a, s.expand_str("${uuid.k}").unwrap());
+        assert_ne!(a, s.expand_str("${uuid.other}").unwrap());
+        assert_eq!(a.as_str().unwrap().len(), 36);
+    }
+
+    #[test]
+    fn missing_and_malformed_are_told_apart() {
+        let s = scope();
+        assert!(matches!(
+            s.expand_str("${steps.create.body.nope}"),
+            Err(TemplateError::Missing(..))
+        ));
+        assert!(matches!(
+            s.expand_str("${steps.later.status}"),
+            Err(TemplateError::Missing(..))
+        ));
+        assert!(matches!(
+            s.expand_str("${bogus.x}"),
+            Err(TemplateError::Syntax(..))
+        ));
+        assert!(matches!(
+            s.expand_str("${var.n|frobnicate}"),
+            Err(TemplateError::Syntax(..))
+        ));
+        assert!(matches!(
+            s.expand_str("${var.n"),
+            Err(TemplateError::Syntax(..))
+        ));
+        assert!(check_syntax("steps.a.body").is_ok());
+        assert!(check_syntax("nope").is_err());
+    }
+
+    #[test]
+    fn expands_nested_json() {
+        let s = scope();
+        let v = s
+            .expand(
+                &json!({"input": [{"type": "text", "text": "${script.main} hi"}], "n": "${var.n}"}),
+            )
+            .unwrap();
+        assert_eq!(
+            v,
+            json!({"input": [{"type": "text", "text": "[[script:abc]] hi"}], "n": 3})
+        );
+        let mut s = s;
+        s.defs.insert(
+            "body".into(),
+            json!({"text": "${script.main}", "n": "${var.n}"}),
+        );
+        assert_eq!(
+            s.expand_str("${defs.body}").unwrap(),
+            json!({"text": "[[script:abc]]", "n": 3})
+        );
+    }
+}

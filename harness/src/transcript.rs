@@ -1,0 +1,227 @@
+//! What the driver recorded: every request sent, every response and SSE frame received, with
+//! timings. Checks read only this; reports render it. Secrets are redacted at recording time.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Headers whose values are always replaced by [`REDACTED`] in transcripts and reports.
+pub const SECRET_HEADERS: [&str; 6] = [
+    "authorization",
+    "proxy-authorization",
+    "x-api-key",
+    "api-key",
+    "cookie",
+    "set-cookie",
+];
+
+/// The replacement for a redacted secret.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Largest response body or frame text kept verbatim in a transcript (checks see the whole
+/// body; reports keep this much and say how much was cut).
+pub const TRANSCRIPT_TEXT_LIMIT: usize = 64 * 1024;
+
+/// One header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Header {
+    /// Lowercased name.
+    pub name: String,
+    /// Value (lossy UTF-8), redacted for secret headers.
+    pub value: String,
+}
+
+/// A request as sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RequestRecord {
+    /// Method.
+    pub method: String,
+    /// Absolute URL.
+    pub url: String,
+    /// Headers sent (secrets redacted).
+    pub headers: Vec<Header>,
+    /// Body sent, when any.
+    pub body: Option<String>,
+}
+
+/// How a response body or stream ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "detail")]
+pub enum BodyEnd {
+    /// The server closed the body cleanly.
+    ServerClosed,
+    /// The harness stopped reading on purpose (frame count reached, window elapsed).
+    ClientStopped,
+    /// The step's time ran out while the server kept the connection open.
+    Timeout,
+    /// The server broke the connection (reset, malformed chunking, …).
+    Broken(String),
+    /// The harness stopped reading because the host exceeded a size bound.
+    TooLarge(String),
+}
+
+/// One SSE frame or comment, as tokenised from the raw bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FrameRecord {
+    /// Milliseconds since the request was sent.
+    pub at_ms: u64,
+    /// The frame kind.
+    #[serde(flatten)]
+    pub kind: FrameKind,
+}
+
+/// A dispatched frame or a comment line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "frame")]
+pub enum FrameKind {
+    /// A dispatched event (a blank line ended it).
+    Event {
+        /// `id:` — `None` when the frame had no id field; `Some("")` for an empty one.
+        id: Option<String>,
+        /// `event:` — `None` when absent.
+        event: Option<String>,
+        /// The joined `data:` lines.
+        data: String,
+        /// `data` parsed as JSON, when it is JSON.
+        json: Option<Value>,
+        /// `retry:` when present.
+        retry: Option<u64>,
+    },
+    /// A `:` comment line (keep-alive).
+    Comment {
+        /// The comment text after the colon.
+        text: String,
+    },
+}
+
+/// A response as received.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ResponseRecord {
+    /// Status code.
+    pub status: u16,
+    /// Headers (secrets redacted).
+    pub headers: Vec<Header>,
+    /// Milliseconds from send to headers.
+    pub headers_at_ms: u64,
+    /// The body as text (lossy UTF-8, cut at [`TRANSCRIPT_TEXT_LIMIT`] for non-stream bodies).
+    pub body: String,
+    /// Bytes of body received in total.
+    pub body_bytes: u64,
+    /// Whether the body was valid UTF-8.
+    pub body_utf8: bool,
+    /// The body parsed as JSON, when it is JSON.
+    pub json: Option<Value>,
+    /// SSE frames and comments, when the body was read as a stream.
+    pub frames: Vec<FrameRecord>,
+    /// Bytes left after the last complete frame (a truncated final frame), when any.
+    pub trailing_partial_frame: Option<String>,
+    /// How the body ended, and when (ms since send).
+    pub end: BodyEnd,
+    /// When the body ended.
+    pub end_at_ms: u64,
+}
+
+impl ResponseRecord {
+    /// A header's value by (case-insensitive) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|h| h.name == name)
+            .map(|h| h.value.as_str())
+    }
+
+    /// The dispatched event frames, in order.
+    pub fn events(
+        &self,
+    ) -> impl Iterator<
+        Item = (
+            &FrameRecord,
+            Option<&str>,
+            Option<&str>,
+            &str,
+            Option<&Value>,
+        ),
+    > {
+        self.frames.iter().filter_map(|f| match &f.kind {
+            FrameKind::Event {
+                id,
+                event,
+                data,
+                json,
+                ..
+            } => Some((
+                f,
+                id.as_deref(),
+                event.as_deref(),
+                data.as_str(),
+                json.as_ref(),
+            )),
+            FrameKind::Comment { .. } => None,
+        })
+    }
+}
+
+/// One HTTP exchange: a request and what came back (or why nothing did).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Exchange {
+    /// The request.
+    pub request: RequestRecord,
+    /// The response, when one arrived.
+    pub response: Option<ResponseRecord>,
+    /// A transport failure before any response (connection refused, reset before headers,
+    /// timeout before headers).
+    pub transport_error: Option<TransportError>,
+    /// Milliseconds since the case started when the request was sent.
+    pub sent_at_ms: u64,
+}
+
+/// A failure to get a response at all.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TransportError {
+    /// Whether the target could not be reached at all (an environment problem, ERROR) rather
+    /// than misbehaving after accepting the connection (a host problem, judged by checks).
+    pub unreachable: bool,
+    /// What happened.
+    pub message: String,
+}
+
+/// Everything one step recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StepRecord {
+    /// The step id (or `#<index>` when the case gave none).
+    pub step: String,
+    /// The JSON pointer of the step in the case file.
+    pub location: String,
+    /// The action kind (`request`, `stream`, `wait_terminal`, …).
+    pub action: String,
+    /// The exchanges, in the order they were sent (several for polls, concurrent requests).
+    pub exchanges: Vec<Exchange>,
+    /// Loop variables bound while the step ran (`repeat`, `generate`).
+    pub bindings: Vec<(String, Value)>,
+    /// Whether the step finished within the case's time.
+    pub completed: bool,
+    /// Fake-provider calls observed after the step: `(script, instance, count)`.
+    pub provider_calls: Vec<ProviderCallCount>,
+}
+
+/// How often a fake provider instance was called with one script.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ProviderCallCount {
+    /// The case's local script name.
+    pub script: String,
+    /// The provider instance.
+    pub instance: String,
+    /// The role the instance plays (`text-primary`, …), when it has one.
+    pub role: Option<String>,
+    /// Calls received.
+    pub count: u32,
+}
+
+/// Redacts a header value when the header is secret.
+pub fn redact_header(name: &str, value: &str) -> String {
+    if SECRET_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+        REDACTED.to_string()
+    } else {
+        value.to_string()
+    }
+}

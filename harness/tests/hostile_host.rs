@@ -1,0 +1,295 @@
+//! A deliberately hostile host: garbage bytes, a hang, an endless stream, a 100 MB frame,
+//! invalid UTF-8, a slow drip. Whatever it sends, the harness returns a verdict (FAIL or
+//! ERROR, never PASS) within the case's time bound, never hangs, panics, or buffers without
+//! bound.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use harness::case::lint_case;
+use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use harness::target::Target;
+use harness::transcript::BodyEnd;
+use harness::verdict::Verdict;
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// Serves one behaviour per path, on raw TCP so nothing tidies the bytes up.
+async fn hostile_host() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let Ok((socket, _)) = listener.accept().await else {
+                return;
+            };
+            tokio::spawn(serve(socket));
+        }
+    });
+    format!("http://{address}")
+}
+
+async fn serve(mut socket: TcpStream) {
+    let mut buffer = vec![0u8; 8192];
+    let mut read = 0;
+    // Read the request head.
+    while !buffer[..read].windows(4).any(|w| w == b"\r\n\r\n") {
+        match socket.read(&mut buffer[read..]).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => read += n,
+        }
+    }
+    let head = String::from_utf8_lossy(&buffer[..read]).to_string();
+    let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let sse_head =
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+    let chunk = |bytes: &[u8]| {
+        let mut out = format!("{:x}\r\n", bytes.len()).into_bytes();
+        out.extend_from_slice(bytes);
+        out.extend_from_slice(b"\r\n");
+        out
+    };
+    match path.as_str() {
+        "/garbage" => {
+            let _ = socket
+                .write_all(b"\x00\xffNOT HTTP AT ALL\r\n\r\n\x13\x37")
+                .await;
+        }
+        "/hang" => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+        "/endless" => {
+            let _ = socket.write_all(sse_head).await;
+            let frame = chunk(b"data: {\"sequence\":1,\"type\":\"x\"}\n\n");
+            let mut sent: u64 = 0;
+            while socket.write_all(&frame).await.is_ok() {
+                sent += 1;
+                if sent.is_multiple_of(256) {
+                    tokio::task::yield_now().await;
+                }
+            }
+        }
+        "/huge-frame" => {
+            let _ = socket.write_all(sse_head).await;
+            let _ = socket.write_all(&chunk(b"data: ")).await;
+            let block = chunk(&vec![b'a'; 1024 * 1024]);
+            for _ in 0..100 {
+                if socket.write_all(&block).await.is_err() {
+                    return;
+                }
+            }
+        }
+        "/invalid-utf8" => {
+            let _ = socket.write_all(sse_head).await;
+            let _ = socket
+                .write_all(&chunk(b"id: 1\ndata: {\"a\":\"\xff\xfe\"}\n\n"))
+                .await;
+            let _ = socket.write_all(b"0\r\n\r\n").await;
+        }
+        "/drip" => {
+            let _ = socket.write_all(sse_head).await;
+            for byte in b"data: {\"sequence\":1}\n\n".iter().cycle() {
+                if socket.write_all(&chunk(&[*byte])).await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(40)).await;
+            }
+        }
+        "/huge-body" => {
+            let _ = socket.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n").await;
+            let block = chunk(&vec![b' '; 1024 * 1024]);
+            for _ in 0..100 {
+                if socket.write_all(&block).await.is_err() {
+                    return;
+                }
+            }
+        }
+        _ => {
+            let _ = socket
+                .write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
+                .await;
+        }
+    }
+}
+
+fn target(base_url: String) -> Target {
+    Target {
+        kind: "external".into(),
+        base_url,
+        headers: Vec::new(),
+        principals: BTreeMap::new(),
+        providers: BTreeMap::new(),
+        facts: BTreeMap::new(),
+        capabilities: Default::default(),
+        canary: None,
+        upstream: None,
+        implementation: None,
+    }
+}
+
+fn case(path: &str, stream: bool) -> harness::case::Case {
+    let step = if stream {
+        json!({"id": "s", "stream": {"path": path}, "expect": [
+            {"status": 200}, {"events_valid": true}, {"closed_by_server": true}, {"frames": {"min": 1, "no_truncated_frame": true}}
+        ]})
+    } else {
+        json!({"id": "r", "request": {"path": path}, "expect": [{"status": 200}, {"schema": "runtime-info"}]})
+    };
+    let case = json!({
+        "id": "x.hostile.probe", "title": "hostile", "requirements": ["exec.access.event-stream-by-execution-id"],
+        "level": "MUST", "surface": "execution", "timeout_ms": 1500, "steps": [step]
+    });
+    lint_case("hostile.json", case.to_string().as_bytes())
+        .unwrap()
+        .case
+}
+
+async fn judge(path: &str, stream: bool) -> (Verdict, harness::driver::CaseExecution) {
+    let base = hostile_host().await;
+    let limits = Limits {
+        max_body_bytes: 4 * 1024 * 1024,
+        max_stream_bytes: 8 * 1024 * 1024,
+        ..Limits::default()
+    };
+    let runner = CaseRunner {
+        driver: HttpDriver::new(&ClientOptions::default(), limits).unwrap(),
+        target: Arc::new(target(base)),
+        time_scale: 1.0,
+        proptest_seed: 1,
+        regressions_dir: None,
+    };
+    let case = case(path, stream);
+    // A liveness guard, far above the case's 1.5 s budget: the harness must never hang.
+    let execution = tokio::time::timeout(Duration::from_secs(60), runner.run(&case))
+        .await
+        .expect("the harness hung");
+    let (verdict, _) = harness::runner::judge(&execution);
+    (verdict, execution)
+}
+
+fn end_of(execution: &harness::driver::CaseExecution) -> Option<BodyEnd> {
+    execution
+        .transcript
+        .first()?
+        .exchanges
+        .first()?
+        .response
+        .as_ref()
+        .map(|r| r.end.clone())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_bytes_are_a_failure() {
+    let (verdict, execution) = judge("/garbage", false).await;
+    assert_eq!(verdict, Verdict::Fail, "{execution:#?}");
+    let exchange = &execution.transcript[0].exchanges[0];
+    assert!(exchange.response.is_none());
+    assert!(
+        !exchange.transport_error.as_ref().unwrap().unreachable,
+        "the host answered garbage: a host failure, not an environment error"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hang_is_a_failure_within_the_case_time() {
+    let (verdict, execution) = judge("/hang", false).await;
+    assert_eq!(verdict, Verdict::Fail);
+    assert!(
+        execution
+            .checks
+            .iter()
+            .any(|c| c.check == "implicit:step-completed" || c.message.contains("no response")),
+        "{:#?}",
+        execution.checks
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_stream_is_cut_at_the_bound() {
+    let (verdict, execution) = judge("/endless", true).await;
+    assert_eq!(verdict, Verdict::Fail);
+    assert!(
+        matches!(
+            end_of(&execution),
+            Some(BodyEnd::TooLarge(_) | BodyEnd::Timeout)
+        ),
+        "{:?}",
+        end_of(&execution)
+    );
+    let response = execution.transcript[0].exchanges[0]
+        .response
+        .as_ref()
+        .unwrap();
+    assert!(
+        response.body_bytes <= 8 * 1024 * 1024 + 64 * 1024,
+        "read past the bound: {}",
+        response.body_bytes
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_megabyte_frame_stops_at_the_frame_bound() {
+    let (verdict, execution) = judge("/huge-frame", true).await;
+    assert_eq!(verdict, Verdict::Fail);
+    assert!(
+        matches!(end_of(&execution), Some(BodyEnd::TooLarge(_))),
+        "{:?}",
+        end_of(&execution)
+    );
+    let response = execution.transcript[0].exchanges[0]
+        .response
+        .as_ref()
+        .unwrap();
+    assert!(
+        response.body_bytes < 4 * 1024 * 1024,
+        "stopped reading early, at {} bytes",
+        response.body_bytes
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_body_stops_at_the_body_bound() {
+    let (verdict, execution) = judge("/huge-body", false).await;
+    assert_eq!(verdict, Verdict::Fail);
+    assert!(
+        matches!(end_of(&execution), Some(BodyEnd::TooLarge(_))),
+        "{:?}",
+        end_of(&execution)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_utf8_is_noticed_and_judged() {
+    let (verdict, execution) = judge("/invalid-utf8", true).await;
+    assert_eq!(verdict, Verdict::Fail, "{:#?}", execution.checks);
+    let response = execution.transcript[0].exchanges[0]
+        .response
+        .as_ref()
+        .unwrap();
+    assert!(!response.body_utf8);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_drip_ends_at_the_case_time() {
+    let (verdict, execution) = judge("/drip", true).await;
+    assert_eq!(verdict, Verdict::Fail);
+    assert_eq!(end_of(&execution), Some(BodyEnd::Timeout));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_target_is_an_error_not_a_failure() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    let runner = CaseRunner {
+        driver: HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap(),
+        target: Arc::new(target(format!("http://{address}"))),
+        time_scale: 1.0,
+        proptest_seed: 1,
+        regressions_dir: None,
+    };
+    let execution = runner.run(&case("/anything", false)).await;
+    assert_eq!(harness::runner::judge(&execution).0, Verdict::Error);
+}
