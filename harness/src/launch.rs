@@ -83,6 +83,9 @@ pub struct BuiltInOptions {
     pub listen: SocketAddr,
     /// Use fake providers served elsewhere instead of starting them in-process.
     pub external_providers: Option<ExternalProviders>,
+    /// The bearer keys of principals `a` and `b` (tenants `tenant-a`, `tenant-b`); fresh random
+    /// keys when absent.
+    pub principal_keys: Option<(String, String)>,
 }
 
 impl Default for BuiltInOptions {
@@ -92,6 +95,7 @@ impl Default for BuiltInOptions {
             keep_alive_ms: 1_000,
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             external_providers: None,
+            principal_keys: None,
         }
     }
 }
@@ -280,12 +284,16 @@ struct OpenWopLaunch {
 }
 
 /// Configures surface W of the built-in runtime: two fresh test keys in two tenants (secrets
-/// of this run, scrubbed from reports), a 1 s keep-alive, a small subscriber limit, and one
-/// heartbeat with a constant predicate on `/host/events`.
+/// of this run, scrubbed from reports), a 1 s keep-alive, a small subscriber limit, one
+/// heartbeat with a constant predicate on `/host/events`, and the test seams mounted (the era-2
+/// log seed; advertised as `conformance.seamsProfile`).
 fn configure_openwop(config: &mut Config, options: &BuiltInOptions) -> OpenWopLaunch {
     use reference_runtime::openwop::{ApiKeyConfig, HeartbeatConfig, PredicateConfig};
     let key = |tenant: &str| format!("hk_test_{tenant}_{}", uuid::Uuid::new_v4().simple());
-    let (key_a, key_b) = (key("a"), key("b"));
+    let (key_a, key_b) = options
+        .principal_keys
+        .clone()
+        .unwrap_or_else(|| (key("a"), key("b")));
     let openwop = &mut config.openwop;
     openwop.api_keys = vec![
         ApiKeyConfig {
@@ -301,6 +309,7 @@ fn configure_openwop(config: &mut Config, options: &BuiltInOptions) -> OpenWopLa
     ];
     openwop.keep_alive_secs = options.keep_alive_ms.div_ceil(1000).clamp(1, 30);
     openwop.max_subscribers_per_run = BUILT_IN_SUBSCRIBER_LIMIT;
+    openwop.seams_enabled = true;
     openwop.heartbeat.heartbeats = vec![HeartbeatConfig {
         id: "conformance-constant".into(),
         interval_sec: 1,

@@ -121,6 +121,17 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                 }
             }
         }
+        // The conformance seams profile (test seams such as the era-2 log seed) is a metadata
+        // key, not a capability family record.
+        if doc
+            .pointer("/conformance/seamsProfile")
+            .and_then(Value::as_str)
+            .is_some()
+        {
+            found
+                .capabilities
+                .insert("capability:conformance.seamsProfile".into());
+        }
         found.implementation = doc.get("implementation").map(|i| {
             format!(
                 "{} {}",

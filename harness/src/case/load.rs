@@ -74,7 +74,8 @@ pub fn known_schema_names() -> Vec<&'static str> {
         .collect()
 }
 
-/// Loads every `*.json` file under `dir` (recursively, in sorted order) and lints it.
+/// Loads every `*.json` file under `dir` (recursively, in sorted order) and lints it; the
+/// `regressions/` directory and `selftest-exemptions.json` are data of other kinds.
 pub fn load_corpus(dir: &Path) -> Result<Corpus, LoadCasesError> {
     let mut files = Vec::new();
     collect_json_files(dir, &mut files)?;
@@ -121,9 +122,15 @@ fn collect_json_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadCase
             source,
         })?;
         let path = entry.path();
+        let name = entry.file_name();
         if path.is_dir() {
-            collect_json_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "json") {
+            // `regressions/` holds counterexamples of property-based steps, not cases.
+            if name != "regressions" {
+                collect_json_files(&path, out)?;
+            }
+        } else if path.extension().is_some_and(|e| e == "json")
+            && name != "selftest-exemptions.json"
+        {
             out.push(path);
         }
     }

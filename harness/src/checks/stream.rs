@@ -435,7 +435,10 @@ fn matches_spec(event: &ObservedEvent, spec: &str) -> bool {
     match condition.and_then(|c| c.split_once('=')) {
         Some((name, value)) => field(&event.doc, name).is_some_and(|v| match v {
             Value::String(text) => text == value,
-            other => other.to_string() == value,
+            // `attempt=1` names the number 1, `flag=true` the boolean.
+            other => {
+                serde_json::from_str::<Value>(value).is_ok_and(|parsed| json_equal(other, &parsed))
+            }
         }),
         None => true,
     }

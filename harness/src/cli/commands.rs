@@ -56,7 +56,7 @@ fn lint(corpus: &CorpusArgs) -> anyhow::Result<u8> {
     let dir = cases_dir(corpus);
     let loaded = load_corpus(&dir).map_err(|e| usage(format!("{e:#}")))?;
     for problem in &loaded.problems {
-        println!("{problem}");
+        crate::outln!("{problem}");
     }
     let files = loaded.cases.len()
         + loaded
@@ -66,14 +66,14 @@ fn lint(corpus: &CorpusArgs) -> anyhow::Result<u8> {
             .collect::<std::collections::BTreeSet<_>>()
             .len();
     if loaded.problems.is_empty() {
-        println!(
+        crate::outln!(
             "{} case file(s) under {}: no problems",
             loaded.cases.len(),
             dir.display()
         );
         Ok(0)
     } else {
-        println!(
+        crate::outln!(
             "{} problem(s) in {} file(s) under {}",
             loaded.problems.len(),
             files,
@@ -92,37 +92,37 @@ fn explain(id: &str, corpus: &CorpusArgs) -> anyhow::Result<u8> {
     };
     let case = &found.case;
     let registry = spec::requirements::registry();
-    println!(
+    crate::outln!(
         "{}  [{}]  ({:?})",
         case.id,
         case.level.as_str(),
         case.surface
     );
-    println!("{}", case.title);
-    println!("file: {}", found.file);
+    crate::outln!("{}", case.title);
+    crate::outln!("file: {}", found.file);
     if let Some(description) = &case.description {
-        println!("\n{description}");
+        crate::outln!("\n{description}");
     }
-    println!("\nrequirements:");
+    crate::outln!("\nrequirements:");
     for id in &case.requirements {
         match registry.get(id) {
-            Some(r) => println!(
+            Some(r) => crate::outln!(
                 "  {id} — {} ({}, {})\n      \"{}\"",
                 r.level.as_str(),
                 r.document.as_str(),
                 r.section,
                 r.quote
             ),
-            None => println!("  {id} — not in the registry"),
+            None => crate::outln!("  {id} — not in the registry"),
         }
     }
     if !case.needs.is_empty() {
-        println!("\nneeds: {}", case.needs.join(", "));
+        crate::outln!("\nneeds: {}", case.needs.join(", "));
     }
-    println!("\nsteps:");
+    crate::outln!("\nsteps:");
     for (i, step) in case.steps.iter().enumerate() {
         let name = step.id.clone().unwrap_or_else(|| format!("#{i}"));
-        println!(
+        crate::outln!(
             "  {name}: {} — {} check(s){}",
             step.actions().join(","),
             step.expect.len(),
@@ -132,7 +132,7 @@ fn explain(id: &str, corpus: &CorpusArgs) -> anyhow::Result<u8> {
                 .unwrap_or_default()
         );
         for check in &step.expect {
-            println!(
+            crate::outln!(
                 "      - {}{}",
                 check.kind(),
                 check
@@ -142,7 +142,7 @@ fn explain(id: &str, corpus: &CorpusArgs) -> anyhow::Result<u8> {
             );
         }
     }
-    println!(
+    crate::outln!(
         "\n{}",
         serde_json::to_string_pretty(case).context("render the case")?
     );
@@ -154,20 +154,20 @@ fn requirements(format: TableOrJson) -> anyhow::Result<u8> {
     match format {
         TableOrJson::Json => {
             let records: Vec<&spec::requirements::Requirement> = registry.iter().collect();
-            println!("{}", serde_json::to_string_pretty(&records)?);
+            crate::outln!("{}", serde_json::to_string_pretty(&records)?);
         }
         TableOrJson::Table => {
-            println!("{:<62} {:<9} {:<28} QUOTE", "ID", "LEVEL", "TESTABILITY");
+            crate::outln!("{:<62} {:<9} {:<28} QUOTE", "ID", "LEVEL", "TESTABILITY");
             for r in registry.iter() {
                 let quote: String = r.quote.chars().take(90).collect();
-                println!(
+                crate::outln!(
                     "{:<62} {:<9} {:<28} {quote}",
                     r.id,
                     r.level.as_str(),
                     r.testability.to_string()
                 );
             }
-            println!("{} requirement(s)", registry.len());
+            crate::outln!("{} requirement(s)", registry.len());
         }
     }
     Ok(0)
@@ -178,8 +178,8 @@ fn coverage(format: MarkdownOrJson, corpus: &CorpusArgs) -> anyhow::Result<u8> {
     let cases: Vec<harness::case::Case> = loaded.cases.into_iter().map(|c| c.case).collect();
     let report = harness::coverage::CoverageReport::compute(&cases, spec::requirements::registry());
     match format {
-        MarkdownOrJson::Markdown => print!("{}", report.to_markdown()),
-        MarkdownOrJson::Json => println!("{}", report.to_json()),
+        MarkdownOrJson::Markdown => crate::outln!("{}", report.to_markdown().trim_end()),
+        MarkdownOrJson::Json => crate::outln!("{}", report.to_json()),
     }
     Ok(0)
 }
@@ -208,7 +208,7 @@ fn schemas(action: SchemasAction) -> anyhow::Result<u8> {
             SchemasAction::Write => {
                 std::fs::write(&path, text)
                     .map_err(|e| environment(format!("failed to write {}: {e}", path.display())))?;
-                println!("wrote spec/schema/{file}");
+                crate::outln!("wrote spec/schema/{file}");
             }
             SchemasAction::Check => {
                 if std::fs::read_to_string(&path).unwrap_or_default() != text {
@@ -220,7 +220,7 @@ fn schemas(action: SchemasAction) -> anyhow::Result<u8> {
     if drifted.is_empty() {
         Ok(0)
     } else {
-        println!(
+        crate::outln!(
             "drifted: {} — run `{}`",
             drifted.join(", "),
             spec::schema::REGENERATE_COMMAND

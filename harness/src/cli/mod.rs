@@ -64,6 +64,29 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Prints a line to stdout; a closed pipe (`conformance … | head`) ends the process quietly
+/// instead of panicking.
+pub fn emit(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(error) = stdout
+        .write_fmt(line)
+        .and_then(|()| stdout.write_all(b"\n"))
+    {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: failed to write to stdout: {error}");
+        std::process::exit(3);
+    }
+}
+
+/// `println!` through [`emit`].
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => { $crate::cli::emit(format_args!($($arg)*)) };
+}
+
 /// A usage error (exit 2).
 pub fn usage(message: impl Into<String>) -> anyhow::Error {
     ExpectedError::Usage(message.into()).into()

@@ -149,6 +149,13 @@ async fn external_target(args: &RunArgs, url: &str) -> anyhow::Result<Target> {
 }
 
 fn apply_facts_and_overrides(target: &mut Target, args: &RunArgs) -> anyhow::Result<()> {
+    if target.kind == "external" {
+        // Without knowing the host's keep-alive interval, watch longer than the 30 s bound.
+        target
+            .facts
+            .entry("keepalive_window_ms".into())
+            .or_insert(Value::from(31_000));
+    }
     for pair in &args.facts {
         let (name, value) = parse_pair(pair, "--fact")?;
         let value: Value =
@@ -392,19 +399,35 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         }
         _ => None,
     };
+    // The test keys: from CONFORMANCE_AUTH_A/B (`Authorization: Bearer <key>`, the variables a
+    // `conformance run --target` against this server reads), else fresh random ones.
+    let key_of = |name: &str| {
+        std::env::var(name).ok().and_then(|header| {
+            header
+                .split_once(':')
+                .map(|(_, v)| v.trim().trim_start_matches("Bearer ").trim().to_string())
+        })
+    };
+    let principal_keys = match (key_of("CONFORMANCE_AUTH_A"), key_of("CONFORMANCE_AUTH_B")) {
+        (Some(a), Some(b)) => Some((a, b)),
+        _ => {
+            eprintln!(
+                "note: fresh random test keys; set CONFORMANCE_AUTH_A and CONFORMANCE_AUTH_B ('Authorization: Bearer <key>') to choose them"
+            );
+            None
+        }
+    };
     let options = BuiltInOptions {
         defects: args.defects,
         keep_alive_ms: args.keep_alive_ms,
         listen: args.listen,
         external_providers,
+        principal_keys,
     };
     let running = start_built_in(&options)
         .await
         .map_err(|e| environment(e.to_string()))?;
-    println!("listening on {}", running.base_url());
-    for name in running.target.principals.keys() {
-        eprintln!("principal `{name}`: a test key of the built-in runtime (see its OpenWopConfig)");
-    }
+    crate::outln!("listening on {}", running.base_url());
     tokio::signal::ctrl_c()
         .await
         .map_err(|e| environment(format!("failed to wait for Ctrl-C: {e}")))?;
@@ -426,7 +449,7 @@ pub async fn mock_provider(args: MockProviderArgs) -> anyhow::Result<u8> {
     let running = mock_provider::serve_from_files(options)
         .await
         .map_err(|e| usage(format!("{e:#}")))?;
-    println!("{}", running.startup_report());
+    crate::outln!("{}", running.startup_report());
     tokio::signal::ctrl_c()
         .await
         .map_err(|e| environment(format!("failed to wait for Ctrl-C: {e}")))?;
