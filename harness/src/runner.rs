@@ -214,15 +214,23 @@ pub async fn run_one(runner: CaseRunner, loaded: LoadedCase) -> CaseResult {
     let missing: Vec<&String> = case
         .needs
         .iter()
-        .filter(|n| !runner.target.has(n))
+        .filter(|n| match n.strip_prefix('!') {
+            // `!name`: the case is about hosts that do not have `name`.
+            Some(absent) => runner.target.has(absent),
+            None => !runner.target.has(n),
+        })
         .collect();
     let (verdict, reason, execution) = if !missing.is_empty() {
-        let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-        (
-            Verdict::Skip,
-            Some(format!("the target does not have {}", names.join(", "))),
-            None,
-        )
+        let reasons: Vec<String> = missing
+            .iter()
+            .map(|need| match need.strip_prefix('!') {
+                Some(present) => {
+                    format!("the target has {present} (the case is for hosts without it)")
+                }
+                None => format!("the target does not have {need}"),
+            })
+            .collect();
+        (Verdict::Skip, Some(reasons.join("; ")), None)
     } else {
         let execution = runner.run(case).await;
         let (verdict, reason) = judge(&execution);

@@ -226,6 +226,7 @@ fn lint_semantics(case: &Case, report: &mut dyn FnMut(&str, String)) {
 }
 
 fn is_known_need(need: &str) -> bool {
+    let need = need.strip_prefix('!').unwrap_or(need);
     const PREFIXES: [&str; 5] = [
         "fixture:",
         "mock-provider:",
@@ -400,6 +401,18 @@ fn lint_check(
     let check_json = serde_json::to_value(check).unwrap_or(Value::Null);
     template::expressions_in(&check_json, &mut expressions);
     lint_expressions(case, &expressions, at, defined, vars, report);
+    if let Some(selected) = &check.each_with_status {
+        for (i, inner) in selected.expect.iter().enumerate() {
+            lint_check(
+                case,
+                inner,
+                &format!("{at}/each_with_status/expect/{i}"),
+                defined,
+                vars,
+                report,
+            );
+        }
+    }
     for (i, inner) in check.each.iter().flatten().enumerate() {
         lint_check(
             case,

@@ -226,12 +226,17 @@ pub struct WaitTerminalSpec {
 /// The same request, N times at once.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("oneOf" = [{"required": ["request"]}, {"required": ["stream"]}]))]
 pub struct ConcurrentSpec {
-    /// How many copies (bounded by the target's per-host concurrency).
-    #[schemars(range(min = 2, max = 256))]
-    pub count: u32,
-    /// The request.
-    pub request: RequestSpec,
+    /// How many copies, 2..=256 (an integer or an expression such as
+    /// `${target.subscriber_limit + 1}`).
+    pub count: Value,
+    /// The request (read whole).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<RequestSpec>,
+    /// Or an SSE subscription, each read as a stream until its stop condition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<StreamSpec>,
 }
 
 /// A loop over an inclusive integer range.
@@ -381,6 +386,12 @@ pub struct Check {
     /// Counts over the responses of a concurrent step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub responses: Option<ResponsesExpect>,
+    /// Checks on the responses of a concurrent step that have a given status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub each_with_status: Option<EachWithStatus>,
+    /// Events of a type arrive at least this far apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_gaps: Option<EventGapsExpect>,
 }
 
 /// A response header expectation.
@@ -406,6 +417,9 @@ pub struct HeaderExpect {
 pub struct JsonExpect {
     /// JSON pointer (`""` is the whole document).
     pub pointer: String,
+    /// The member may be absent; when present it must satisfy the other conditions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optional: Option<bool>,
     /// Present (default when another condition is given) or absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub present: Option<bool>,
@@ -480,9 +494,12 @@ pub struct SequenceExpect {
     /// The first event's sequence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first: Option<u64>,
-    /// Strictly increasing (default true).
+    /// Strictly increasing (default true unless `non_decreasing` is set).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strictly_increasing: Option<bool>,
+    /// Never decreasing (an event admitted by two modes of a mixed stream may repeat).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub non_decreasing: Option<bool>,
     /// +1 each, no gaps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contiguous: Option<bool>,
@@ -569,6 +586,9 @@ pub struct FramesExpect {
     /// No frame was truncated (a final frame without its blank line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_truncated_frame: Option<bool>,
+    /// In a single-mode stream, every plain frame's `event:` equals its document's `type`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_is_type: Option<bool>,
 }
 
 /// Keep-alive expectations.
@@ -605,17 +625,42 @@ pub struct EveryEventExpect {
     /// Only events of this type (all when absent).
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "type")]
     pub event_type: Option<String>,
+    /// Only events for which this condition holds (a filter, not an assertion).
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "where")]
+    pub filter: Option<JsonExpect>,
     /// The condition, with the pointer into the event document.
     pub json: JsonExpect,
+}
+
+/// Minimum spacing of events of one type, by arrival time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EventGapsExpect {
+    /// The event type (the document's `type`).
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// Consecutive events of that type arrive at least this many milliseconds apart.
+    pub min_ms: u64,
+}
+
+/// Checks applied to the responses of a concurrent step that have one status.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EachWithStatus {
+    /// The status selecting the responses (at least one must have it).
+    pub status: u16,
+    /// The checks each of those responses must pass.
+    pub expect: Vec<Check>,
 }
 
 /// Counts over the responses of a concurrent step.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResponsesExpect {
-    /// Exactly this many responses have this status: `{"202": 1, "200": 15}`.
+    /// Exactly this many responses have this status: `{"202": 1, "200": 15}` (counts may be
+    /// expressions such as `${target.subscriber_limit}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status_counts: Option<BTreeMap<String, u32>>,
+    pub status_counts: Option<BTreeMap<String, Value>>,
     /// All responses agree on the value at this pointer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_at: Option<String>,
@@ -701,7 +746,9 @@ impl Check {
             events_equal,
             text_absent,
             each,
-            responses
+            responses,
+            each_with_status,
+            event_gaps
         );
         out
     }
@@ -750,6 +797,8 @@ pub fn case_schema() -> Value {
         "text_absent",
         "each",
         "responses",
+        "each_with_status",
+        "event_gaps",
     ];
     if let Some(check) = schema
         .pointer_mut("/$defs/Check")

@@ -24,6 +24,8 @@ pub struct ObservedEvent {
     pub frame_event: Option<String>,
     /// Whether it arrived inside a `batch` frame.
     pub batched: bool,
+    /// When its frame arrived (ms after the request was sent), for streams.
+    pub at_ms: Option<u64>,
 }
 
 /// What a response carried: events and snapshots, in arrival order.
@@ -70,6 +72,7 @@ pub fn observe(response: &ResponseRecord) -> Observed {
         return observed;
     }
     let mut index = 0;
+    let mut arrivals: Vec<u64> = Vec::new();
     for frame in &response.frames {
         let FrameKind::Event {
             id,
@@ -82,6 +85,7 @@ pub fn observe(response: &ResponseRecord) -> Observed {
             continue;
         };
         let frame_index = index;
+        arrivals.push(frame.at_ms);
         index += 1;
         let Some(json) = json else {
             observed.unparsable.push((frame_index, data.clone()));
@@ -112,6 +116,7 @@ pub fn observe(response: &ResponseRecord) -> Observed {
                 frame_id: id.clone(),
                 frame_event: event.clone(),
                 batched: false,
+                at_ms: None,
             }),
             (_, doc) => observed.events.push(from_doc(
                 doc.clone(),
@@ -121,6 +126,9 @@ pub fn observe(response: &ResponseRecord) -> Observed {
                 false,
             )),
         }
+    }
+    for event in &mut observed.events {
+        event.at_ms = event.frame_index.and_then(|i| arrivals.get(i).copied());
     }
     observed
 }
@@ -148,6 +156,7 @@ fn from_doc(
         frame_id,
         frame_event,
         batched,
+        at_ms: None,
     }
 }
 

@@ -192,6 +192,12 @@ pub fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
     if let Some(expect) = &check.responses {
         return one(response::responses(&out, step, expect));
     }
+    if let Some(expect) = &check.each_with_status {
+        return response::each_with_status(&out, step, expect, ctx);
+    }
+    if let Some(expect) = &check.event_gaps {
+        return one(stream::event_gaps(&out, step, expect));
+    }
     if let Some(expect) = &check.provider_calls {
         return one(provider_calls(&out, step, expect));
     }

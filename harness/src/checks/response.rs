@@ -289,8 +289,43 @@ pub(super) fn each(
     checks: &[Check],
     ctx: &EvalContext<'_>,
 ) -> Vec<CheckOutcome> {
+    each_selected(out, step, checks, ctx, None)
+}
+
+/// `each_with_status`: the checks on every response with the status; at least one must have it.
+pub(super) fn each_with_status(
+    out: &Outcome<'_>,
+    step: &StepRecord,
+    expect: &crate::case::EachWithStatus,
+    ctx: &EvalContext<'_>,
+) -> Vec<CheckOutcome> {
+    let statuses: Vec<u16> = step
+        .exchanges
+        .iter()
+        .filter_map(|e| e.response.as_ref().map(|r| r.status))
+        .collect();
+    if !statuses.contains(&expect.status) {
+        return vec![out.fail(
+            format!("no response has status {}", expect.status),
+            format!("at least one response with status {}", expect.status),
+            format!("statuses: {statuses:?}"),
+        )];
+    }
+    each_selected(out, step, &expect.expect, ctx, Some(expect.status))
+}
+
+fn each_selected(
+    out: &Outcome<'_>,
+    step: &StepRecord,
+    checks: &[Check],
+    ctx: &EvalContext<'_>,
+    status: Option<u16>,
+) -> Vec<CheckOutcome> {
     let mut outcomes = Vec::new();
     for (i, exchange) in step.exchanges.iter().enumerate() {
+        if status.is_some_and(|s| exchange.response.as_ref().map(|r| r.status) != Some(s)) {
+            continue;
+        }
         let single = StepRecord {
             exchanges: vec![exchange.clone()],
             ..step.clone()
@@ -325,13 +360,32 @@ pub(super) fn responses(
         .filter_map(|e| e.response.as_ref())
         .collect();
     if let Some(counts) = &expect.status_counts {
-        let mut actual = std::collections::BTreeMap::<String, u32>::new();
+        let mut wanted = std::collections::BTreeMap::<String, u64>::new();
+        for (status, count) in counts {
+            match out.ctx.scope.expand(count) {
+                Ok(value) => match value.as_u64() {
+                    Some(n) => {
+                        wanted.insert(status.clone(), n);
+                    }
+                    None => {
+                        return out.fail(
+                            "a count is not an integer",
+                            "an integer",
+                            value.to_string(),
+                        );
+                    }
+                },
+                Err(e) => return out.template(&e),
+            }
+        }
+        let counts = &wanted;
+        let mut actual = std::collections::BTreeMap::<String, u64>::new();
         for r in &responses {
             *actual.entry(r.status.to_string()).or_default() += 1;
         }
         let missing = step.exchanges.len() - responses.len();
         if missing > 0 {
-            actual.insert("no response".into(), missing as u32);
+            actual.insert("no response".into(), missing as u64);
         }
         if &actual != counts {
             return out.fail(

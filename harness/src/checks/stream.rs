@@ -181,7 +181,13 @@ pub(super) fn sequence(
             rendered,
         );
     }
-    if expect.strictly_increasing.unwrap_or(true) && !sequences.windows(2).all(|w| w[0] < w[1]) {
+    if expect.non_decreasing == Some(true) && !sequences.windows(2).all(|w| w[0] <= w[1]) {
+        return out.fail("sequences decrease", "non-decreasing sequences", rendered);
+    }
+    let strict_by_default = expect.non_decreasing != Some(true);
+    if expect.strictly_increasing.unwrap_or(strict_by_default)
+        && !sequences.windows(2).all(|w| w[0] < w[1])
+    {
         return out.fail(
             "sequences are not strictly increasing",
             "strictly increasing sequences",
@@ -661,6 +667,31 @@ pub(super) fn frames(out: &Outcome<'_>, step: &StepRecord, expect: &FramesExpect
             }
         }
     }
+    if expect.event_is_type == Some(true) {
+        for (_, id, event, _, json) in &frames {
+            let Some(doc) = json.filter(|j| j.is_object()) else {
+                continue;
+            };
+            if matches!(
+                *event,
+                Some("state.snapshot" | "batch" | "ai.message.chunk")
+            ) {
+                continue;
+            }
+            let kind = doc.get("type").and_then(Value::as_str);
+            if kind != *event {
+                return out.fail(
+                    format!(
+                        "frame {} is named `{}`",
+                        id.unwrap_or("-"),
+                        event.unwrap_or("(none)")
+                    ),
+                    format!("event: {}", kind.unwrap_or("(its type)")),
+                    format!("event: {}", event.unwrap_or("(none)")),
+                );
+            }
+        }
+    }
     if expect.no_truncated_frame == Some(true)
         && let Some(partial) = &response.trailing_partial_frame
     {
@@ -861,6 +892,13 @@ pub(super) fn every_event(
         {
             continue;
         }
+        if let Some(filter) = &expect.filter {
+            match json_condition(Some(&event.doc), filter, out.ctx.scope) {
+                Err(e) => return out.template(&e),
+                Ok(Err(_)) => continue,
+                Ok(Ok(())) => {}
+            }
+        }
         checked += 1;
         match json_condition(Some(&event.doc), &expect.json, out.ctx.scope) {
             Err(e) => return out.template(&e),
@@ -915,4 +953,41 @@ pub(super) fn events_equal(out: &Outcome<'_>, step: &StepRecord, other: &str) ->
             render_types(&observed.events),
         )
     }
+}
+
+pub(super) fn event_gaps(
+    out: &Outcome<'_>,
+    step: &StepRecord,
+    expect: &crate::case::EventGapsExpect,
+) -> CheckOutcome {
+    let (_, observed) = observed!(out, step);
+    let arrivals: Vec<u64> = observed
+        .events
+        .iter()
+        .filter(|e| e.event_type.as_deref() == Some(expect.event_type.as_str()))
+        .filter_map(|e| e.at_ms)
+        .collect();
+    if let Some(pair) = arrivals
+        .windows(2)
+        .find(|w| w[1].saturating_sub(w[0]) < expect.min_ms)
+    {
+        return out.fail(
+            format!(
+                "two `{}` events arrived {} ms apart",
+                expect.event_type,
+                pair[1] - pair[0]
+            ),
+            format!(
+                "at least {} ms between consecutive `{}` events",
+                expect.min_ms, expect.event_type
+            ),
+            format!("arrivals (ms): {arrivals:?}"),
+        );
+    }
+    out.pass(format!(
+        "{} `{}` event(s), each at least {} ms after the previous",
+        arrivals.len(),
+        expect.event_type,
+        expect.min_ms
+    ))
 }

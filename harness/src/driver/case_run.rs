@@ -423,31 +423,7 @@ impl CaseRunner {
                     return Ok(record("request", vec![exchange], completed));
                 }
                 if let Some(stream) = &step.stream {
-                    let mut request = stream.to_request();
-                    if !request
-                        .headers
-                        .keys()
-                        .any(|k| k.eq_ignore_ascii_case("accept"))
-                    {
-                        request
-                            .headers
-                            .insert("Accept".into(), "text/event-stream".into());
-                    }
-                    let prepared = self.prepare(&request, scope, surface_default)?;
-                    let stop = match &stream.until {
-                        None => StopCondition::default(),
-                        Some(until) => StopCondition {
-                            frames: until.frames,
-                            event: until.event.clone(),
-                            duration: match &until.duration_ms {
-                                None => None,
-                                Some(v) => scope.expand(v)?.as_f64().map(|ms| {
-                                    Duration::from_secs_f64(ms.max(0.0) / 1000.0)
-                                        .mul_f64(self.time_scale.max(0.01))
-                                }),
-                            },
-                        },
-                    };
+                    let (prepared, stop) = self.prepare_stream(stream, scope, surface_default)?;
                     let exchange = self
                         .driver
                         .exchange(prepared, ReadMode::Stream(stop), deadline, started)
@@ -508,10 +484,36 @@ impl CaseRunner {
                     ));
                 }
                 if let Some(concurrent) = &step.concurrent {
-                    let prepared = self.prepare(&concurrent.request, scope, surface_default)?;
-                    let exchanges = join_all((0..concurrent.count).map(|_| {
+                    let count = scope.expand(&concurrent.count)?;
+                    let count = count
+                        .as_u64()
+                        .filter(|n| (2..=256).contains(n))
+                        .ok_or_else(|| {
+                            TemplateError::Missing(
+                                concurrent.count.to_string(),
+                                format!("`count` must be an integer in 2..=256, got {count}"),
+                            )
+                        })?;
+                    let (prepared, mode) = match (&concurrent.request, &concurrent.stream) {
+                        (Some(request), _) => (
+                            self.prepare(request, scope, surface_default)?,
+                            ReadMode::Whole,
+                        ),
+                        (None, Some(stream)) => {
+                            let (prepared, stop) =
+                                self.prepare_stream(stream, scope, surface_default)?;
+                            (prepared, ReadMode::Stream(stop))
+                        }
+                        (None, None) => {
+                            return Err(TemplateError::Syntax(
+                                "concurrent".into(),
+                                "needs a `request` or a `stream`".into(),
+                            ));
+                        }
+                    };
+                    let exchanges = join_all((0..count).map(|_| {
                         self.driver
-                            .exchange(prepared.clone(), ReadMode::Whole, deadline, started)
+                            .exchange(prepared.clone(), mode.clone(), deadline, started)
                     }))
                     .await;
                     return Ok(record("concurrent", exchanges, true));
@@ -521,6 +523,42 @@ impl CaseRunner {
             .await;
             (location.clone(), result)
         })
+    }
+
+    /// Expands an SSE subscription: the request (with `Accept: text/event-stream` unless the
+    /// case set one) and its stop condition (windows scaled by `--time-scale`).
+    fn prepare_stream(
+        &self,
+        stream: &crate::case::StreamSpec,
+        scope: &Scope,
+        default_principal: Principal,
+    ) -> Result<(PreparedRequest, StopCondition), TemplateError> {
+        let mut request = stream.to_request();
+        if !request
+            .headers
+            .keys()
+            .any(|k| k.eq_ignore_ascii_case("accept"))
+        {
+            request
+                .headers
+                .insert("Accept".into(), "text/event-stream".into());
+        }
+        let prepared = self.prepare(&request, scope, default_principal)?;
+        let stop = match &stream.until {
+            None => StopCondition::default(),
+            Some(until) => StopCondition {
+                frames: until.frames,
+                event: until.event.clone(),
+                duration: match &until.duration_ms {
+                    None => None,
+                    Some(v) => scope.expand(v)?.as_f64().map(|ms| {
+                        Duration::from_secs_f64(ms.max(0.0) / 1000.0)
+                            .mul_f64(self.time_scale.max(0.01))
+                    }),
+                },
+            },
+        };
+        Ok((prepared, stop))
     }
 
     /// Expands a request and builds it for the driver.
