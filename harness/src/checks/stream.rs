@@ -288,15 +288,16 @@ pub(super) fn exclusive_after(
         return out.fail(
             reason,
             format!(
-                "sequences > {cursor}: {:?}",
+                "sequences sent: {:?} (those > {cursor})",
                 expected_seqs.iter().flatten().collect::<Vec<_>>()
             ),
             format!(
-                "{:?}",
+                "sequences sent: [{}]",
                 got_seqs
                     .iter()
                     .map(|s| s.map_or("?".into(), |s| s.to_string()))
                     .collect::<Vec<_>>()
+                    .join(", ")
             ),
         );
     }
