@@ -284,9 +284,22 @@ struct OpenWopLaunch {
 }
 
 /// Configures surface W of the built-in runtime: two fresh test keys in two tenants (secrets
-/// of this run, scrubbed from reports), a 1 s keep-alive, a small subscriber limit, one
-/// heartbeat with a constant predicate on `/host/events`, and the test seams mounted (the era-2
-/// log seed; advertised as `conformance.seamsProfile`).
+/// of this run, scrubbed from reports), a 1 s keep-alive, a small subscriber limit, the test
+/// seams mounted (the era-2 log seed; advertised as `conformance.seamsProfile`), and the
+/// heartbeats the heartbeat cases observe on `/host/events`:
+///
+/// - one host heartbeat, [`BUILT_IN_HEARTBEAT_CONSTANT`], a constant predicate every second,
+///   on every subscription (its first tick happened when the host started);
+/// - per-subscription heartbeats, one fresh instance per subscription that names it in
+///   `?heartbeatId=` (its first tick comes one interval after the subscription opens, and only
+///   that subscription sees it), each ticking every second:
+///   [`BUILT_IN_HEARTBEAT_FRESH`] (constant), [`BUILT_IN_HEARTBEAT_BUSY`] (observing takes
+///   longer than the interval, within its bound), [`BUILT_IN_HEARTBEAT_OVERRUN`] (observing
+///   takes longer than its bound), [`BUILT_IN_HEARTBEAT_TOGGLE`] (state flips given the prior
+///   state) and [`BUILT_IN_HEARTBEAT_CREATED_RUNS`] (asks for a `conformance-noop` run on its
+///   first tick and on every unchanged tick).
+///
+/// Their ids and timings are published as facts (`heartbeat_*`), so cases never hard-code them.
 fn configure_openwop(config: &mut Config, options: &BuiltInOptions) -> OpenWopLaunch {
     use reference_runtime::openwop::{ApiKeyConfig, HeartbeatConfig, PredicateConfig};
     let key = |tenant: &str| format!("hk_test_{tenant}_{}", uuid::Uuid::new_v4().simple());
@@ -310,21 +323,106 @@ fn configure_openwop(config: &mut Config, options: &BuiltInOptions) -> OpenWopLa
     openwop.keep_alive_secs = options.keep_alive_ms.div_ceil(1000).clamp(1, 30);
     openwop.max_subscribers_per_run = BUILT_IN_SUBSCRIBER_LIMIT;
     openwop.seams_enabled = true;
-    openwop.heartbeat.heartbeats = vec![HeartbeatConfig {
-        id: "conformance-constant".into(),
-        interval_sec: 1,
-        max_runtime_ms: 1_000,
-        observe_delay_ms: 0,
-        predicate: PredicateConfig::Constant { value: json!(true) },
-    }];
+    let interval_sec = BUILT_IN_HEARTBEAT_INTERVAL_MS / 1000;
+    let beat = |id: &str, max_runtime_ms: u64, observe_delay_ms: u64, predicate| HeartbeatConfig {
+        id: id.into(),
+        interval_sec,
+        max_runtime_ms,
+        observe_delay_ms,
+        predicate,
+    };
+    let constant = || PredicateConfig::Constant { value: json!(true) };
+    let heartbeat = &mut openwop.heartbeat;
+    heartbeat.min_interval_sec = interval_sec;
+    heartbeat.heartbeats = vec![beat(BUILT_IN_HEARTBEAT_CONSTANT, 1_000, 0, constant())];
+    heartbeat.subscription_heartbeats = vec![
+        beat(BUILT_IN_HEARTBEAT_FRESH, 1_000, 0, constant()),
+        beat(
+            BUILT_IN_HEARTBEAT_BUSY,
+            BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS * 2,
+            BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS,
+            constant(),
+        ),
+        beat(
+            BUILT_IN_HEARTBEAT_OVERRUN,
+            BUILT_IN_HEARTBEAT_OVERRUN_MAX_RUNTIME_MS,
+            BUILT_IN_HEARTBEAT_OVERRUN_OBSERVE_MS,
+            constant(),
+        ),
+        beat(BUILT_IN_HEARTBEAT_TOGGLE, 1_000, 0, PredicateConfig::Toggle),
+        beat(
+            BUILT_IN_HEARTBEAT_CREATED_RUNS,
+            1_000,
+            0,
+            PredicateConfig::CreatedRuns {
+                workflow_id: "conformance-noop".into(),
+                tenant: "tenant-a".into(),
+            },
+        ),
+    ];
+    let interval = BUILT_IN_HEARTBEAT_INTERVAL_MS;
     let mut facts = BTreeMap::new();
-    facts.insert("subscriber_limit".into(), json!(BUILT_IN_SUBSCRIBER_LIMIT));
-    facts.insert("heartbeat_interval_ms".into(), json!(1_000));
+    let mut fact = |name: &str, value: serde_json::Value| {
+        facts.insert(name.to_string(), value);
+    };
+    fact("subscriber_limit", json!(BUILT_IN_SUBSCRIBER_LIMIT));
+    fact("heartbeat_interval_ms", json!(interval));
+    fact("heartbeat_min_interval_ms", json!(interval));
+    fact("heartbeat_min_interval_sec", json!(interval_sec));
+    fact("heartbeat_constant_id", json!(BUILT_IN_HEARTBEAT_CONSTANT));
+    fact("heartbeat_fresh_id", json!(BUILT_IN_HEARTBEAT_FRESH));
+    fact("heartbeat_busy_id", json!(BUILT_IN_HEARTBEAT_BUSY));
+    // Skipping the ticks that fall during an evaluation spaces evaluations by whole intervals.
+    let busy_gap = BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS.div_ceil(interval) * interval;
+    fact("heartbeat_busy_gap_ms", json!(busy_gap));
+    fact(
+        "heartbeat_busy_evaluation_ms",
+        json!(BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS),
+    );
+    fact("heartbeat_overrun_id", json!(BUILT_IN_HEARTBEAT_OVERRUN));
+    fact(
+        "heartbeat_overrun_max_runtime_ms",
+        json!(BUILT_IN_HEARTBEAT_OVERRUN_MAX_RUNTIME_MS),
+    );
+    // By then (after subscribing) the first tick's bounded evaluation is over.
+    fact(
+        "heartbeat_overrun_bound_ms",
+        json!(interval + BUILT_IN_HEARTBEAT_OVERRUN_MAX_RUNTIME_MS),
+    );
+    fact("heartbeat_toggle_id", json!(BUILT_IN_HEARTBEAT_TOGGLE));
+    fact(
+        "heartbeat_created_runs_id",
+        json!(BUILT_IN_HEARTBEAT_CREATED_RUNS),
+    );
     OpenWopLaunch {
         principals: vec![("a".into(), key_a), ("b".into(), key_b)],
         facts,
     }
 }
+
+/// The interval of every built-in heartbeat, and the advertised `heartbeat.minIntervalSec`
+/// (fact `heartbeat_interval_ms`, `heartbeat_min_interval_ms`).
+pub const BUILT_IN_HEARTBEAT_INTERVAL_MS: u64 = 1_000;
+/// The host heartbeat (constant predicate; fact `heartbeat_constant_id`).
+pub const BUILT_IN_HEARTBEAT_CONSTANT: &str = "conformance-constant";
+/// The per-subscription constant heartbeat (fact `heartbeat_fresh_id`).
+pub const BUILT_IN_HEARTBEAT_FRESH: &str = "conformance-fresh";
+/// The per-subscription heartbeat whose evaluation outlasts its interval (fact
+/// `heartbeat_busy_id`).
+pub const BUILT_IN_HEARTBEAT_BUSY: &str = "conformance-busy";
+/// How long the busy heartbeat observes (fact `heartbeat_busy_evaluation_ms`); its bound is
+/// twice that.
+pub const BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS: u64 = 1_200;
+/// The per-subscription heartbeat that overruns its bound (fact `heartbeat_overrun_id`).
+pub const BUILT_IN_HEARTBEAT_OVERRUN: &str = "conformance-overrun";
+/// The overrunning heartbeat's bound (fact `heartbeat_overrun_max_runtime_ms`).
+pub const BUILT_IN_HEARTBEAT_OVERRUN_MAX_RUNTIME_MS: u64 = 300;
+/// How long the overrunning heartbeat would observe if it were not stopped.
+pub const BUILT_IN_HEARTBEAT_OVERRUN_OBSERVE_MS: u64 = 2_000;
+/// The per-subscription toggle heartbeat (fact `heartbeat_toggle_id`).
+pub const BUILT_IN_HEARTBEAT_TOGGLE: &str = "conformance-toggle";
+/// The per-subscription created-runs heartbeat (fact `heartbeat_created_runs_id`).
+pub const BUILT_IN_HEARTBEAT_CREATED_RUNS: &str = "conformance-created-runs";
 
 /// The per-run subscriber limit of the built-in runtime (small, so the 429 case is cheap).
 pub const BUILT_IN_SUBSCRIBER_LIMIT: usize = 8;

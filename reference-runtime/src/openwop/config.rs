@@ -27,6 +27,9 @@ pub const MAX_KEEP_ALIVE_SECS: u64 = 30;
 /// | `heartbeat.min_interval_sec` | 1 |
 /// | `heartbeat.max_runtime_ms` | 30 000 (the cap on every heartbeat's `max_runtime_ms`) |
 /// | `heartbeat.heartbeats` | none |
+/// | `heartbeat.subscription_heartbeats` | none |
+/// | `scheduling.min_interval_sec` | 1 |
+/// | `scheduling.schedules` | none |
 /// | `envelopes` | the envelope catalog and reliability limits (see [`EnvelopeSettings`]) |
 /// | `seams_enabled` | `false`: the `/conformance/seams/…` test seams (the era-2 log seed) answer 404; `true` mounts them (bearer-authenticated) and advertises `conformance.seamsProfile` |
 ///
@@ -45,11 +48,19 @@ pub const MAX_KEEP_ALIVE_SECS: u64 = 30;
 /// interval_sec = 5
 /// max_runtime_ms = 1000
 /// predicate = { kind = "active-runs", threshold = 1 }
+///
+/// [[openwop.scheduling.schedules]]
+/// id = "nightly-noop"
+/// workflow_id = "conformance-noop"
+/// tenant = "tenant-a"
+/// interval_sec = 60
+/// inputs = {}
 /// ```
 ///
-/// Heartbeat interval substrate (the chapter asks a host that does not advertise `scheduling`
-/// to document it): each configured heartbeat is an in-process `tokio` interval timer started
-/// with the router; ticks that fall while the prior evaluation runs are skipped, never queued.
+/// Interval substrate: heartbeats and schedules share one, an in-process `tokio` interval timer
+/// started with the router (first tick one interval after start); a tick that falls while the
+/// prior evaluation (heartbeat) or the prior run (schedule) is still going is skipped, never
+/// queued. The host advertises it as the `scheduling` capability (see the `scheduling` module).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default, try_from = "RawOpenWopConfig")]
 pub struct OpenWopConfig {
@@ -69,6 +80,8 @@ pub struct OpenWopConfig {
     pub public_base_url: Option<String>,
     /// Heartbeats evaluated by the host.
     pub heartbeat: HeartbeatSettings,
+    /// Interval schedules (the `scheduling` capability).
+    pub scheduling: SchedulingSettings,
     /// The envelope catalog and reliability limits.
     pub envelopes: EnvelopeSettings,
     /// Whether the test seams are mounted (never in production).
@@ -85,6 +98,7 @@ impl Default for OpenWopConfig {
             subscriber_retry_after_secs: 1,
             public_base_url: None,
             heartbeat: HeartbeatSettings::default(),
+            scheduling: SchedulingSettings::default(),
             envelopes: EnvelopeSettings::default(),
             seams_enabled: false,
         }
@@ -136,8 +150,17 @@ pub struct HeartbeatSettings {
     pub min_interval_sec: u64,
     /// The cap on every heartbeat's `max_runtime_ms` (advertised as `heartbeat.maxRuntimeMs`).
     pub max_runtime_ms: u64,
-    /// The heartbeats.
+    /// The heartbeats, started with the host; their messages go to every subscriber of the host
+    /// channel.
     pub heartbeats: Vec<HeartbeatConfig>,
+    /// Per-subscription heartbeats: one fresh instance of each is started for every
+    /// `/host/events` subscription that names it in `heartbeatId`, under the id
+    /// `<id>.<16 hex digits>`, ticking from the moment the subscription opens and stopped when it
+    /// closes; its messages go to that subscription only and its state is kept in memory (an
+    /// instance never outlives the process, so there is nothing to re-notify after a restart).
+    /// Every tick rule is the same as for [`HeartbeatSettings::heartbeats`]. The id is at most
+    /// 100 characters and unique across both lists.
+    pub subscription_heartbeats: Vec<HeartbeatConfig>,
 }
 
 impl Default for HeartbeatSettings {
@@ -146,8 +169,49 @@ impl Default for HeartbeatSettings {
             min_interval_sec: 1,
             max_runtime_ms: 30_000,
             heartbeats: Vec::new(),
+            subscription_heartbeats: Vec::new(),
         }
     }
+}
+
+/// The longest id of a per-subscription heartbeat (its instances add 17 characters).
+pub const MAX_SUBSCRIPTION_HEARTBEAT_ID_LEN: usize = 100;
+
+/// Interval schedules: each creates a run of a seeded workflow every `interval_sec`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SchedulingSettings {
+    /// The smallest interval a schedule may use (advertised as `scheduling.minIntervalSec`).
+    pub min_interval_sec: u64,
+    /// The schedules.
+    pub schedules: Vec<ScheduleConfig>,
+}
+
+impl Default for SchedulingSettings {
+    fn default() -> Self {
+        SchedulingSettings {
+            min_interval_sec: 1,
+            schedules: Vec::new(),
+        }
+    }
+}
+
+/// One interval schedule.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleConfig {
+    /// The schedule id (its runs' owner subject is `schedule-<id>`).
+    pub id: String,
+    /// The workflow (a seeded fixture id); a schedule naming an unseeded workflow, or inputs
+    /// the workflow refuses, is logged and not started.
+    pub workflow_id: String,
+    /// The tenant that owns the runs.
+    pub tenant: String,
+    /// Seconds between runs (≥ `min_interval_sec`).
+    pub interval_sec: u64,
+    /// The runs' inputs.
+    #[serde(default)]
+    pub inputs: serde_json::Map<String, Value>,
 }
 
 /// One heartbeat: a predicate evaluated on an interval.
@@ -190,6 +254,22 @@ pub enum PredicateConfig {
         /// The run to create on a transition, when any.
         #[serde(default)]
         create_run: Option<CreateRunOnTransition>,
+    },
+    /// State `{"on": b}` where `b` is the negation of the prior state's `on` (`true` on the
+    /// first tick): every tick is a transition, provided the host passes the predicate the
+    /// prior tick's state (without it every tick would compute `{"on": true}`).
+    Toggle,
+    /// State `{"runs": n}` where `n` is the number of runs on the host owned by this heartbeat
+    /// (subject `heartbeat-<heartbeatId>`; an aggregate, no run data). It asks for a run of
+    /// `workflow_id` in `tenant` on its first tick and on every tick whose state equals the
+    /// prior state: an adversarial predicate, so that only the host's transition gate decides.
+    /// The host creates one run on the first tick (a transition from `{}`), the next tick sees
+    /// `{"runs": 1}`, and from then on every tick is unchanged and must create nothing.
+    CreatedRuns {
+        /// The workflow (a seeded fixture id).
+        workflow_id: String,
+        /// The tenant that owns the runs.
+        tenant: String,
     },
 }
 
@@ -255,50 +335,97 @@ impl OpenWopConfig {
         if hb.min_interval_sec == 0 {
             return fail("heartbeat.min_interval_sec must be at least 1".to_string());
         }
-        for (i, beat) in hb.heartbeats.iter().enumerate() {
-            if !is_tenant_id(&beat.id) {
-                return fail(format!(
-                    "heartbeat.heartbeats[{i}].id must match ^[A-Za-z0-9._-]{{1,128}}$"
-                ));
-            }
-            if hb.heartbeats[..i].iter().any(|b| b.id == beat.id) {
-                return fail(format!(
-                    "heartbeat.heartbeats[{i}].id repeats an earlier id"
-                ));
-            }
-            if beat.interval_sec < hb.min_interval_sec {
-                return fail(format!(
-                    "heartbeat.heartbeats[{i}].interval_sec must be at least min_interval_sec ({})",
-                    hb.min_interval_sec
-                ));
-            }
-            if beat.max_runtime_ms == 0 || beat.max_runtime_ms > hb.max_runtime_ms {
-                return fail(format!(
-                    "heartbeat.heartbeats[{i}].max_runtime_ms must be 1..={}",
-                    hb.max_runtime_ms
-                ));
-            }
-            if let PredicateConfig::ActiveRuns {
-                threshold,
-                create_run,
-            } = &beat.predicate
-            {
-                if *threshold == 0 {
-                    return fail(format!(
-                        "heartbeat.heartbeats[{i}].predicate.threshold must be at least 1"
-                    ));
+        let lists = [
+            ("heartbeat.heartbeats", &hb.heartbeats),
+            (
+                "heartbeat.subscription_heartbeats",
+                &hb.subscription_heartbeats,
+            ),
+        ];
+        let mut seen: Vec<&str> = Vec::new();
+        for (list, beats) in lists {
+            for (i, beat) in beats.iter().enumerate() {
+                let at = format!("{list}[{i}]");
+                check_heartbeat(hb, &at, beat).map_err(ConfigError)?;
+                if seen.contains(&beat.id.as_str()) {
+                    return fail(format!("{at}.id repeats an earlier heartbeat id"));
                 }
-                if let Some(run) = create_run
-                    && !is_tenant_id(&run.tenant)
-                {
-                    return fail(format!(
-                        "heartbeat.heartbeats[{i}].predicate.create_run.tenant must match ^[A-Za-z0-9._-]{{1,128}}$"
-                    ));
-                }
+                seen.push(&beat.id);
+            }
+        }
+        if hb
+            .subscription_heartbeats
+            .iter()
+            .any(|b| b.id.len() > MAX_SUBSCRIPTION_HEARTBEAT_ID_LEN)
+        {
+            return fail(format!(
+                "heartbeat.subscription_heartbeats ids are at most {MAX_SUBSCRIPTION_HEARTBEAT_ID_LEN} characters"
+            ));
+        }
+        let sc = &self.scheduling;
+        if sc.min_interval_sec == 0 {
+            return fail("scheduling.min_interval_sec must be at least 1".to_string());
+        }
+        for (i, schedule) in sc.schedules.iter().enumerate() {
+            let at = format!("scheduling.schedules[{i}]");
+            if !is_tenant_id(&schedule.id) {
+                return fail(format!("{at}.id must match ^[A-Za-z0-9._-]{{1,128}}$"));
+            }
+            if sc.schedules[..i].iter().any(|s| s.id == schedule.id) {
+                return fail(format!("{at}.id repeats an earlier id"));
+            }
+            if !is_tenant_id(&schedule.tenant) {
+                return fail(format!("{at}.tenant must match ^[A-Za-z0-9._-]{{1,128}}$"));
+            }
+            if schedule.interval_sec < sc.min_interval_sec {
+                return fail(format!(
+                    "{at}.interval_sec must be at least min_interval_sec ({})",
+                    sc.min_interval_sec
+                ));
             }
         }
         Ok(())
     }
+}
+
+/// The ranges of one heartbeat (`at` names it in messages).
+fn check_heartbeat(
+    settings: &HeartbeatSettings,
+    at: &str,
+    beat: &HeartbeatConfig,
+) -> Result<(), String> {
+    if !is_tenant_id(&beat.id) {
+        return Err(format!("{at}.id must match ^[A-Za-z0-9._-]{{1,128}}$"));
+    }
+    if beat.interval_sec < settings.min_interval_sec {
+        return Err(format!(
+            "{at}.interval_sec must be at least min_interval_sec ({})",
+            settings.min_interval_sec
+        ));
+    }
+    if beat.max_runtime_ms == 0 || beat.max_runtime_ms > settings.max_runtime_ms {
+        return Err(format!(
+            "{at}.max_runtime_ms must be 1..={}",
+            settings.max_runtime_ms
+        ));
+    }
+    let tenant = match &beat.predicate {
+        PredicateConfig::ActiveRuns { threshold: 0, .. } => {
+            return Err(format!("{at}.predicate.threshold must be at least 1"));
+        }
+        PredicateConfig::ActiveRuns {
+            create_run: Some(run),
+            ..
+        } => Some(&run.tenant),
+        PredicateConfig::CreatedRuns { tenant, .. } => Some(tenant),
+        _ => None,
+    };
+    if tenant.is_some_and(|t| !is_tenant_id(t)) {
+        return Err(format!(
+            "{at}.predicate tenant must match ^[A-Za-z0-9._-]{{1,128}}$"
+        ));
+    }
+    Ok(())
 }
 
 /// `^[A-Za-z0-9._-]{1,128}$`: a tenant id this host mints (no `~`, no `anon:`).
@@ -326,6 +453,7 @@ struct RawOpenWopConfig {
     subscriber_retry_after_secs: u64,
     public_base_url: Option<String>,
     heartbeat: HeartbeatSettings,
+    scheduling: SchedulingSettings,
     envelopes: EnvelopeSettings,
     seams_enabled: bool,
 }
@@ -341,6 +469,7 @@ impl Default for RawOpenWopConfig {
             subscriber_retry_after_secs: d.subscriber_retry_after_secs,
             public_base_url: d.public_base_url,
             heartbeat: d.heartbeat,
+            scheduling: d.scheduling,
             envelopes: d.envelopes,
             seams_enabled: d.seams_enabled,
         }
@@ -359,6 +488,7 @@ impl TryFrom<RawOpenWopConfig> for OpenWopConfig {
             subscriber_retry_after_secs: raw.subscriber_retry_after_secs,
             public_base_url: raw.public_base_url,
             heartbeat: raw.heartbeat,
+            scheduling: raw.scheduling,
             envelopes: raw.envelopes,
             seams_enabled: raw.seams_enabled,
         };
@@ -397,6 +527,54 @@ mod tests {
         let ok = below_min.replace("interval_sec = 1", "interval_sec = 5");
         let config: OpenWopConfig = toml::from_str(&ok).unwrap();
         assert_eq!(config.heartbeat.heartbeats[0].interval_sec, 5);
+    }
+
+    #[test]
+    fn schedules_and_per_subscription_heartbeats_are_checked_when_read() {
+        let schedule = r#"
+            [scheduling]
+            min_interval_sec = 5
+            [[scheduling.schedules]]
+            id = "s"
+            workflow_id = "conformance-noop"
+            tenant = "tenant-a"
+            interval_sec = 6
+            inputs = { delayMs = 10 }
+        "#;
+        let config: OpenWopConfig = toml::from_str(schedule).unwrap();
+        assert_eq!(config.scheduling.schedules[0].inputs["delayMs"], 10);
+        let below_min = schedule.replace("interval_sec = 6", "interval_sec = 4");
+        assert!(toml::from_str::<OpenWopConfig>(&below_min).is_err());
+        let bad_tenant = schedule.replace("tenant-a", "tenant/a");
+        assert!(toml::from_str::<OpenWopConfig>(&bad_tenant).is_err());
+        let beats = |second_list: &str, id: &str| {
+            format!(
+                r#"
+                [[heartbeat.heartbeats]]
+                id = "h"
+                interval_sec = 1
+                max_runtime_ms = 100
+                predicate = {{ kind = "toggle" }}
+                [[heartbeat.{second_list}]]
+                id = "{id}"
+                interval_sec = 1
+                max_runtime_ms = 100
+                predicate = {{ kind = "created-runs", workflow_id = "conformance-noop", tenant = "tenant-a" }}
+                "#
+            )
+        };
+        let config: OpenWopConfig = toml::from_str(&beats("subscription_heartbeats", "p")).unwrap();
+        assert_eq!(config.heartbeat.subscription_heartbeats.len(), 1);
+        assert!(
+            toml::from_str::<OpenWopConfig>(&beats("subscription_heartbeats", "h")).is_err(),
+            "ids are unique across both lists"
+        );
+        let long = "p".repeat(MAX_SUBSCRIPTION_HEARTBEAT_ID_LEN + 1);
+        assert!(toml::from_str::<OpenWopConfig>(&beats("subscription_heartbeats", &long)).is_err());
+        assert!(
+            toml::from_str::<OpenWopConfig>(&beats("heartbeats", &long)).is_ok(),
+            "host heartbeat ids may use the whole grammar"
+        );
     }
 
     #[test]

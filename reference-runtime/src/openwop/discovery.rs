@@ -17,7 +17,7 @@ use super::ai::mock_provider_ids;
 use super::envelopes::KindCatalog;
 use super::run_routes::MAX_BODY_BYTES;
 use super::state::WState;
-use super::{era2, feedback, pricing};
+use super::{era2, feedback, pricing, scheduling};
 
 /// The serialised document and its `ETag`.
 pub(crate) struct DiscoveryDocument {
@@ -55,7 +55,7 @@ fn record(witness: &str, facets: Value) -> Value {
 }
 
 /// The document: versions, implementation, seeded fixtures, mock providers, and the capability
-/// records of `providerUsage`, `heartbeat` and `limits`.
+/// records of `providerUsage`, `heartbeat`, `scheduling` and `limits`.
 pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
     json!({
         "protocolVersions": [PROTOCOL_VERSION],
@@ -81,6 +81,7 @@ pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
             "maxRuntimeMs": config.heartbeat.max_runtime_ms,
             "deliveryChannel": "/host/events",
         })),
+        "scheduling": record("claims-check", scheduling::facets(config)),
         "limits": record("claims-check", json!({
             "clarificationRounds": 0,
             "schemaRounds": config.envelopes.schema_rounds,

@@ -7,7 +7,7 @@
 //! | `POST /runs`, `GET /runs/{runId}`, `POST /runs/{runId}/cancel`, `POST /runs/{runId}/interrupts/{nodeId}` | `run_routes` over `runs` |
 //! | `GET /runs/{runId}/events` | `stream` |
 //! | `GET /runs/{runId}/events/poll` | `poll` |
-//! | `GET /host/events` | `host_events`, fed by `heartbeat` |
+//! | `GET /host/events` | `host_events`, fed by `heartbeat` (`?heartbeatId=` narrows it and starts per-subscription heartbeats) |
 //! | `POST`/`GET /runs/{runId}/annotations` | `feedback` |
 //! | `GET /conformance/seams/mock-ai/runs/{runId}/calls` | `envelopes::journal` (the `envelope-program` mock's call journal) |
 //! | `POST /conformance/seams/sample/event-log/seed` (off unless `seams_enabled`) | `era2` |
@@ -16,6 +16,11 @@
 //! `core.ai.structuredOutput` node); the cost estimate of `provider.usage` in `pricing`; the
 //! secret redaction of envelope-derived text and annotations in `secrets`; era-2 translation
 //! (every reader goes through `WState::read_events`) in `era2`.
+//!
+//! Heartbeats and interval schedules tick on one in-process interval substrate; the host
+//! advertises it as the `scheduling` capability (the chapter's SHOULD for a host advertising
+//! `heartbeat`) rather than only documenting it: see `scheduling` for what the record's facets
+//! claim (interval triggers, skip on overlap, schedules from host configuration only).
 //!
 //! Every run is its log: snapshots, streams and polls are projections of the events the
 //! [`LogHub`] holds (`projection`). The engine (`engine`) runs the seeded fixture workflows
@@ -42,6 +47,7 @@ mod projection;
 mod recorder;
 mod run_routes;
 mod runs;
+mod scheduling;
 mod secrets;
 mod state;
 mod stream;
@@ -55,14 +61,15 @@ use std::sync::Arc;
 use axum::Router;
 use axum::routing::{get, post};
 
-use crate::defects::Defects;
+use crate::defects::{Defect, Defects};
 use crate::log::LogHub;
 
 pub use ai::provider::ConfiguredProviders;
 pub use auth::Caller;
 pub use config::{
     ApiKeyConfig, ConfigError, CreateRunOnTransition, HeartbeatConfig, HeartbeatSettings,
-    MAX_KEEP_ALIVE_SECS, OpenWopConfig, PredicateConfig,
+    MAX_KEEP_ALIVE_SECS, MAX_SUBSCRIPTION_HEARTBEAT_ID_LEN, OpenWopConfig, PredicateConfig,
+    ScheduleConfig, SchedulingSettings,
 };
 pub use envelopes::settings::{EnvelopeSettings, Strictness};
 pub use error::ApiError;
@@ -81,8 +88,8 @@ pub struct Dependencies {
     pub providers: Option<ConfiguredProviders>,
 }
 
-/// The surface-W routes. Starts the configured heartbeats on the current tokio runtime (they
-/// stop once the router is dropped). A configuration that fails [`OpenWopConfig::validate`] is
+/// The surface-W routes. Starts the configured heartbeats and schedules on the current tokio
+/// runtime (they stop once the router is dropped). A configuration that fails [`OpenWopConfig::validate`] is
 /// logged and replaced by the defaults, so the host never serves out-of-range values.
 pub fn router(deps: Dependencies) -> Router {
     let config = match deps.config.validate() {
@@ -115,6 +122,13 @@ pub fn router(deps: Dependencies) -> Router {
         create_lock: tokio::sync::Mutex::new(()),
     });
     heartbeat::start(&state);
+    scheduling::start(&state);
+    // The host channel's address is the one discovery declares (`heartbeat.deliveryChannel`).
+    let host_events_path = if state.defects.has(Defect::WHostEventsWrongAddress) {
+        "/host/stream"
+    } else {
+        "/host/events"
+    };
     Router::new()
         .route("/.well-known/openwop", get(discovery::discovery))
         .route("/runs", post(run_routes::create))
@@ -126,7 +140,7 @@ pub fn router(deps: Dependencies) -> Router {
         )
         .route("/runs/{run_id}/events", get(stream::events))
         .route("/runs/{run_id}/events/poll", get(poll::poll))
-        .route("/host/events", get(host_events::host_events))
+        .route(host_events_path, get(host_events::host_events))
         .route(
             "/runs/{run_id}/annotations",
             post(feedback::create).get(feedback::list),

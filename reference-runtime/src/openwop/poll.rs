@@ -36,8 +36,13 @@ pub(crate) async fn poll(
 ) -> Result<Response, ApiError> {
     let meta = state.readable_run(&caller, &uri)?;
     let Query(query) = query.map_err(|_| ApiError::validation("the query string is malformed"))?;
+    // lastSequence and since are not parameters: only afterSequence is a cursor.
+    let cursor = match query.get("afterSequence") {
+        None if state.defects.has(Defect::WPollHonoursLastSequence) => query.get("lastSequence"),
+        cursor => cursor,
+    };
     let after =
-        match query.get("afterSequence") {
+        match cursor {
             None => None,
             Some(value) => Some(parse_cursor(value).ok_or_else(|| {
                 ApiError::validation("afterSequence must be a non-negative integer")

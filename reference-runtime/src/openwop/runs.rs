@@ -123,24 +123,25 @@ pub(crate) fn validate_create(
 }
 
 impl NewRun {
-    /// A run a heartbeat asks for: no inputs beyond the workflow's defaults.
-    pub(crate) fn for_heartbeat(
+    /// A run the host starts itself (a heartbeat's createRun, a schedule) with these inputs.
+    pub(crate) fn for_host(
         state: &WState,
         workflow_id: &str,
         owner: Owner,
+        inputs: Map<String, Value>,
     ) -> Result<NewRun, ApiError> {
         let workflow = state
             .workflows
             .get(workflow_id)
             .cloned()
-            .ok_or_else(|| ApiError::validation("the heartbeat names an unseeded workflow"))?;
+            .ok_or_else(|| ApiError::validation("the host names an unseeded workflow"))?;
         let variables = workflow
-            .resolve_variables(&Map::new())
+            .resolve_variables(&inputs)
             .map_err(ApiError::validation)?;
         Ok(NewRun {
             workflow,
             owner,
-            inputs: Map::new(),
+            inputs,
             variables,
             tags: None,
             metadata: None,
