@@ -22,6 +22,84 @@ use crate::upstream::FakeUpstream;
 /// The environment-variable name the built-in runtime's providers read their credential from.
 pub const CREDENTIAL_ENV: &str = "CONFORMANCE_PROVIDER_KEY";
 
+/// The configuration of the built-in runtime. Cases never name a profile: they select hosts by
+/// what discovery advertises (`needs`), so every case is PASS or SKIP under every profile.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum BuiltInProfile {
+    /// The default configuration: `envelopeStrictness.mode: warn`, `supportedEnvelopes` with
+    /// `kinds`, `feedback` with `signals`.
+    #[default]
+    Standard,
+    /// The seats the standard profile fills, left to their other readings:
+    /// `envelopeStrictness.mode: strict`, `supportedEnvelopes` advertised without `kinds`,
+    /// `feedback` advertised without `signals`; everything else as [`BuiltInProfile::Standard`].
+    Alternate,
+    /// `envelopeStrictness.mode: strict` with `supportedEnvelopes.kinds` advertised; everything
+    /// else as [`BuiltInProfile::Standard`]. Strictness is read after the catalog, so only a
+    /// host that admits a non-universal kind (which [`BuiltInProfile::Alternate`] never does)
+    /// ever reaches the strict refusal of drift.
+    Strict,
+}
+
+impl BuiltInProfile {
+    /// Every profile, standard first.
+    pub const ALL: [BuiltInProfile; 3] = [
+        BuiltInProfile::Standard,
+        BuiltInProfile::Alternate,
+        BuiltInProfile::Strict,
+    ];
+
+    /// The name (`--built-in-profile NAME`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BuiltInProfile::Standard => "standard",
+            BuiltInProfile::Alternate => "alternate",
+            BuiltInProfile::Strict => "strict",
+        }
+    }
+
+    /// Whether this is the default profile.
+    pub fn is_standard(&self) -> bool {
+        *self == BuiltInProfile::Standard
+    }
+
+    /// The profile under which a defect shows: a non-standard one for a defect in a rule only
+    /// that configuration exercises (an absent `kinds` or `signals`, strict mode).
+    pub fn showing(defect: Defect) -> BuiltInProfile {
+        match defect {
+            Defect::WAbsentKindsAdmitted | Defect::WAbsentSignalsNoneAccepted => {
+                BuiltInProfile::Alternate
+            }
+            Defect::WStrictAdmitsDrift => BuiltInProfile::Strict,
+            _ => BuiltInProfile::Standard,
+        }
+    }
+
+    /// Applies the profile to the runtime's configuration.
+    fn configure(self, config: &mut Config) {
+        use reference_runtime::openwop::Strictness;
+        let openwop = &mut config.openwop;
+        match self {
+            BuiltInProfile::Standard => {}
+            BuiltInProfile::Alternate => {
+                openwop.envelopes.strictness = Strictness::Strict;
+                openwop.envelopes.advertise_kinds = false;
+                openwop.feedback.advertise_signals = false;
+            }
+            BuiltInProfile::Strict => openwop.envelopes.strictness = Strictness::Strict,
+        }
+    }
+}
+
+impl std::fmt::Display for BuiltInProfile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One known defect of the reference runtime, as the kill matrix lists it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DefectInfo {
@@ -35,6 +113,9 @@ pub struct DefectInfo {
     pub requirement: String,
     /// What the defective runtime does.
     pub description: String,
+    /// The built-in profile the kill matrix runs it under (omitted when standard).
+    #[serde(default, skip_serializing_if = "BuiltInProfile::is_standard")]
+    pub profile: BuiltInProfile,
 }
 
 /// The reference runtime's defect catalogue.
@@ -47,6 +128,7 @@ pub fn defect_catalogue() -> Vec<DefectInfo> {
             area: d.area().as_str().to_string(),
             requirement: d.requirement().to_string(),
             description: d.description().to_string(),
+            profile: BuiltInProfile::showing(*d),
         })
         .collect()
 }
@@ -86,6 +168,8 @@ pub struct BuiltInOptions {
     /// The bearer keys of principals `a` and `b` (tenants `tenant-a`, `tenant-b`); fresh random
     /// keys when absent.
     pub principal_keys: Option<(String, String)>,
+    /// The runtime's configuration profile.
+    pub profile: BuiltInProfile,
 }
 
 impl Default for BuiltInOptions {
@@ -96,6 +180,7 @@ impl Default for BuiltInOptions {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             external_providers: None,
             principal_keys: None,
+            profile: BuiltInProfile::Standard,
         }
     }
 }
@@ -232,6 +317,7 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         (None, None) => Vec::new(),
     };
     let openwop = configure_openwop(&mut config, options);
+    options.profile.configure(&mut config);
     let runtime_options = RuntimeOptions {
         defects: Defects::of(defects),
         credentials: CredentialSource::from_pairs([(CREDENTIAL_ENV, canary.as_str())]),
@@ -249,7 +335,10 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     facts.insert("keepalive_interval_ms".into(), json!(options.keep_alive_ms));
     facts.extend(openwop.facts);
     let target = Target {
-        kind: "built-in".into(),
+        kind: match options.profile {
+            BuiltInProfile::Standard => "built-in".into(),
+            profile => format!("built-in ({profile} profile)"),
+        },
         base_url: runtime.base_url().trim_end_matches('/').to_string(),
         headers: Vec::new(),
         principals: openwop
@@ -375,6 +464,12 @@ fn configure_openwop(config: &mut Config, options: &BuiltInOptions) -> OpenWopLa
     // Skipping the ticks that fall during an evaluation spaces evaluations by whole intervals.
     let busy_gap = BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS.div_ceil(interval) * interval;
     fact("heartbeat_busy_gap_ms", json!(busy_gap));
+    // The spacing that tells a host that skips (evaluations `busy_gap` apart) from one that
+    // queues (one evaluation time apart): their midpoint.
+    fact(
+        "heartbeat_busy_min_gap_ms",
+        json!((busy_gap + BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS) / 2),
+    );
     fact(
         "heartbeat_busy_evaluation_ms",
         json!(BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS),

@@ -112,10 +112,8 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                 if record.get("status").is_some() && record.get("since").is_some() {
                     found.capabilities.insert(format!("capability:{family}"));
                     for (facet, value) in record.as_object().into_iter().flatten() {
-                        if value.is_object() || value.as_bool() == Some(true) {
-                            found
-                                .capabilities
-                                .insert(format!("capability:{family}.{facet}"));
+                        if let Some(name) = facet_capability(family, facet, value) {
+                            found.capabilities.insert(name);
                         }
                     }
                 }
@@ -152,6 +150,27 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
         found.capabilities.insert("subscriber-limit".into());
     }
     found
+}
+
+/// The capability a facet of a discovery capability record gives, if any:
+///
+/// - an object facet or a `true` one: `capability:{family}.{facet}` (e.g.
+///   `capability:envelopes.reliability`);
+/// - an array facet, even an empty one (an empty list is a claim, an absent one is not):
+///   `capability:{family}.{facet}` (e.g. `capability:supportedEnvelopes.kinds`);
+/// - a string facet: `capability:{family}.{facet}={value}` (e.g.
+///   `capability:envelopeStrictness.mode=strict`), so cases can select a host by a facet's
+///   value, and `!capability:…=value` by its absence (an absent facet has no value).
+///
+/// `false`, numbers and `null` give nothing.
+fn facet_capability(family: &str, facet: &str, value: &Value) -> Option<String> {
+    match value {
+        Value::Object(_) | Value::Array(_) | Value::Bool(true) => {
+            Some(format!("capability:{family}.{facet}"))
+        }
+        Value::String(text) => Some(format!("capability:{family}.{facet}={text}")),
+        _ => None,
+    }
 }
 
 /// Creates a noop run and asks its events endpoint for an impossible mode: the 400 lists the
@@ -228,5 +247,35 @@ where
         if spec::openwop::StreamMode::from_name(mode).is_some() {
             found.capabilities.insert(format!("stream-mode:{mode}"));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facets_give_capabilities_by_their_shape() {
+        let facet = |value: Value| facet_capability("family", "facet", &value);
+        assert_eq!(
+            facet(json!({"events": []})).as_deref(),
+            Some("capability:family.facet")
+        );
+        assert_eq!(
+            facet(json!(true)).as_deref(),
+            Some("capability:family.facet")
+        );
+        assert_eq!(
+            facet(json!(["a"])).as_deref(),
+            Some("capability:family.facet")
+        );
+        assert_eq!(facet(json!([])).as_deref(), Some("capability:family.facet"));
+        assert_eq!(
+            facet(json!("strict")).as_deref(),
+            Some("capability:family.facet=strict")
+        );
+        assert_eq!(facet(json!(false)), None);
+        assert_eq!(facet(json!(3)), None);
+        assert_eq!(facet(Value::Null), None);
     }
 }

@@ -1,7 +1,8 @@
 //! The self-test: proof that every check can fail. The suite runs against the clean built-in
-//! runtime (which must pass every case) and against the runtime with each known defect switched
-//! on (each defect must be caught by at least one MUST or SHOULD case with FAIL or WARN). The
-//! result is the kill matrix, with the mutation score.
+//! runtime under each built-in profile (which must pass or skip every case) and against the
+//! runtime with each known defect switched on, under the profile that defect shows in (each
+//! defect must be caught by at least one MUST or SHOULD case with FAIL or WARN). The result is
+//! the kill matrix, with the mutation score.
 //!
 //! A MUST case that catches no defect needs a recorded reason in
 //! `cases/selftest-exemptions.json` (`{"version": 1, "exemptions": {"<case id>": "<reason>"}}`).
@@ -17,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::case::{CaseSurface, LoadedCase};
 use crate::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
-use crate::launch::{BuiltInOptions, DefectInfo, defect_catalogue, start_built_in};
+use crate::launch::{BuiltInOptions, BuiltInProfile, DefectInfo, defect_catalogue, start_built_in};
 use crate::report::RunReport;
 use crate::runner::{Filters, Quiet, RunSettings, run};
 use crate::verdict::{Level, Verdict};
@@ -53,9 +54,10 @@ pub struct DefectRow {
 pub struct KillMatrix {
     /// Format version.
     pub format_version: u32,
-    /// The clean runtime's verdict counts.
-    pub clean: BTreeMap<String, u32>,
-    /// Clean-runtime cases that did not PASS (must be empty).
+    /// The clean runtime's verdict counts, per built-in profile (`standard`, `alternate`).
+    pub clean: BTreeMap<String, BTreeMap<String, u32>>,
+    /// Clean-runtime cases that did not PASS or SKIP, under either profile, each prefixed with
+    /// its profile (must be empty).
     pub clean_failures: Vec<String>,
     /// One row per defect.
     pub defects: Vec<DefectRow>,
@@ -102,12 +104,14 @@ pub enum SelftestError {
 async fn run_against(
     cases: &[LoadedCase],
     defects: Vec<String>,
+    profile: BuiltInProfile,
     surface: Option<CaseSurface>,
     jobs: usize,
     time_scale: f64,
 ) -> Result<RunReport, SelftestError> {
     let running = start_built_in(&BuiltInOptions {
         defects,
+        profile,
         ..BuiltInOptions::default()
     })
     .await
@@ -184,7 +188,10 @@ fn defect_row(info: DefectInfo, report: &RunReport) -> DefectRow {
         .collect();
     eprintln!(
         "{:<48} {}",
-        info.name,
+        match info.profile {
+            BuiltInProfile::Standard => info.name.clone(),
+            profile => format!("{} ({profile})", info.name),
+        },
         if killed {
             format!("killed by {} case(s)", killed_by.len())
         } else {
@@ -206,24 +213,30 @@ pub async fn kill_matrix(
     jobs: usize,
     time_scale: f64,
 ) -> Result<KillMatrix, SelftestError> {
-    let clean = run_against(cases, Vec::new(), None, jobs, time_scale).await?;
-    let clean_failures: Vec<String> = clean
-        .cases
-        .iter()
-        // A SKIP is a case for hosts the built-in runtime is not (a negated need): fine.
-        .filter(|c| !matches!(c.verdict, Verdict::Pass | Verdict::Skip))
-        .map(|c| {
-            format!(
-                "{} {}{}",
-                c.verdict,
-                c.id,
-                c.reason
-                    .as_ref()
-                    .map(|r| format!(": {r}"))
-                    .unwrap_or_default()
-            )
-        })
-        .collect();
+    let mut clean = BTreeMap::new();
+    let mut clean_failures: Vec<String> = Vec::new();
+    for profile in BuiltInProfile::ALL {
+        let report = run_against(cases, Vec::new(), profile, None, jobs, time_scale).await?;
+        clean_failures.extend(
+            report
+                .cases
+                .iter()
+                // A SKIP is a case for hosts this configuration is not (a need it lacks): fine.
+                .filter(|c| !matches!(c.verdict, Verdict::Pass | Verdict::Skip))
+                .map(|c| {
+                    format!(
+                        "[{profile}] {} {}{}",
+                        c.verdict,
+                        c.id,
+                        c.reason
+                            .as_ref()
+                            .map(|r| format!(": {r}"))
+                            .unwrap_or_default()
+                    )
+                }),
+        );
+        clean.insert(profile.to_string(), report.summary.by_verdict.clone());
+    }
     // Defective runtimes are independent: run several at once (each case mostly waits on I/O).
     let selected: Vec<DefectInfo> = defect_catalogue()
         .into_iter()
@@ -239,6 +252,7 @@ pub async fn kill_matrix(
             let report = run_against(
                 cases,
                 vec![info.name.clone()],
+                info.profile,
                 Some(surface),
                 jobs,
                 time_scale,
@@ -268,8 +282,8 @@ pub async fn kill_matrix(
     };
     let killed = rows.iter().filter(|r| r.killed).count();
     Ok(KillMatrix {
-        format_version: 1,
-        clean: clean.summary.by_verdict.clone(),
+        format_version: 2,
+        clean,
         clean_failures,
         mutation_score: if rows.is_empty() {
             1.0
@@ -321,12 +335,7 @@ pub fn render_markdown(matrix: &KillMatrix) -> String {
         "# Kill matrix\n\nMutation score: **{:.0}%** ({killed}/{} defects killed). Clean runtime: {}.\n\n",
         matrix.mutation_score * 100.0,
         matrix.defects.len(),
-        matrix
-            .clean
-            .iter()
-            .map(|(v, n)| format!("{n} {v}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        clean_counts(matrix)
     );
     if !matrix.clean_failures.is_empty() {
         out.push_str("**The clean runtime did not pass every case:**\n\n");
@@ -349,8 +358,13 @@ pub fn render_markdown(matrix: &KillMatrix) -> String {
                 .join(", ")
         };
         out.push_str(&format!(
-            "| `{}` | {} | {} | `{}` | {} |\n",
-            row.defect.name, row.defect.surface, row.defect.area, row.defect.requirement, killers
+            "| `{}`{} | {} | {} | `{}` | {} |\n",
+            row.defect.name,
+            profile_note(row.defect.profile),
+            row.defect.surface,
+            row.defect.area,
+            row.defect.requirement,
+            killers
         ));
     }
     if !matrix.must_cases_without_kill.is_empty() {
@@ -363,6 +377,32 @@ pub fn render_markdown(matrix: &KillMatrix) -> String {
         }
     }
     out
+}
+
+/// The clean runs' verdict counts, standard first: `standard: 200 PASS, 3 SKIP; alternate: …`.
+fn clean_counts(matrix: &KillMatrix) -> String {
+    let standard = BuiltInProfile::Standard.as_str();
+    let mut runs: Vec<_> = matrix.clean.iter().collect();
+    runs.sort_by_key(|(profile, _)| profile.as_str() != standard);
+    runs.into_iter()
+        .map(|(profile, counts)| {
+            let counts = counts
+                .iter()
+                .map(|(v, n)| format!("{n} {v}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!("{profile}: {counts}")
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Names a non-standard profile after the defect (the standard one goes without saying).
+fn profile_note(profile: BuiltInProfile) -> String {
+    match profile {
+        BuiltInProfile::Standard => String::new(),
+        profile => format!(" (profile: {profile})"),
+    }
 }
 
 fn escape(text: &str) -> String {
@@ -393,8 +433,9 @@ pub fn render_html(matrix: &KillMatrix) -> String {
                 .join("<br>")
         };
         rows.push_str(&format!(
-            "<tr><td><code>{}</code><br><small>{}</small></td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n",
+            "<tr><td><code>{}</code>{}<br><small>{}</small></td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n",
             escape(&row.defect.name),
+            escape(&profile_note(row.defect.profile)),
             escape(&row.defect.description),
             escape(&row.defect.surface),
             escape(&row.defect.area),
@@ -411,13 +452,6 @@ body{{font-family:system-ui,sans-serif;margin:2rem}}table{{border-collapse:colla
         matrix.mutation_score * 100.0,
         matrix.defects.iter().filter(|d| d.killed).count(),
         matrix.defects.len(),
-        escape(
-            &matrix
-                .clean
-                .iter()
-                .map(|(v, n)| format!("{n} {v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+        escape(&clean_counts(matrix))
     )
 }

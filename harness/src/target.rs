@@ -87,9 +87,13 @@ impl Target {
         }
     }
 
-    /// Whether the target has a capability.
+    /// Whether the target has a capability, or (`fact:<name>`) the fact a case reads as
+    /// `${target.<name>}`.
     pub fn has(&self, need: &str) -> bool {
-        self.capabilities.contains(need)
+        match need.strip_prefix("fact:") {
+            Some(name) => self.facts.contains_key(name),
+            None => self.capabilities.contains(need),
+        }
     }
 
     /// Every secret value the harness holds, for scrubbing reports.

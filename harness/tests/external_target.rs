@@ -15,7 +15,8 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn verdicts(report: &Path) -> BTreeMap<String, String> {
+/// Each case's verdict, and the failing checks' messages (for telling a difference apart).
+fn verdicts(report: &Path) -> BTreeMap<String, (String, String)> {
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(report.join("report.json")).unwrap()).unwrap();
     report["cases"]
@@ -23,9 +24,19 @@ fn verdicts(report: &Path) -> BTreeMap<String, String> {
         .unwrap()
         .iter()
         .map(|c| {
+            let failing: Vec<String> = c["checks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|k| k["verdict"] != "PASS")
+                .map(|k| k.to_string())
+                .collect();
             (
                 c["id"].as_str().unwrap().to_string(),
-                c["verdict"].as_str().unwrap().to_string(),
+                (
+                    c["verdict"].as_str().unwrap().to_string(),
+                    format!("{} {}", c["reason"], failing.join("\n")),
+                ),
             )
         })
         .collect()
@@ -47,6 +58,7 @@ fn an_external_run_against_a_separately_started_runtime_gives_the_same_verdicts(
     let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
     let dir = tempfile::tempdir().unwrap();
     let (fakes, streaming) = (free_port(), free_port());
+    let facts = dir.path().join("facts.json");
     let canary = format!("sk-canary-{}", uuid::Uuid::new_v4().simple());
     let auth_a = format!(
         "Authorization: Bearer hk_test_a_{}",
@@ -72,6 +84,9 @@ fn an_external_run_against_a_separately_started_runtime_gives_the_same_verdicts(
             "--keep-alive-ms",
             "1000",
         ])
+        // What the cases cannot discover (heartbeat ids and timings, the subscriber limit).
+        .arg("--write-facts")
+        .arg(&facts)
         .args([
             "--providers-at",
             &format!("127.0.0.1:{fakes}"),
@@ -102,16 +117,9 @@ fn an_external_run_against_a_separately_started_runtime_gives_the_same_verdicts(
             "--providers-streaming-listen",
             &format!("127.0.0.1:{streaming}"),
         ])
-        .args([
-            "--fact",
-            "subscriber_limit=8",
-            "--fact",
-            "keepalive_window_ms=3500",
-            "--fact",
-            "heartbeat_interval_ms=1000",
-            "--proptest-seed",
-            "7",
-        ])
+        .arg("--facts-file")
+        .arg(&facts)
+        .args(["--proptest-seed", "7"])
         .arg("--report-dir")
         .arg(&external_dir)
         .envs(env)
@@ -128,10 +136,24 @@ fn an_external_run_against_a_separately_started_runtime_gives_the_same_verdicts(
     let external_verdicts = verdicts(&external_dir);
     let built_in_verdicts = verdicts(&built_in_dir);
     assert!(built_in_verdicts.len() >= 3);
-    assert_eq!(
-        external_verdicts,
-        built_in_verdicts,
-        "external run stderr:\n{}\nbuilt-in run stderr:\n{}",
+    let differences: Vec<String> = built_in_verdicts
+        .iter()
+        .filter(|(id, (verdict, _))| external_verdicts.get(*id).map(|(v, _)| v) != Some(verdict))
+        .map(|(id, (verdict, why))| {
+            let (external_verdict, external_why) = external_verdicts
+                .get(id)
+                .cloned()
+                .unwrap_or_else(|| ("(absent)".into(), String::new()));
+            format!(
+                "{id}: built-in {verdict}, external {external_verdict}\n  built-in: {why}\n  external: {external_why}"
+            )
+        })
+        .collect();
+    assert_eq!(external_verdicts.len(), built_in_verdicts.len());
+    assert!(
+        differences.is_empty(),
+        "verdicts differ:\n{}\nexternal run stderr:\n{}\nbuilt-in run stderr:\n{}",
+        differences.join("\n"),
         String::from_utf8_lossy(&external.stderr),
         String::from_utf8_lossy(&built_in.stderr)
     );

@@ -300,6 +300,15 @@ defects! {
         "An era-2 log is served in its v1 type spellings."),
     WEra2SilentDrop => ("w-era2-silent-drop", "W", Other, "events.era2.projection-no-silent-drop",
         "An era-2 property the v2 payload cannot carry is dropped silently instead of failing 500 payload_unprojectable."),
+    // Surface W, issue 9 follow-up: seats read under a non-default configuration, the reliability list.
+    WAbsentKindsAdmitted => ("w-absent-kinds-admitted", "W", Other, "events.supported-envelopes.absent-kinds-refuse-non-universal",
+        "With supportedEnvelopes advertised without kinds, every non-universal kind is admitted unchecked."),
+    WStrictAdmitsDrift => ("w-strict-admits-drift", "W", Other, "events.envelope-strictness.strict-refuses",
+        "Under strict, an envelope below the floor is admitted (validated as under warn) instead of refused."),
+    WAbsentSignalsNoneAccepted => ("w-absent-signals-none-accepted", "W", Other, "events.feedback.signals-absent-means-all-four",
+        "With feedback advertised without signals, every annotation is refused (absent read as an empty list)."),
+    WReliabilityEventsOverlisted => ("w-reliability-events-overlisted", "W", Other, "events.reliability.events-list-only-emitted",
+        "envelopes.reliability.events also lists envelope.nl-to-format-engaged, an event this host never emits."),
     // Surface W: heartbeats, the host channel and poll parameters.
     WHeartbeatEvaluatedOnlyOnChange => ("w-heartbeat-evaluated-only-on-change", "W", Other, "events.heartbeat.emit-evaluated",
         "heartbeat.evaluated is emitted only on ticks that change state."),

@@ -6,7 +6,7 @@ mod w9_support;
 mod w_support;
 
 use reference_runtime::defects::Defect;
-use reference_runtime::openwop::OpenWopConfig;
+use reference_runtime::openwop::{EnvelopeSettings, FeedbackSettings, OpenWopConfig, Strictness};
 use serde_json::{Value, json};
 use w_support::*;
 use w9_support::*;
@@ -105,6 +105,10 @@ const COVERED: &[Defect] = &[
     Defect::WAnnotationCorrectionUnredacted,
     Defect::WEra2Untranslated,
     Defect::WEra2SilentDrop,
+    Defect::WAbsentKindsAdmitted,
+    Defect::WStrictAdmitsDrift,
+    Defect::WAbsentSignalsNoneAccepted,
+    Defect::WReliabilityEventsOverlisted,
 ];
 
 #[test]
@@ -1008,4 +1012,134 @@ defect_test!(
     WEra2SilentDrop,
     era2_never_drops,
     seams_on()
+);
+
+/// `supportedEnvelopes` advertised without `kinds`.
+fn kinds_absent() -> OpenWopConfig {
+    OpenWopConfig {
+        envelopes: EnvelopeSettings {
+            advertise_kinds: false,
+            ..EnvelopeSettings::default()
+        },
+        ..OpenWopConfig::default()
+    }
+}
+
+/// `envelopeStrictness.mode: strict`.
+fn strict() -> OpenWopConfig {
+    OpenWopConfig {
+        envelopes: EnvelopeSettings {
+            strictness: Strictness::Strict,
+            ..EnvelopeSettings::default()
+        },
+        ..OpenWopConfig::default()
+    }
+}
+
+/// `feedback` advertised without `signals`.
+fn signals_absent() -> OpenWopConfig {
+    OpenWopConfig {
+        feedback: FeedbackSettings {
+            advertise_signals: false,
+        },
+        ..OpenWopConfig::default()
+    }
+}
+
+async fn absent_kinds_refuse_non_universal(host: &Host) -> bool {
+    let (_, log, _) = structured(
+        host,
+        json!([with_kind("example.answer", Some(2), answer("x"))]),
+    )
+    .await;
+    failed_code(&log).as_deref() == Some("unknown_envelope_kind")
+}
+defect_test!(
+    w_absent_kinds_admitted,
+    WAbsentKindsAdmitted,
+    absent_kinds_refuse_non_universal,
+    kinds_absent()
+);
+
+async fn strict_refuses_drift(host: &Host) -> bool {
+    let (_, log, _) = structured(
+        host,
+        json!([with_kind("example.answer", Some(1), answer("x"))]),
+    )
+    .await;
+    failed_code(&log).as_deref() == Some("unknown_schema_version")
+        && of_type(&log, "output.chunk").is_empty()
+}
+defect_test!(
+    w_strict_admits_drift,
+    WStrictAdmitsDrift,
+    strict_refuses_drift,
+    strict()
+);
+
+async fn absent_signals_accept_all_four(host: &Host) -> bool {
+    let run_id = finished_noop(host).await;
+    let mut all = true;
+    for signal in [
+        json!({"kind": "rating", "rating": 4}),
+        json!({"kind": "correction", "correction": "c"}),
+        json!({"kind": "label", "label": "l"}),
+        json!({"kind": "flag"}),
+    ] {
+        let response = annotate(host, &run_id, KEY_A, json!({ "signal": signal })).await;
+        all &= response.status() == 201;
+    }
+    all
+}
+defect_test!(
+    w_absent_signals_none_accepted,
+    WAbsentSignalsNoneAccepted,
+    absent_signals_accept_all_four,
+    signals_absent()
+);
+
+#[tokio::test(start_paused = true)]
+async fn feedback_signals_are_advertised_unless_switched_off() {
+    let host = host_with(OpenWopConfig::default(), &[]).await;
+    let feedback = get_json(&host, "/.well-known/openwop").await["feedback"].clone();
+    assert_eq!(
+        feedback["signals"],
+        json!(["rating", "correction", "label", "flag"])
+    );
+    let host = host_with(signals_absent(), &[]).await;
+    let feedback = get_json(&host, "/.well-known/openwop").await["feedback"].clone();
+    assert!(feedback.get("signals").is_none(), "{feedback}");
+    assert_eq!(feedback["targets"], json!(["run", "node"]));
+}
+
+/// Every reliability scenario this host knows, one run each; the event types they emitted.
+async fn reliability_types_emitted(host: &Host) -> Vec<String> {
+    let recovered = recovery(host).await;
+    let mut emitted = Vec::new();
+    for log in [
+        exhausted(host).await.1,
+        refusal_log(host, "no").await,
+        truncation(host).await.0,
+        recovered,
+    ] {
+        emitted.extend(types(&log));
+    }
+    emitted
+}
+
+async fn only_emitted_events_listed(host: &Host) -> bool {
+    let doc = get_json(host, "/.well-known/openwop").await;
+    let listed = doc["envelopes"]["reliability"]["events"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let emitted = reliability_types_emitted(host).await;
+    listed
+        .iter()
+        .all(|t| t.as_str().is_some_and(|t| emitted.iter().any(|e| e == t)))
+}
+defect_test!(
+    w_reliability_events_overlisted,
+    WReliabilityEventsOverlisted,
+    only_emitted_events_listed
 );

@@ -47,6 +47,39 @@ async fn runtime_and_providers_are_described_without_credentials() {
     runtime.shutdown().await;
 }
 
+/// A body declared larger than the limit is refused without being parsed, and a client that is
+/// still writing it reads the 400 (not a connection reset): repeated, since a host that closed
+/// early would lose that race only some of the time.
+#[tokio::test]
+async fn an_oversized_body_is_refused_with_a_response_the_client_can_read() {
+    let server = MockServer::start().await;
+    mount_openai(&server, sse_answer(openai_text(&["never"])), 0).await;
+    let runtime = runtime(vec![provider(
+        "openai",
+        ProviderKind::OpenaiChat,
+        &server.uri(),
+    )])
+    .await;
+    let client = reqwest::Client::new();
+    let url = format!("{}/v1/executions", runtime.base_url());
+    let body = format!(
+        "{{\"ability\": \"text-generation\", \"input\": [{{\"type\": \"text\", \"text\": \"{}\"}}]}}",
+        "x".repeat(4 * 1024 * 1024)
+    );
+    for attempt in 0..8 {
+        let response = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("attempt {attempt}: no response: {e}"));
+        assert_eq!(response.status(), 400, "attempt {attempt}");
+        let error: Value = response.json().await.unwrap();
+        assert_eq!(error["error"]["code"], "invalid_request");
+    }
+}
+
 #[tokio::test]
 async fn malformed_and_unsatisfiable_requests_are_refused_before_any_provider_call() {
     let server = MockServer::start().await;

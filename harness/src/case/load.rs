@@ -227,7 +227,8 @@ fn lint_semantics(case: &Case, report: &mut dyn FnMut(&str, String)) {
 
 fn is_known_need(need: &str) -> bool {
     let need = need.strip_prefix('!').unwrap_or(need);
-    const PREFIXES: [&str; 5] = [
+    const PREFIXES: [&str; 6] = [
+        "fact:",
         "fixture:",
         "mock-provider:",
         "stream-mode:",
@@ -376,6 +377,18 @@ fn lint_check(
             && !defined.contains(step)
         {
             report(&format!("{at}/{key}"), format!("no earlier step `{step}`"));
+        }
+    }
+    for (i, step) in check
+        .listed_types_observed
+        .iter()
+        .flat_map(|l| l.steps.iter().enumerate())
+    {
+        if !defined.contains(step) {
+            report(
+                &format!("{at}/listed_types_observed/steps/{i}"),
+                format!("no earlier step `{step}`"),
+            );
         }
     }
     if let Some(calls) = &check.provider_calls

@@ -42,8 +42,10 @@ pub struct Case {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
     /// Capabilities the target must have, else the case is SKIP with the reason. Forms:
-    /// `fixture:<id>`, `mock-provider:<id>`, `stream-mode:<mode>`, `capability:<family>`,
-    /// `provider:<role>`, `tenant-b`, `subscriber-limit`.
+    /// `fixture:<id>`, `mock-provider:<id>`, `stream-mode:<mode>`, `capability:<family>` (and
+    /// `capability:<family>.<facet>`, `capability:<family>.<facet>=<string value>`),
+    /// `provider:<role>`, `fact:<name>` (the target has the fact `${target.<name>}` reads),
+    /// `tenant-b`, `subscriber-limit`; `!<need>` for cases about hosts without it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub needs: Vec<String>,
     /// The case's time budget in milliseconds, before `--time-scale` (default 15 000).
@@ -392,6 +394,21 @@ pub struct Check {
     /// Events of a type arrive at least this far apart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event_gaps: Option<EventGapsExpect>,
+    /// Every event type a list in this step's JSON body names occurs among the events of the
+    /// given earlier steps (a host lists only what it emits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listed_types_observed: Option<ListedTypesObservedExpect>,
+}
+
+/// A list of event types in a JSON body, each of which must have been observed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListedTypesObservedExpect {
+    /// JSON pointer to the list (an array of event type names) in this step's body.
+    pub pointer: String,
+    /// The earlier steps (ids) whose events, together, must include every listed type.
+    #[schemars(length(min = 1))]
+    pub steps: Vec<String>,
 }
 
 /// A response header expectation.
@@ -639,8 +656,10 @@ pub struct EventGapsExpect {
     /// The event type (the document's `type`).
     #[serde(rename = "type")]
     pub event_type: String,
-    /// Consecutive events of that type arrive at least this many milliseconds apart.
-    pub min_ms: u64,
+    /// Consecutive events of that type arrive at least this many milliseconds apart: a number
+    /// or an expression such as `"${target.heartbeat_busy_gap_ms * 0.8}"` (not time-scaled:
+    /// it is a property of the host, not a wait).
+    pub min_ms: Value,
 }
 
 /// Checks applied to the responses of a concurrent step that have one status.
@@ -748,7 +767,8 @@ impl Check {
             each,
             responses,
             each_with_status,
-            event_gaps
+            event_gaps,
+            listed_types_observed
         );
         out
     }
@@ -799,6 +819,7 @@ pub fn case_schema() -> Value {
         "responses",
         "each_with_status",
         "event_gaps",
+        "listed_types_observed",
     ];
     if let Some(check) = schema
         .pointer_mut("/$defs/Check")

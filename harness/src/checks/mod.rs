@@ -240,6 +240,9 @@ pub fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
     if let Some(other) = &check.events_equal {
         return one(stream::events_equal(&out, step, other));
     }
+    if let Some(expect) = &check.listed_types_observed {
+        return one(stream::listed_types_observed(&out, step, expect));
+    }
     vec![out.make(
         Verdict::Error,
         "the check names no check kind".into(),

@@ -10,8 +10,9 @@ use super::events::{Observed, ObservedEvent, field, observe};
 use super::json_match::{json_condition, json_equal};
 use crate::case::{
     CaseSurface, EveryEventExpect, ExclusiveAfterExpect, FramesExpect, KeepaliveExpect,
-    OrderExpect, SequenceExpect, TerminalExpect,
+    ListedTypesObservedExpect, OrderExpect, SequenceExpect, TerminalExpect,
 };
+use crate::template::TemplateError;
 use crate::transcript::{BodyEnd, FrameKind, ResponseRecord, StepRecord};
 use crate::verdict::{CheckOutcome, Level};
 
@@ -956,12 +957,88 @@ pub(super) fn events_equal(out: &Outcome<'_>, step: &StepRecord, other: &str) ->
     }
 }
 
+pub(super) fn listed_types_observed(
+    out: &Outcome<'_>,
+    step: &StepRecord,
+    expect: &ListedTypesObservedExpect,
+) -> CheckOutcome {
+    let response = match out.response(step) {
+        Ok(r) => r,
+        Err(failure) => return *failure,
+    };
+    let listed = response
+        .json
+        .as_ref()
+        .and_then(|body| body.pointer(&expect.pointer))
+        .and_then(Value::as_array);
+    let Some(listed) = listed else {
+        return out.fail(
+            format!("`{}` is not a list", expect.pointer),
+            "an array of event types",
+            response
+                .json
+                .as_ref()
+                .and_then(|body| body.pointer(&expect.pointer))
+                .map_or("nothing".to_string(), Value::to_string),
+        );
+    };
+    let mut observed: Vec<ObservedEvent> = Vec::new();
+    for id in &expect.steps {
+        let Some(other) = out.ctx.steps.get(id) else {
+            return out.fail(
+                format!("step `{id}` recorded nothing"),
+                "its events",
+                "nothing",
+            );
+        };
+        match out.response(other) {
+            Ok(r) => observed.extend(observe(r).events),
+            Err(failure) => return *failure,
+        }
+    }
+    let seen = |wanted: &str| {
+        observed
+            .iter()
+            .any(|e| e.event_type.as_deref() == Some(wanted))
+    };
+    let never: Vec<String> = listed
+        .iter()
+        .filter(|t| !t.as_str().is_some_and(seen))
+        .map(Value::to_string)
+        .collect();
+    if never.is_empty() {
+        out.pass(format!(
+            "each of the {} listed type(s) occurs in {:?}",
+            listed.len(),
+            expect.steps
+        ))
+    } else {
+        out.fail(
+            format!("listed but never observed: {}", never.join(", ")),
+            format!("every type of `{}` among the events", expect.pointer),
+            render_types(&observed),
+        )
+    }
+}
+
 pub(super) fn event_gaps(
     out: &Outcome<'_>,
     step: &StepRecord,
     expect: &crate::case::EventGapsExpect,
 ) -> CheckOutcome {
     let (_, observed) = observed!(out, step);
+    let min_ms = match out.ctx.scope.expand(&expect.min_ms) {
+        Ok(value) => match value.as_f64() {
+            Some(ms) if ms >= 0.0 => ms.round() as u64,
+            _ => {
+                return out.template(&TemplateError::Syntax(
+                    "event_gaps.min_ms".into(),
+                    format!("must be a non-negative number, got {value}"),
+                ));
+            }
+        },
+        Err(error) => return out.template(&error),
+    };
     let arrivals: Vec<u64> = observed
         .events
         .iter()
@@ -970,7 +1047,7 @@ pub(super) fn event_gaps(
         .collect();
     if let Some(pair) = arrivals
         .windows(2)
-        .find(|w| w[1].saturating_sub(w[0]) < expect.min_ms)
+        .find(|w| w[1].saturating_sub(w[0]) < min_ms)
     {
         return out.fail(
             format!(
@@ -980,7 +1057,7 @@ pub(super) fn event_gaps(
             ),
             format!(
                 "at least {} ms between consecutive `{}` events",
-                expect.min_ms, expect.event_type
+                min_ms, expect.event_type
             ),
             format!("arrivals (ms): {arrivals:?}"),
         );
@@ -989,6 +1066,6 @@ pub(super) fn event_gaps(
         "{} `{}` event(s), each at least {} ms after the previous",
         arrivals.len(),
         expect.event_type,
-        expect.min_ms
+        min_ms
     ))
 }

@@ -67,6 +67,27 @@ pub enum SchemasAction {
     Check,
 }
 
+/// The built-in runtime's configuration profile.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ProfileArg {
+    /// The default configuration.
+    Standard,
+    /// envelopeStrictness strict, supportedEnvelopes without kinds, feedback without signals.
+    Alternate,
+    /// envelopeStrictness strict, with supportedEnvelopes.kinds.
+    Strict,
+}
+
+impl From<ProfileArg> for harness::launch::BuiltInProfile {
+    fn from(arg: ProfileArg) -> Self {
+        match arg {
+            ProfileArg::Standard => harness::launch::BuiltInProfile::Standard,
+            ProfileArg::Alternate => harness::launch::BuiltInProfile::Alternate,
+            ProfileArg::Strict => harness::launch::BuiltInProfile::Strict,
+        }
+    }
+}
+
 /// `table` or `json`.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum TableOrJson {
@@ -171,6 +192,10 @@ pub struct RunArgs {
     /// `subscriber_limit=8`, `keepalive_window_ms=35000`.
     #[arg(long = "fact", value_name = "NAME=VALUE")]
     pub facts: Vec<String>,
+    /// Facts from a JSON object file (`{"name": value, …}`, as `conformance serve
+    /// --write-facts` writes); `--fact` overrides single ones.
+    #[arg(long, value_name = "FILE")]
+    pub facts_file: Option<PathBuf>,
     /// External targets: serve the fake providers on this address (the host was configured
     /// with `http://ADDR/<instance>` base URLs).
     #[arg(long)]
@@ -190,6 +215,11 @@ pub struct RunArgs {
     /// `reference-runtime --list-defects`).
     #[arg(long = "defect")]
     pub defects: Vec<String>,
+    /// Built-in target only: its configuration (`alternate`: envelopeStrictness strict,
+    /// supportedEnvelopes without kinds, feedback without signals; `strict`: envelopeStrictness
+    /// strict with supportedEnvelopes.kinds).
+    #[arg(long, value_enum, default_value_t = ProfileArg::Standard)]
+    pub built_in_profile: ProfileArg,
     /// Write counterexamples found by property-based steps to `cases/regressions/`.
     #[arg(long)]
     pub write_regressions: bool,
@@ -207,6 +237,13 @@ pub struct ServeArgs {
     /// Switch on a known defect (repeatable).
     #[arg(long = "defect")]
     pub defects: Vec<String>,
+    /// The runtime's configuration (see `conformance run --built-in-profile`).
+    #[arg(long, value_enum, default_value_t = ProfileArg::Standard)]
+    pub built_in_profile: ProfileArg,
+    /// Write the facts a `conformance run --target` against this server needs (heartbeat ids
+    /// and timings, the subscriber limit, …) to this file, for its `--facts-file`.
+    #[arg(long, value_name = "FILE")]
+    pub write_facts: Option<PathBuf>,
     /// Keep-alive interval in milliseconds.
     #[arg(long, default_value_t = 15_000)]
     pub keep_alive_ms: u64,

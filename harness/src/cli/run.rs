@@ -17,7 +17,7 @@ use harness::target::{SecretHeader, Target};
 use harness::upstream::FakeUpstream;
 use serde_json::Value;
 
-use super::args::{MockProviderArgs, RunArgs, SelftestArgs, ServeArgs};
+use super::args::{MockProviderArgs, ProfileArg, RunArgs, SelftestArgs, ServeArgs};
 use super::commands::{cases_dir, load};
 use super::{environment, usage};
 
@@ -156,6 +156,22 @@ fn apply_facts_and_overrides(target: &mut Target, args: &RunArgs) -> anyhow::Res
             .entry("keepalive_window_ms".into())
             .or_insert(Value::from(31_000));
     }
+    if let Some(file) = &args.facts_file {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| usage(format!("failed to read {}: {e}", file.display())))?;
+        let facts: BTreeMap<String, Value> = serde_json::from_str(&text).map_err(|e| {
+            usage(format!(
+                "{} is not a JSON object of facts: {e}",
+                file.display()
+            ))
+        })?;
+        for (name, value) in facts {
+            if name == "subscriber_limit" {
+                target.capabilities.insert("subscriber-limit".into());
+            }
+            target.facts.insert(name, value);
+        }
+    }
     for pair in &args.facts {
         let (name, value) = parse_pair(pair, "--fact")?;
         let value: Value =
@@ -235,11 +251,17 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
             if !args.defects.is_empty() {
                 return Err(usage("--defect applies to the built-in target only"));
             }
+            if args.built_in_profile != ProfileArg::Standard {
+                return Err(usage(
+                    "--built-in-profile applies to the built-in target only",
+                ));
+            }
             external_target(&args, url).await?
         }
         None => {
             let options = BuiltInOptions {
                 defects: args.defects.clone(),
+                profile: args.built_in_profile.into(),
                 ..BuiltInOptions::default()
             };
             let running = start_built_in(&options)
@@ -423,10 +445,16 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         listen: args.listen,
         external_providers,
         principal_keys,
+        profile: args.built_in_profile.into(),
     };
     let running = start_built_in(&options)
         .await
         .map_err(|e| environment(e.to_string()))?;
+    if let Some(file) = &args.write_facts {
+        let facts = serde_json::to_string_pretty(&running.target.facts)?;
+        std::fs::write(file, facts + "\n")
+            .map_err(|e| environment(format!("failed to write {}: {e}", file.display())))?;
+    }
     crate::outln!("listening on {}", running.base_url());
     tokio::signal::ctrl_c()
         .await

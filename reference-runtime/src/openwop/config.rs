@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::envelopes::settings::EnvelopeSettings;
+use super::feedback::FeedbackSettings;
 
 /// The longest keep-alive interval the chapter allows (a comment at least every 30 s).
 pub const MAX_KEEP_ALIVE_SECS: u64 = 30;
@@ -31,6 +32,7 @@ pub const MAX_KEEP_ALIVE_SECS: u64 = 30;
 /// | `scheduling.min_interval_sec` | 1 |
 /// | `scheduling.schedules` | none |
 /// | `envelopes` | the envelope catalog and reliability limits (see [`EnvelopeSettings`]) |
+/// | `feedback.advertise_signals` | `true` (see [`FeedbackSettings`]) |
 /// | `seams_enabled` | `false`: the `/conformance/seams/…` test seams (the era-2 log seed) answer 404; `true` mounts them (bearer-authenticated) and advertises `conformance.seamsProfile` |
 ///
 /// ```toml
@@ -84,6 +86,8 @@ pub struct OpenWopConfig {
     pub scheduling: SchedulingSettings,
     /// The envelope catalog and reliability limits.
     pub envelopes: EnvelopeSettings,
+    /// How the `feedback` capability is advertised.
+    pub feedback: FeedbackSettings,
     /// Whether the test seams are mounted (never in production).
     pub seams_enabled: bool,
 }
@@ -100,6 +104,7 @@ impl Default for OpenWopConfig {
             heartbeat: HeartbeatSettings::default(),
             scheduling: SchedulingSettings::default(),
             envelopes: EnvelopeSettings::default(),
+            feedback: FeedbackSettings::default(),
             seams_enabled: false,
         }
     }
@@ -455,6 +460,7 @@ struct RawOpenWopConfig {
     heartbeat: HeartbeatSettings,
     scheduling: SchedulingSettings,
     envelopes: EnvelopeSettings,
+    feedback: FeedbackSettings,
     seams_enabled: bool,
 }
 
@@ -471,6 +477,7 @@ impl Default for RawOpenWopConfig {
             heartbeat: d.heartbeat,
             scheduling: d.scheduling,
             envelopes: d.envelopes,
+            feedback: d.feedback,
             seams_enabled: d.seams_enabled,
         }
     }
@@ -490,6 +497,7 @@ impl TryFrom<RawOpenWopConfig> for OpenWopConfig {
             heartbeat: raw.heartbeat,
             scheduling: raw.scheduling,
             envelopes: raw.envelopes,
+            feedback: raw.feedback,
             seams_enabled: raw.seams_enabled,
         };
         config.validate()?;

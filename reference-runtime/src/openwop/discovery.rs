@@ -100,6 +100,9 @@ const RELIABILITY_EVENTS: [&str; 5] = [
     "envelope.recovery-applied",
 ];
 
+/// A registered reliability event this host never emits (listed only by a defective host).
+const UNEMITTED_RELIABILITY_EVENT: &str = "envelope.nl-to-format-engaged";
+
 /// The families of AI envelopes, feedback and test seams: `supportedEnvelopes`,
 /// `schemaVersions`, `envelopeStrictness`, `envelopeContracts`, `envelopes` (Tier 1 subset,
 /// reasoning posture, reliability), `feedback`, and `conformance.seamsProfile` when the seams
@@ -113,12 +116,15 @@ fn issue9_families(
     if let Some(kinds) = catalog.advertised_kinds() {
         supported["kinds"] = json!(kinds);
     }
-    let events: Vec<&str> = RELIABILITY_EVENTS
+    let mut events: Vec<&str> = RELIABILITY_EVENTS
         .into_iter()
         .filter(|e| {
             !(defects.has(Defect::WReliabilityEventsIncomplete) && *e == "envelope.refusal")
         })
         .collect();
+    if defects.has(Defect::WReliabilityEventsOverlisted) {
+        events.push(UNEMITTED_RELIABILITY_EVENT);
+    }
     let rounds = config.envelopes.schema_rounds;
     let mut families = serde_json::Map::new();
     let mut add = |name: &str, value: Value| {
@@ -158,16 +164,11 @@ fn issue9_families(
             }),
         ),
     );
-    add(
-        "feedback",
-        record(
-            "witnessable-gated",
-            json!({
-                "targets": feedback::TARGETS,
-                "signals": feedback::SIGNALS,
-            }),
-        ),
-    );
+    let mut feedback_facets = json!({ "targets": feedback::TARGETS });
+    if config.feedback.advertise_signals {
+        feedback_facets["signals"] = json!(feedback::SIGNALS);
+    }
+    add("feedback", record("witnessable-gated", feedback_facets));
     if config.seams_enabled {
         add(
             "conformance",

@@ -10,9 +10,15 @@
 //! label?, correction?}, note?}`. The target is the run itself (no `nodeId`/`eventId`), a node
 //! (`nodeId`, a node of the run's workflow) or an event (`eventId`); this host advertises
 //! `feedback.targets: ["run", "node"]`, so an event target is refused `422
-//! capability_not_provided` with `details.targets`. `signal.kind` is one of the advertised
-//! `feedback.signals` (all four: `rating` with `rating` 1–5, `label` with `label`, `correction`
-//! with `correction`, `flag` with nothing else); anything else is `400 validation_error`.
+//! capability_not_provided` with `details.targets`. `signal.kind` is one of the four signal
+//! kinds (`rating` with `rating` 1–5, `label` with `label`, `correction` with `correction`,
+//! `flag` with nothing else), all of which this host accepts; anything else is `400
+//! validation_error`. Discovery lists them in `feedback.signals`, or, with
+//! [`FeedbackSettings::advertise_signals`] off, omits `signals`, which means all four.
+//!
+//! | field of `[openwop.feedback]` | default | advertised as |
+//! |---|---|---|
+//! | `advertise_signals` | `true` (`false`: `feedback` without `signals`; all four are still accepted) | `feedback.signals` |
 //!
 //! `Annotation`: `{annotationId, target {runId, nodeId?, eventId?}, signal, actor {principalRef},
 //! note?, createdAt}`; `principalRef` is the acting key's subject.
@@ -50,6 +56,23 @@ use super::state::WState;
 pub(crate) const TARGETS: [&str; 2] = ["run", "node"];
 /// `feedback.signals`.
 pub(crate) const SIGNALS: [&str; 4] = ["rating", "correction", "label", "flag"];
+
+/// `[openwop.feedback]`: how the `feedback` capability is advertised (see the module
+/// documentation).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FeedbackSettings {
+    /// Whether `feedback` carries `signals` (absent means all four, which this host accepts).
+    pub advertise_signals: bool,
+}
+
+impl Default for FeedbackSettings {
+    fn default() -> Self {
+        FeedbackSettings {
+            advertise_signals: true,
+        }
+    }
+}
 
 const NAMESPACE: &str = "openwop.annotations";
 const AUDIT_NAMESPACE: &str = "openwop.audit";
@@ -173,6 +196,10 @@ fn validate(state: &WState, meta: &RunMeta, request: &CreateAnnotation) -> Resul
         return Err(refuse_capability("target", "targets", &TARGETS));
     }
     check_signal(&request.signal)?;
+    // A defective host reads an absent `signals` as an empty list.
+    if !state.config.feedback.advertise_signals && defects.has(Defect::WAbsentSignalsNoneAccepted) {
+        return Err(refuse_capability("signal kind", "signals", &[]));
+    }
     if request.signal.kind == "flag" && defects.has(Defect::WAnnotationSignalRefused) {
         return Err(refuse_capability("signal kind", "signals", &SIGNALS[..3]));
     }

@@ -73,6 +73,7 @@ pub use config::{
 };
 pub use envelopes::settings::{EnvelopeSettings, Strictness};
 pub use error::ApiError;
+pub use feedback::FeedbackSettings;
 
 /// What surface W needs from the composition root.
 #[derive(Clone)]

@@ -343,6 +343,8 @@ impl KindCatalog {
                 check: "supportedEnvelopes",
                 message: "the envelope kind is not in supportedEnvelopes.kinds".to_string(),
             }),
+            // A defective host reads an absent catalog as an unrestricted one.
+            None if defects.has(Defect::WAbsentKindsAdmitted) => Ok(()),
             None => Err(CatalogRefusal {
                 code: "unknown_envelope_kind",
                 check: "supportedEnvelopes",
@@ -376,7 +378,7 @@ impl KindCatalog {
         }
         if version < floor {
             match self.strictness {
-                Strictness::Strict => {
+                Strictness::Strict if !defects.has(Defect::WStrictAdmitsDrift) => {
                     return Err(CatalogRefusal {
                         code: "unknown_schema_version",
                         check: "envelopeStrictness",
@@ -392,7 +394,8 @@ impl KindCatalog {
                         message: format!("schemaVersion is below the floor advertised for {kind}"),
                     });
                 }
-                Strictness::Warn => {
+                // Warn, or a defective strict host that treats drift as warn does.
+                Strictness::Warn | Strictness::Strict => {
                     tracing::warn!(
                         code = "envelope_schema_version_drift",
                         kind,
@@ -501,6 +504,34 @@ mod tests {
             ("unknown_envelope_kind", "supportedEnvelopes")
         );
         assert!(c.admit("clarification.request", 0, None, &none).is_ok());
+    }
+
+    #[test]
+    fn the_absent_kinds_and_strict_defects_admit() {
+        let unrestricted = Defects::of([Defect::WAbsentKindsAdmitted]);
+        let absent = catalog(EnvelopeSettings {
+            advertise_kinds: false,
+            ..EnvelopeSettings::default()
+        });
+        assert!(
+            absent
+                .admit("example.answer", 2, None, &unrestricted)
+                .is_ok()
+        );
+        let lax = Defects::of([Defect::WStrictAdmitsDrift]);
+        let strict = catalog(EnvelopeSettings {
+            strictness: Strictness::Strict,
+            ..EnvelopeSettings::default()
+        });
+        let admitted = strict.admit("example.answer", 1, None, &lax).unwrap();
+        assert!(admitted.drift);
+        // Neither defect changes the default configuration.
+        let c = catalog(EnvelopeSettings::default());
+        assert_eq!(
+            refusal(c.admit("myndhyve.plan", 0, None, &unrestricted)),
+            ("unknown_envelope_kind", "supportedEnvelopes")
+        );
+        assert!(c.admit("example.answer", 1, None, &lax).unwrap().drift);
     }
 
     #[test]
