@@ -35,7 +35,9 @@ pub enum BuiltInProfile {
     Standard,
     /// The seats the standard profile fills, left to their other readings:
     /// `envelopeStrictness.mode: strict`, `supportedEnvelopes` advertised without `kinds`,
-    /// `feedback` advertised without `signals`; everything else as [`BuiltInProfile::Standard`].
+    /// `feedback` advertised without `signals`, `providerUsage` not advertised (so the rule for
+    /// hosts without it is exercised; cases needing it run under the other profiles); everything
+    /// else as [`BuiltInProfile::Standard`].
     Alternate,
     /// `envelopeStrictness.mode: strict` with `supportedEnvelopes.kinds` advertised; everything
     /// else as [`BuiltInProfile::Standard`]. Strictness is read after the catalog, so only a
@@ -67,13 +69,14 @@ impl BuiltInProfile {
     }
 
     /// The profile under which a defect shows: a non-standard one for a defect in a rule only
-    /// that configuration exercises (an absent `kinds` or `signals`, strict mode).
+    /// that configuration exercises (an absent `kinds` or `signals`, no `providerUsage`, strict
+    /// mode).
     pub fn showing(defect: Defect) -> BuiltInProfile {
         match defect {
-            Defect::WAbsentKindsAdmitted | Defect::WAbsentSignalsNoneAccepted => {
-                BuiltInProfile::Alternate
-            }
-            Defect::WStrictAdmitsDrift => BuiltInProfile::Strict,
+            Defect::WAbsentKindsAdmitted
+            | Defect::WAbsentSignalsNoneAccepted
+            | Defect::WUsageEmittedUnadvertised => BuiltInProfile::Alternate,
+            Defect::WStrictAdmitsDrift | Defect::WStrictRefusesAtFloor => BuiltInProfile::Strict,
             _ => BuiltInProfile::Standard,
         }
     }
@@ -88,6 +91,7 @@ impl BuiltInProfile {
                 openwop.envelopes.strictness = Strictness::Strict;
                 openwop.envelopes.advertise_kinds = false;
                 openwop.feedback.advertise_signals = false;
+                openwop.provider_usage.advertise = false;
             }
             BuiltInProfile::Strict => openwop.envelopes.strictness = Strictness::Strict,
         }

@@ -6,7 +6,9 @@ mod w9_support;
 mod w_support;
 
 use reference_runtime::defects::Defect;
-use reference_runtime::openwop::{EnvelopeSettings, FeedbackSettings, OpenWopConfig, Strictness};
+use reference_runtime::openwop::{
+    EnvelopeSettings, FeedbackSettings, OpenWopConfig, ProviderUsageSettings, Strictness,
+};
 use serde_json::{Value, json};
 use w_support::*;
 use w9_support::*;
@@ -32,7 +34,7 @@ macro_rules! defect_test {
 }
 
 /// The requirement sections issue 9 covers (its defects are tested here, not in w_defects).
-const SECTIONS: [&str; 11] = [
+const SECTIONS: [&str; 14] = [
     "events.ai-envelopes.",
     "events.envelope-",
     "events.supported-envelopes.",
@@ -44,6 +46,9 @@ const SECTIONS: [&str; 11] = [
     "events.era2.",
     "events.provider-usage.cost-estimates",
     "events.provider-usage.currency",
+    "events.provider-usage.exactly-one",
+    "events.provider-usage.omitted",
+    "events.provider-usage.no-",
 ];
 
 const COVERED: &[Defect] = &[
@@ -109,6 +114,19 @@ const COVERED: &[Defect] = &[
     Defect::WStrictAdmitsDrift,
     Defect::WAbsentSignalsNoneAccepted,
     Defect::WReliabilityEventsOverlisted,
+    Defect::WEnvelopeIdAsCorrelationId,
+    Defect::WStrictRefusesAtFloor,
+    Defect::WDriftValidatedAsEmitted,
+    Defect::WUsageRecordedTwice,
+    Defect::WUsageEmittedUnadvertised,
+    Defect::WUsageCredentialRef,
+    Defect::WUsageCredentialHash,
+    Defect::WUsageCarriesPrompt,
+    Defect::WUsageCarriesResponse,
+    Defect::WTierOneStrictModeRefusal,
+    Defect::WReasoningUnredacted,
+    Defect::WRetryAnnouncedAfterRetry,
+    Defect::WExhaustionReasonFixed,
 ];
 
 #[test]
@@ -1143,3 +1161,282 @@ defect_test!(
     WReliabilityEventsOverlisted,
     only_emitted_events_listed
 );
+
+// The rest of issue 9's rules, each with its own defect.
+
+async fn envelope_id_never_read_as_correlation(host: &Host) -> bool {
+    let mut e = envelope("corr-defect-000000005", answer("x"));
+    e.as_object_mut().unwrap().remove("correlationId");
+    e["envelopeId"] = json!("env-defect-000000005");
+    let next = envelope("corr-defect-000000006", answer("x"));
+    fails(host, SO, json!([{"envelope": e}, {"envelope": next}])).await
+}
+defect_test!(
+    w_envelope_id_as_correlation_id,
+    WEnvelopeIdAsCorrelationId,
+    envelope_id_never_read_as_correlation
+);
+
+async fn strict_admits_at_floor(host: &Host) -> bool {
+    let (_, log, snapshot) = structured(
+        host,
+        json!([with_kind("example.answer", Some(2), answer("x"))]),
+    )
+    .await;
+    status(&snapshot) == "completed" && !of_type(&log, "output.chunk").is_empty()
+}
+defect_test!(
+    w_strict_refuses_at_floor,
+    WStrictRefusesAtFloor,
+    strict_admits_at_floor,
+    strict()
+);
+
+defect_test!(
+    w_drift_validated_as_emitted,
+    WDriftValidatedAsEmitted,
+    drift_is_validated
+);
+
+/// A `conformance-stream-text` run through the `stream-text` mock: its prompt, its response
+/// tokens and their usage.
+async fn stream_text_log(host: &Host) -> Vec<Value> {
+    let run_id = host
+        .create(json!({"workflowId": "conformance-stream-text", "inputs": {"prompt": "Kestrel-Prompt-K3"},
+            "configurable": {"version": 1, "ai": {"mockProvider": {"id": "stream-text", "config": {
+                "tokens": ["Zebra", "-Response"], "usage": {"promptTokens": 5, "completionTokens": 2}}}}}}))
+        .await;
+    raw_log(host, &run_id).await
+}
+
+async fn one_usage_per_call(host: &Host) -> bool {
+    of_type(&stream_text_log(host).await, "provider.usage").len() == 1
+}
+defect_test!(
+    w_usage_recorded_twice,
+    WUsageRecordedTwice,
+    one_usage_per_call
+);
+
+/// `providerUsage` not advertised.
+fn usage_unadvertised() -> OpenWopConfig {
+    OpenWopConfig {
+        provider_usage: ProviderUsageSettings { advertise: false },
+        ..OpenWopConfig::default()
+    }
+}
+
+async fn usage_omitted_when_unadvertised(host: &Host) -> bool {
+    let discovery = get_json(host, "/.well-known/openwop").await;
+    discovery.get("providerUsage").is_none()
+        && of_type(&stream_text_log(host).await, "provider.usage").is_empty()
+}
+defect_test!(
+    w_usage_emitted_unadvertised,
+    WUsageEmittedUnadvertised,
+    usage_omitted_when_unadvertised,
+    usage_unadvertised()
+);
+
+async fn usage_without_prompt(host: &Host) -> bool {
+    let log = stream_text_log(host).await;
+    let usage = serde_json::to_string(&of_type(&log, "provider.usage")).unwrap();
+    !usage.is_empty() && !usage.contains("Kestrel-Prompt-K3")
+}
+defect_test!(
+    w_usage_carries_prompt,
+    WUsageCarriesPrompt,
+    usage_without_prompt
+);
+
+async fn usage_without_response(host: &Host) -> bool {
+    let log = stream_text_log(host).await;
+    let usage = of_type(&log, "provider.usage");
+    !usage.is_empty() && !serde_json::to_string(&usage).unwrap().contains("Zebra")
+}
+defect_test!(
+    w_usage_carries_response,
+    WUsageCarriesResponse,
+    usage_without_response
+);
+
+async fn openai_output_without_optional_member_accepted(host: &Host) -> bool {
+    let mut body = structured_body(
+        SO,
+        json!([{"envelope": envelope("corr-tier-one-000002", answer("x"))}]),
+        json!({}),
+        json!({}),
+    );
+    body["configurable"]["ai"]["mockProvider"]["config"]["provider"] = json!("mock-openai");
+    let run_id = host.create(body).await;
+    raw_log(host, &run_id).await;
+    status(&get_json(host, &run_path(&run_id)).await) == "completed"
+}
+defect_test!(
+    w_tier_one_strict_mode_refusal,
+    WTierOneStrictModeRefusal,
+    openai_output_without_optional_member_accepted
+);
+
+defect_test!(
+    w_reasoning_unredacted,
+    WReasoningUnredacted,
+    known_secret_redacted
+);
+
+async fn retry_announced_before_it_is_made(host: &Host) -> bool {
+    let kinds = types(&one_violation(host).await.0);
+    let announced = kinds.iter().position(|t| t == "envelope.retry-attempted");
+    let retried = kinds.iter().position(|t| t == "output.chunk");
+    matches!((announced, retried), (Some(a), Some(r)) if a < r)
+}
+defect_test!(
+    w_retry_announced_after_retry,
+    WRetryAnnouncedAfterRetry,
+    retry_announced_before_it_is_made
+);
+
+async fn exhaustion_reports_the_final_reason(host: &Host) -> bool {
+    let cut = json!({"text": "{\"type\":\"example.answer\",\"payload\":{\"answer\":\"cut", "stopReason": "max_tokens"});
+    let (_, log, _) = structured(host, json!([cut, cut, cut])).await;
+    let exhausted = of_type(&log, "envelope.retry-exhausted");
+    !exhausted.is_empty()
+        && exhausted
+            .iter()
+            .all(|e| e["payload"]["finalReason"] == "truncation")
+}
+defect_test!(
+    w_exhaustion_reason_fixed,
+    WExhaustionReasonFixed,
+    exhaustion_reports_the_final_reason
+);
+
+/// The credential of the configured provider the two credential tests call.
+const CANARY: &str = "sk-w9-canary-5a1t3d";
+/// The environment variable the provider's credential is read from.
+const CREDENTIAL_ENV: &str = "W9_USAGE_KEY";
+
+/// The `provider.usage` payload of one `conformance-stream-text` run through a configured
+/// (wiremock) OpenAI provider, on a runtime with `defects`.
+async fn configured_provider_usage(defects: &[Defect]) -> Value {
+    use reference_runtime::clock::SystemClock;
+    use reference_runtime::config::{Config, ModelConfig, ProviderConfig, ProviderKind};
+    use reference_runtime::defects::Defects;
+    use reference_runtime::redact::CredentialSource;
+    use reference_runtime::runtime::{RuntimeOptions, start};
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    let chunk = |body: Value| format!("data: {body}\n\n");
+    let mut stream = chunk(
+        json!({"id": "c", "object": "chat.completion.chunk", "created": 1,
+        "model": "gpt-test", "choices": [{"index": 0, "delta": {"content": "Hi"}, "finish_reason": null}]}),
+    );
+    stream.push_str(&chunk(
+        json!({"id": "c", "object": "chat.completion.chunk", "created": 1,
+        "model": "gpt-test", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+    ));
+    stream.push_str(&chunk(json!({"id": "c", "object": "chat.completion.chunk", "created": 1,
+        "model": "gpt-test", "choices": [], "usage": {"prompt_tokens": 4, "completion_tokens": 1, "total_tokens": 5}})));
+    stream.push_str("data: [DONE]\n\n");
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .insert_header("content-type", "text/event-stream")
+                .set_body_string(stream),
+        )
+        .mount(&upstream)
+        .await;
+    let config = Config {
+        providers: vec![ProviderConfig {
+            id: "openai-primary".into(),
+            kind: ProviderKind::OpenaiChat,
+            base_url: upstream.uri(),
+            credential_env: CREDENTIAL_ENV.into(),
+            models: vec![ModelConfig {
+                model: "gpt-test".into(),
+                abilities: vec!["text-generation".into()],
+                input_modalities: vec![spec::execution::Modality::Text],
+                output_modalities: vec![spec::execution::Modality::Text],
+                stream: true,
+                tools: false,
+                structured_output: false,
+                asynchronous: false,
+                cancel: true,
+            }],
+        }],
+        ..Config::default()
+    };
+    let options = RuntimeOptions {
+        config,
+        defects: Defects::of(defects.iter().copied()),
+        clock: std::sync::Arc::new(SystemClock),
+        credentials: CredentialSource::from_pairs([(CREDENTIAL_ENV, CANARY)]),
+    };
+    let runtime = start("127.0.0.1:0".parse().unwrap(), options)
+        .await
+        .unwrap();
+    let base = runtime.base_url();
+    let client = reqwest::Client::new();
+    let created: Value = client
+        .post(format!("{base}/runs"))
+        .bearer_auth(KEY_A)
+        .json(
+            &json!({"workflowId": "conformance-stream-text", "inputs": {"prompt": "hi"},
+            "configurable": {"version": 1, "ai": {"provider": "openai-primary"}}}),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let run_id = created["runId"].as_str().unwrap();
+    let mut log = Vec::new();
+    let mut after = 0;
+    loop {
+        let url = format!(
+            "{base}{}/events/poll?afterSequence={after}&timeout=60",
+            run_path(run_id)
+        );
+        let body: Value = client
+            .get(url)
+            .bearer_auth(KEY_A)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        log.extend(body["events"].as_array().cloned().unwrap_or_default());
+        after = body["lastSequence"].as_i64().unwrap_or(after);
+        if body["isTerminal"] == true {
+            break;
+        }
+    }
+    let usage = of_type(&log, "provider.usage");
+    assert_eq!(usage.len(), 1, "one provider call, one provider.usage");
+    usage[0]["payload"].clone()
+}
+
+#[tokio::test]
+async fn w_usage_credential_ref() {
+    let names_credential = |usage: &Value| usage.to_string().contains(CREDENTIAL_ENV);
+    assert!(!names_credential(&configured_provider_usage(&[]).await));
+    assert!(names_credential(
+        &configured_provider_usage(&[Defect::WUsageCredentialRef]).await
+    ));
+}
+
+#[tokio::test]
+async fn w_usage_credential_hash() {
+    use sha2::{Digest, Sha256};
+    let fingerprint = hex::encode(Sha256::digest(CANARY.as_bytes()));
+    let carries_hash = |usage: &Value| usage.to_string().contains(&fingerprint[..16]);
+    assert!(!carries_hash(&configured_provider_usage(&[]).await));
+    assert!(carries_hash(
+        &configured_provider_usage(&[Defect::WUsageCredentialHash]).await
+    ));
+}

@@ -72,7 +72,8 @@ pub enum SchemasAction {
 pub enum ProfileArg {
     /// The default configuration.
     Standard,
-    /// envelopeStrictness strict, supportedEnvelopes without kinds, feedback without signals.
+    /// envelopeStrictness strict, supportedEnvelopes without kinds, feedback without signals,
+    /// no providerUsage.
     Alternate,
     /// envelopeStrictness strict, with supportedEnvelopes.kinds.
     Strict,
@@ -216,8 +217,8 @@ pub struct RunArgs {
     #[arg(long = "defect")]
     pub defects: Vec<String>,
     /// Built-in target only: its configuration (`alternate`: envelopeStrictness strict,
-    /// supportedEnvelopes without kinds, feedback without signals; `strict`: envelopeStrictness
-    /// strict with supportedEnvelopes.kinds).
+    /// supportedEnvelopes without kinds, feedback without signals, no providerUsage; `strict`:
+    /// envelopeStrictness strict with supportedEnvelopes.kinds).
     #[arg(long, value_enum, default_value_t = ProfileArg::Standard)]
     pub built_in_profile: ProfileArg,
     /// Write counterexamples found by property-based steps to `cases/regressions/`.

@@ -35,6 +35,31 @@ pub(crate) struct Admitted {
     pub idempotency_key: Option<String>,
 }
 
+/// How much of a refused, oversized body is read and discarded, as a multiple of the limit.
+const DRAIN_FACTOR: usize = 8;
+/// How long draining a refused body may take.
+const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Reads and discards what a client is still sending of a body this host refuses (up to
+/// `limit` bytes, for at most [`DRAIN_TIME`]). Closing a connection with unread request bytes
+/// makes the kernel answer with a reset, and a client that is still writing then loses the
+/// refusal: it sees "no response" instead of the 400. Past either bound the response is sent
+/// anyway and the connection closes.
+async fn drain(body: Body, limit: usize) {
+    use futures::StreamExt;
+    let mut chunks = body.into_data_stream();
+    let discard = async {
+        let mut seen = 0usize;
+        while let Some(Ok(chunk)) = chunks.next().await {
+            seen = seen.saturating_add(chunk.len());
+            if seen > limit {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(DRAIN_TIME, discard).await;
+}
+
 pub(crate) async fn admit(
     headers: &HeaderMap,
     body: Body,
@@ -58,6 +83,7 @@ pub(crate) async fn admit(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|len| len > max_body_bytes as u64) {
+        drain(body, max_body_bytes.saturating_mul(DRAIN_FACTOR)).await;
         return Err(too_large());
     }
     let bytes = axum::body::to_bytes(body, max_body_bytes)

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::envelopes::settings::EnvelopeSettings;
 use super::feedback::FeedbackSettings;
+use super::usage::ProviderUsageSettings;
 
 /// The longest keep-alive interval the chapter allows (a comment at least every 30 s).
 pub const MAX_KEEP_ALIVE_SECS: u64 = 30;
@@ -33,6 +34,7 @@ pub const MAX_KEEP_ALIVE_SECS: u64 = 30;
 /// | `scheduling.schedules` | none |
 /// | `envelopes` | the envelope catalog and reliability limits (see [`EnvelopeSettings`]) |
 /// | `feedback.advertise_signals` | `true` (see [`FeedbackSettings`]) |
+/// | `provider_usage.advertise` | `true` (see [`ProviderUsageSettings`]) |
 /// | `seams_enabled` | `false`: the `/conformance/seams/…` test seams (the era-2 log seed) answer 404; `true` mounts them (bearer-authenticated) and advertises `conformance.seamsProfile` |
 ///
 /// ```toml
@@ -88,6 +90,8 @@ pub struct OpenWopConfig {
     pub envelopes: EnvelopeSettings,
     /// How the `feedback` capability is advertised.
     pub feedback: FeedbackSettings,
+    /// Whether the `providerUsage` capability is advertised (and `provider.usage` recorded).
+    pub provider_usage: ProviderUsageSettings,
     /// Whether the test seams are mounted (never in production).
     pub seams_enabled: bool,
 }
@@ -105,6 +109,7 @@ impl Default for OpenWopConfig {
             scheduling: SchedulingSettings::default(),
             envelopes: EnvelopeSettings::default(),
             feedback: FeedbackSettings::default(),
+            provider_usage: ProviderUsageSettings::default(),
             seams_enabled: false,
         }
     }
@@ -461,6 +466,7 @@ struct RawOpenWopConfig {
     scheduling: SchedulingSettings,
     envelopes: EnvelopeSettings,
     feedback: FeedbackSettings,
+    provider_usage: ProviderUsageSettings,
     seams_enabled: bool,
 }
 
@@ -478,6 +484,7 @@ impl Default for RawOpenWopConfig {
             scheduling: d.scheduling,
             envelopes: d.envelopes,
             feedback: d.feedback,
+            provider_usage: d.provider_usage,
             seams_enabled: d.seams_enabled,
         }
     }
@@ -498,6 +505,7 @@ impl TryFrom<RawOpenWopConfig> for OpenWopConfig {
             scheduling: raw.scheduling,
             envelopes: raw.envelopes,
             feedback: raw.feedback,
+            provider_usage: raw.provider_usage,
             seams_enabled: raw.seams_enabled,
         };
         config.validate()?;

@@ -55,9 +55,9 @@ fn record(witness: &str, facets: Value) -> Value {
 }
 
 /// The document: versions, implementation, seeded fixtures, mock providers, and the capability
-/// records of `providerUsage`, `heartbeat`, `scheduling` and `limits`.
+/// records of `providerUsage` (when advertised), `heartbeat`, `scheduling` and `limits`.
 pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
-    json!({
+    let mut document = json!({
         "protocolVersions": [PROTOCOL_VERSION],
         "preferredVersion": PROTOCOL_VERSION,
         "protocolVersion": PROTOCOL_VERSION,
@@ -88,7 +88,13 @@ pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
             "envelopesPerTurn": 1,
             "maxRequestBodyBytes": MAX_BODY_BYTES,
         })),
-    })
+    });
+    if !config.provider_usage.advertise
+        && let Some(families) = document.as_object_mut()
+    {
+        families.remove("providerUsage");
+    }
+    document
 }
 
 /// The reliability events this host emits (`envelopes.reliability.events`).
@@ -175,7 +181,7 @@ fn issue9_families(
             json!({ "seamsProfile": era2::SEAMS_PROFILE }),
         );
     }
-    if defects.has(Defect::WCurrencyNotIso) {
+    if defects.has(Defect::WCurrencyNotIso) && config.provider_usage.advertise {
         add(
             "providerUsage",
             record(

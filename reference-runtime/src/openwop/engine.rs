@@ -24,6 +24,7 @@ use super::ids::mint_interrupt_id;
 use super::live::PendingInterrupt;
 use super::recorder::Recorder;
 use super::state::WState;
+use super::usage;
 use super::workflow::{NodeDef, NodeKind, Workflow, delay_ms};
 
 /// What a node produced.
@@ -225,15 +226,15 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
                 .has(Defect::WProviderUsageAfterNodeCompleted)
             {
                 ctx.record("node.completed", Some(&node.id), json!(done))?;
-                record_usage(ctx, node, &usage)?;
+                usage::record(ctx, node, &usage, Some(&outputs))?;
             } else {
-                record_usage(ctx, node, &usage)?;
+                usage::record(ctx, node, &usage, Some(&outputs))?;
                 ctx.record("node.completed", Some(&node.id), json!(done))?;
             }
             Ok(outputs)
         }
         Err(NodeError::Failed(failure)) => {
-            record_usage(ctx, node, &failure.usage)?;
+            usage::record(ctx, node, &failure.usage, None)?;
             let failed = NodeFailed {
                 node_id: node.id.clone(),
                 error: failure.error.clone(),
@@ -247,22 +248,6 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
             Err(NodeError::Stopped)
         }
     }
-}
-
-fn record_usage(
-    ctx: &RunContext,
-    node: &NodeDef,
-    usage: &[ProviderUsage],
-) -> Result<(), NodeError> {
-    for payload in usage {
-        let mut payload = payload.clone();
-        if ctx.state.defects.has(Defect::WCostEstimateMissing) {
-            payload.cost_estimate_usd = None;
-            payload.currency = None;
-        }
-        ctx.record("provider.usage", Some(&node.id), json!(payload))?;
-    }
-    Ok(())
 }
 
 /// A cancelled run's node is abandoned. The cancel already appended `run.cancelled`, so the

@@ -13,7 +13,8 @@
 //! | `POST /conformance/seams/sample/event-log/seed` (off unless `seams_enabled`) | `era2` |
 //!
 //! AI envelopes, the envelope catalog and reliability live in `envelopes` (the
-//! `core.ai.structuredOutput` node); the cost estimate of `provider.usage` in `pricing`; the
+//! `core.ai.structuredOutput` node); `provider.usage` and whether `providerUsage` is advertised in `usage`, its cost
+//! estimate in `pricing`; the
 //! secret redaction of envelope-derived text and annotations in `secrets`; era-2 translation
 //! (every reader goes through `WState::read_events`) in `era2`.
 //!
@@ -53,6 +54,7 @@ mod state;
 mod stream;
 mod stream_params;
 mod subscribers;
+mod usage;
 mod version;
 mod workflow;
 
@@ -74,6 +76,7 @@ pub use config::{
 pub use envelopes::settings::{EnvelopeSettings, Strictness};
 pub use error::ApiError;
 pub use feedback::FeedbackSettings;
+pub use usage::ProviderUsageSettings;
 
 /// What surface W needs from the composition root.
 #[derive(Clone)]

@@ -103,7 +103,31 @@ pub(crate) struct ProviderPlan {
     model: String,
 }
 
+/// The prompt a node sends: the run's `inputs.prompt` when it is a string, else the node's
+/// `config.promptId`.
+pub(crate) fn prompt_text(ctx: &RunContext, node: &NodeDef) -> String {
+    ctx.inputs()
+        .get("prompt")
+        .and_then(|p| p.as_str())
+        .or_else(|| node.config.get("promptId").and_then(|p| p.as_str()))
+        .unwrap_or("conformance")
+        .to_string()
+}
+
 impl ProviderPlan {
+    /// The name of the environment variable the provider's credential is read from.
+    pub(crate) fn credential_env(&self) -> &str {
+        &self.providers.executions.config.providers[self.index].credential_env
+    }
+
+    /// The provider's credential, when it is configured.
+    pub(crate) fn credential(&self) -> Option<String> {
+        self.providers
+            .executions
+            .credentials
+            .resolve(self.credential_env())
+    }
+
     /// Starts one call.
     pub(crate) fn start(
         &self,
@@ -117,13 +141,7 @@ impl ProviderPlan {
             provider: provider_id,
             model: self.model.clone(),
         };
-        let prompt = ctx
-            .inputs()
-            .get("prompt")
-            .and_then(|p| p.as_str())
-            .or_else(|| node.config.get("promptId").and_then(|p| p.as_str()))
-            .unwrap_or("conformance")
-            .to_string();
+        let prompt = prompt_text(ctx, node);
         let model = self.model.clone();
         let events = async_stream::stream! {
             let config = &executions.config.providers[index];

@@ -122,6 +122,18 @@ pub(crate) const HOST_KINDS: &[HostKind] = &[
     },
 ];
 
+/// The payload schema of `example.answer` at version 1 (`confidence` not yet required): the
+/// drifting version a defective host validates below-floor envelopes against.
+fn example_answer_v1() -> Value {
+    with_reasoning(
+        "answer",
+        json!({
+            "answer": { "type": "string" },
+            "confidence": { "type": "number", "minimum": 0, "maximum": 1 },
+        }),
+    )
+}
+
 /// What a defective host adds to its catalog (and advertises): a kind under an unregistered org
 /// and a kind with no namespace at all.
 const DEFECTIVE_KINDS: [(&str, Defect); 2] = [
@@ -137,6 +149,8 @@ pub(crate) struct KindSchema {
     pub(crate) version: u32,
     /// Whether the payload may carry `reasoning`.
     pub(crate) permits_reasoning: bool,
+    /// The schema's declared top-level properties.
+    pub(crate) properties: Vec<String>,
     /// The schema's required top-level properties (named by the schema, never the payload).
     pub(crate) required: Vec<String>,
     validator: jsonschema::Validator,
@@ -148,6 +162,11 @@ impl KindSchema {
             kind: kind.to_string(),
             version,
             permits_reasoning: schema.pointer("/properties/reasoning").is_some(),
+            properties: schema["properties"]
+                .as_object()
+                .into_iter()
+                .flat_map(|p| p.keys().cloned())
+                .collect(),
             required: schema["required"]
                 .as_array()
                 .into_iter()
@@ -219,6 +238,8 @@ pub(crate) struct KindCatalog {
     floors: BTreeMap<String, u32>,
     strictness: Strictness,
     schemas: BTreeMap<String, KindSchema>,
+    /// Schemas of versions below the advertised one (held only by a defective host).
+    earlier: BTreeMap<(String, u32), KindSchema>,
 }
 
 static UNIVERSAL: LazyLock<Vec<String>> =
@@ -252,11 +273,20 @@ impl KindCatalog {
                 kinds.push(kind.to_string());
             }
         }
+        let mut earlier = BTreeMap::new();
+        if defects.has(Defect::WDriftValidatedAsEmitted) {
+            let kind = "example.answer";
+            earlier.insert(
+                (kind.to_string(), 1),
+                KindSchema::compile(kind, 1, &example_answer_v1()),
+            );
+        }
         KindCatalog {
             kinds: settings.advertise_kinds.then_some(kinds),
             floors,
             strictness: settings.strictness,
             schemas,
+            earlier,
         }
     }
 
@@ -315,6 +345,12 @@ impl KindCatalog {
                     check: "supportedEnvelopes",
                     message: "the envelope kind has no schema in this host".to_string(),
                 })?,
+        };
+        // Under warn, drift is validated against the advertised version; a defective host
+        // validates it against the emitted version when it holds that schema.
+        let schema = match self.earlier.get(&(kind.to_string(), version)) {
+            Some(emitted) if drift && defects.has(Defect::WDriftValidatedAsEmitted) => emitted,
+            _ => schema,
         };
         Ok(Admission { schema, drift })
     }
@@ -376,7 +412,12 @@ impl KindCatalog {
                 ),
             });
         }
-        if version < floor {
+        // Strictness governs drift below the floor only; a defective strict host counts the
+        // floor itself as drift.
+        let at_floor_as_drift = version == floor
+            && self.strictness == Strictness::Strict
+            && defects.has(Defect::WStrictRefusesAtFloor);
+        if version < floor || at_floor_as_drift {
             match self.strictness {
                 Strictness::Strict if !defects.has(Defect::WStrictAdmitsDrift) => {
                     return Err(CatalogRefusal {

@@ -173,7 +173,11 @@ fn head(value: &Value, defects: &Defects) -> Result<(String, String, u32, Option
         _ if defects.has(Defect::WEnvelopeCorrelationSynthesized) => {
             format!("corr-{}", uuid::Uuid::new_v4().simple())
         }
-        _ => return Err(Fault::MissingCorrelationId),
+        // A defective host reads the envelope's other id as its correlation.
+        _ => match object.get("envelopeId").and_then(Value::as_str) {
+            Some(id) if defects.has(Defect::WEnvelopeIdAsCorrelationId) => id.to_string(),
+            _ => return Err(Fault::MissingCorrelationId),
+        },
     };
     if !is_event_id(&correlation_id) {
         return Err(Fault::UnusableCorrelationId);

@@ -153,7 +153,7 @@ impl Turns<'_> {
                 "kind": accepted.kind,
                 "correlationId": accepted.correlation_id,
                 "schemaVersion": accepted.schema_version,
-                "payload": self.redactor.scrub_value(&accepted.payload),
+                "payload": self.redacted_payload(&accepted.payload),
                 "cached": accepted.cached,
             }));
         }
@@ -166,8 +166,25 @@ impl Turns<'_> {
         &self.ctx.state.defects
     }
 
+    /// A payload with the run's secrets scrubbed; a defective host spares `reasoning`.
+    fn redacted_payload(&self, payload: &Value) -> Value {
+        let mut scrubbed = self.redactor.scrub_value(payload);
+        if self.defects().has(Defect::WReasoningUnredacted)
+            && let (Some(object), Some(reasoning)) =
+                (scrubbed.as_object_mut(), payload.get("reasoning"))
+        {
+            object.insert("reasoning".into(), reasoning.clone());
+        }
+        scrubbed
+    }
+
     fn node_id(&self) -> &str {
         &self.node.id
+    }
+
+    /// Announces the retry of attempt `next` after `failure` (`envelope.retry-attempted`).
+    fn announce(&self, next: u32, failure: &Failure) -> Result<(), NodeError> {
+        reliability::announce_retry(self.ctx, self.node_id(), next, failure, &self.redactor)
     }
 
     /// The run's events of one type, read back from the log (the log is the run's state).
@@ -215,6 +232,8 @@ impl Turns<'_> {
             fragment: None,
         };
         let mut attempt = 1u32;
+        let announce_late = self.defects().has(Defect::WRetryAnnouncedAfterRetry);
+        let mut unannounced: Option<Failure> = None;
         loop {
             journal::record(
                 self.ctx.state.hub.store(),
@@ -242,7 +261,11 @@ impl Turns<'_> {
             };
             self.usage
                 .push(usage_payload(&target, self.node, call.usage));
-            let failure = match self.evaluate(&call, &mut attempt)? {
+            let evaluated = self.evaluate(&call, &mut attempt);
+            if let Some(previous) = unannounced.take() {
+                self.announce(attempt, &previous)?;
+            }
+            let failure = match evaluated? {
                 Evaluated::Accepted(accepted) => return Ok(accepted),
                 Evaluated::Retry(failure) => failure,
             };
@@ -258,13 +281,13 @@ impl Turns<'_> {
                 return Err(TurnError::Failed(Box::new(refusal)));
             }
             attempt += 1;
-            reliability::announce_retry(
-                self.ctx,
-                self.node_id(),
-                attempt,
-                &failure,
-                &self.redactor,
-            )?;
+            // Each retry is announced before it is made; a defective host announces it once
+            // the retry has returned.
+            if announce_late {
+                unannounced = Some(failure.clone());
+            } else {
+                self.announce(attempt, &failure)?;
+            }
             request = reliability::next_request(
                 &failure,
                 request.max_output_tokens,
@@ -408,13 +431,7 @@ impl Turns<'_> {
             *attempt += 1;
             let failure =
                 Failure::malformed(Reason::ParseError, "the output needed a lenient parse", "");
-            reliability::announce_retry(
-                self.ctx,
-                self.node_id(),
-                *attempt,
-                &failure,
-                &self.redactor,
-            )?;
+            self.announce(*attempt, &failure)?;
         }
         Ok(())
     }
@@ -476,6 +493,22 @@ impl Turns<'_> {
                 Some("supportedEnvelopes"),
             )));
         }
+        // A defective host holds OpenAI output to OpenAI strict mode (every property required),
+        // a rule outside the Tier 1 subset.
+        if defects.has(Defect::WTierOneStrictModeRefusal)
+            && self.plan.provider.contains("openai")
+            && admission
+                .schema
+                .properties
+                .iter()
+                .any(|p| envelope.payload.get(p).is_none())
+        {
+            return Err(TurnError::Failed(error(
+                "envelope_invalid",
+                "OpenAI strict structured output requires every property of the payload",
+                Some("payload"),
+            )));
+        }
         let unchecked = admission.drift && defects.has(Defect::WDriftUnchecked);
         let found = if unchecked {
             Vec::new()
@@ -533,12 +566,18 @@ impl Turns<'_> {
         }
         let causation = (!defects.has(Defect::WEnvelopeCausationMissing))
             .then_some(envelope.correlation_id.as_str());
+        let whole = count == 1 && defects.has(Defect::WReasoningUnredacted);
         for (index, text) in chunks {
             let is_last = index + 1 == count;
+            let chunk = if whole {
+                self.redacted_payload(&envelope.payload).to_string()
+            } else {
+                self.redactor.scrub(text)
+            };
             let payload = OutputChunk {
                 node_id: self.node.id.clone(),
                 run_id: self.ctx.run_id().to_string(),
-                chunk: self.redactor.scrub(text),
+                chunk,
                 is_last,
                 channel: Some(format!("{CHANNEL_PREFIX}{}", envelope.kind)),
                 meta: Some(ChunkMeta {

@@ -224,7 +224,8 @@ pub(crate) fn announce_retry(
     ctx.record("envelope.retry-attempted", Some(node_id), json!(payload))
 }
 
-/// Records the exhaustion of an emission after `attempts` attempts and returns the node's error.
+/// Records the exhaustion of an emission after `attempts` attempts (`failure` is the final
+/// attempt's) and returns the node's error.
 pub(crate) fn exhaust(
     ctx: &RunContext,
     node_id: &str,
@@ -235,6 +236,13 @@ pub(crate) fn exhaust(
 ) -> Result<ErrorObject, NodeError> {
     let defects = &ctx.state.defects;
     if !defects.has(Defect::WRetryExhaustedMissing) {
+        // finalReason is the final attempt's reason; a defective host reports the schema loop's
+        // reason whatever the final failure was.
+        let final_reason = if defects.has(Defect::WExhaustionReasonFixed) {
+            Reason::SchemaViolation
+        } else {
+            failure.reason
+        };
         let final_error = if defects.has(Defect::WFinalErrorUnredacted) {
             failure.raw.clone()
         } else {
@@ -243,7 +251,7 @@ pub(crate) fn exhaust(
         let payload = EnvelopeRetryExhausted {
             node_id: node_id.to_string(),
             total_attempts: attempts.max(1),
-            final_reason: failure.reason.as_str().to_string(),
+            final_reason: final_reason.as_str().to_string(),
             final_error: Some(final_error),
         };
         ctx.record("envelope.retry-exhausted", Some(node_id), json!(payload))?;

@@ -1,0 +1,106 @@
+//! `provider.usage` and the `providerUsage` capability.
+//!
+//! A host advertising `providerUsage` records exactly one `provider.usage` per LLM provider
+//! call, before the node's `node.completed` (the engine orders the two); a host that does not
+//! advertise it records none. The payload (built by `ai::usage_payload`) is closed: provider,
+//! model, token counts, the cost estimate of `pricing`, the node; never a credential reference,
+//! a hashed credential identifier, or prompt or response text.
+//!
+//! | field of `[openwop.provider_usage]` | default | advertised as |
+//! |---|---|---|
+//! | `advertise` | `true` (`false`: no `providerUsage` record in discovery and no `provider.usage` event) | `providerUsage` |
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+use spec::openwop::payloads::ProviderUsage;
+
+use crate::defects::Defect;
+
+use super::ai::AiPlan;
+use super::ai::provider::prompt_text;
+use super::engine::{NodeError, RunContext};
+use super::workflow::NodeDef;
+
+/// `[openwop.provider_usage]`: whether the `providerUsage` capability is advertised (see the
+/// module documentation).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ProviderUsageSettings {
+    /// Whether discovery lists `providerUsage` and runs record `provider.usage`.
+    pub advertise: bool,
+}
+
+impl Default for ProviderUsageSettings {
+    fn default() -> Self {
+        ProviderUsageSettings { advertise: true }
+    }
+}
+
+/// Records a node's provider usage: one `provider.usage` per call in `usage` when the host
+/// advertises `providerUsage`, nothing otherwise. `outputs` are the node's outputs when it
+/// completed (only a defective host reads them).
+pub(crate) fn record(
+    ctx: &RunContext,
+    node: &NodeDef,
+    usage: &[ProviderUsage],
+    outputs: Option<&Map<String, Value>>,
+) -> Result<(), NodeError> {
+    let defects = &ctx.state.defects;
+    if !ctx.state.config.provider_usage.advertise && !defects.has(Defect::WUsageEmittedUnadvertised)
+    {
+        return Ok(());
+    }
+    for payload in usage {
+        let mut payload = payload.clone();
+        if defects.has(Defect::WCostEstimateMissing) {
+            payload.cost_estimate_usd = None;
+            payload.currency = None;
+        }
+        let mut event = json!(payload);
+        leak(ctx, node, outputs, &mut event);
+        let times = if defects.has(Defect::WUsageRecordedTwice) {
+            2
+        } else {
+            1
+        };
+        for _ in 0..times {
+            ctx.record("provider.usage", Some(&node.id), event.clone())?;
+        }
+    }
+    Ok(())
+}
+
+/// What a defective host adds to the payload: the credential's reference or fingerprint, the
+/// prompt, the response text.
+fn leak(ctx: &RunContext, node: &NodeDef, outputs: Option<&Map<String, Value>>, event: &mut Value) {
+    let defects = &ctx.state.defects;
+    let Some(members) = event.as_object_mut() else {
+        return;
+    };
+    if let AiPlan::Provider(plan) = ctx.ai_plan() {
+        if defects.has(Defect::WUsageCredentialRef) {
+            members.insert(
+                "credentialRef".into(),
+                json!(format!("env:{}", plan.credential_env())),
+            );
+        }
+        if defects.has(Defect::WUsageCredentialHash)
+            && let Some(credential) = plan.credential()
+        {
+            let digest = hex::encode(Sha256::digest(credential.as_bytes()));
+            members.insert(
+                "credentialId".into(),
+                json!(format!("sha256:{}", &digest[..16])),
+            );
+        }
+    }
+    if defects.has(Defect::WUsageCarriesPrompt) {
+        members.insert("prompt".into(), json!(prompt_text(ctx, node)));
+    }
+    if defects.has(Defect::WUsageCarriesResponse)
+        && let Some(text) = outputs.and_then(|o| o.get("text"))
+    {
+        members.insert("completion".into(), text.clone());
+    }
+}
