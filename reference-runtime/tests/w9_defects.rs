@@ -786,17 +786,23 @@ defect_test!(
     reliability_events_listed
 );
 
-async fn any_provider_accepted(host: &Host) -> bool {
+/// Whether a run whose `provider` emits a tier-one envelope (without optional members)
+/// completes.
+async fn tier_one_output_accepted(host: &Host, correlation_id: &str, provider: &str) -> bool {
     let mut body = structured_body(
         SO,
-        json!([{"envelope": envelope("corr-tier-one-000001", answer("x"))}]),
+        json!([{"envelope": envelope(correlation_id, answer("x"))}]),
         json!({}),
         json!({}),
     );
-    body["configurable"]["ai"]["mockProvider"]["config"]["provider"] = json!("mock-anthropic");
+    body["configurable"]["ai"]["mockProvider"]["config"]["provider"] = json!(provider);
     let run_id = host.create(body).await;
     raw_log(host, &run_id).await;
     status(&get_json(host, &run_path(&run_id)).await) == "completed"
+}
+
+async fn any_provider_accepted(host: &Host) -> bool {
+    tier_one_output_accepted(host, "corr-tier-one-000001", "mock-anthropic").await
 }
 defect_test!(
     w_tier_one_provider_refusal,
@@ -1261,16 +1267,7 @@ defect_test!(
 );
 
 async fn openai_output_without_optional_member_accepted(host: &Host) -> bool {
-    let mut body = structured_body(
-        SO,
-        json!([{"envelope": envelope("corr-tier-one-000002", answer("x"))}]),
-        json!({}),
-        json!({}),
-    );
-    body["configurable"]["ai"]["mockProvider"]["config"]["provider"] = json!("mock-openai");
-    let run_id = host.create(body).await;
-    raw_log(host, &run_id).await;
-    status(&get_json(host, &run_path(&run_id)).await) == "completed"
+    tier_one_output_accepted(host, "corr-tier-one-000002", "mock-openai").await
 }
 defect_test!(
     w_tier_one_strict_mode_refusal,

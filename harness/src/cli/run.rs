@@ -87,9 +87,7 @@ async fn external_target(args: &RunArgs, url: &str) -> anyhow::Result<Target> {
         headers.push(parse_header(header)?);
     }
     if let Some(file) = &args.header_file {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| usage(format!("failed to read {}: {e}", file.display())))?;
-        for line in text
+        for line in read_text(file)?
             .lines()
             .map(str::trim)
             .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -148,6 +146,18 @@ async fn external_target(args: &RunArgs, url: &str) -> anyhow::Result<Target> {
     })
 }
 
+/// A file named on the command line, as text (a usage error when unreadable).
+fn read_text(file: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(file)
+        .map_err(|e| usage(format!("failed to read {}: {e}", file.display())))
+}
+
+/// A JSON file named on the command line; `what` says what it should hold.
+fn read_json<T: serde::de::DeserializeOwned>(file: &Path, what: &str) -> anyhow::Result<T> {
+    serde_json::from_str(&read_text(file)?)
+        .map_err(|e| usage(format!("{} is not {what}: {e}", file.display())))
+}
+
 fn apply_facts_and_overrides(target: &mut Target, args: &RunArgs) -> anyhow::Result<()> {
     if target.kind == "external" {
         // Without knowing the host's keep-alive interval, watch longer than the 30 s bound.
@@ -157,35 +167,21 @@ fn apply_facts_and_overrides(target: &mut Target, args: &RunArgs) -> anyhow::Res
             .or_insert(Value::from(31_000));
     }
     if let Some(file) = &args.facts_file {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| usage(format!("failed to read {}: {e}", file.display())))?;
-        let facts: BTreeMap<String, Value> = serde_json::from_str(&text).map_err(|e| {
-            usage(format!(
-                "{} is not a JSON object of facts: {e}",
-                file.display()
-            ))
-        })?;
-        for (name, value) in facts {
-            if name == "subscriber_limit" {
-                target.capabilities.insert("subscriber-limit".into());
-            }
-            target.facts.insert(name, value);
-        }
+        let facts: BTreeMap<String, Value> = read_json(file, "a JSON object of facts")?;
+        target.facts.extend(facts);
     }
     for pair in &args.facts {
         let (name, value) = parse_pair(pair, "--fact")?;
         let value: Value =
             serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_string()));
         target.facts.insert(name.to_string(), value);
-        if name == "subscriber_limit" {
-            target.capabilities.insert("subscriber-limit".into());
-        }
+    }
+    // As the probe does for the built-in runtime's own facts.
+    if target.facts.contains_key("subscriber_limit") {
+        target.capabilities.insert("subscriber-limit".into());
     }
     if let Some(file) = &args.capabilities {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| usage(format!("failed to read {}: {e}", file.display())))?;
-        let doc: Value = serde_json::from_str(&text)
-            .map_err(|e| usage(format!("{} is not JSON: {e}", file.display())))?;
+        let doc: Value = read_json(file, "JSON")?;
         for name in doc
             .get("add")
             .and_then(Value::as_array)
