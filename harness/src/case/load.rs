@@ -247,7 +247,7 @@ fn is_known_need(need: &str) -> bool {
     PREFIXES
         .iter()
         .any(|p| need.strip_prefix(p).is_some_and(|rest| !rest.is_empty()))
-        || matches!(need, "tenant-b" | "subscriber-limit" | "restartable")
+        || matches!(need, "tenant-b" | "subscriber-limit")
 }
 
 fn lint_steps(
@@ -272,6 +272,16 @@ fn lint_steps(
         }
         template::expressions_in(&action_json, &mut expressions);
         lint_expressions(case, &expressions, &at, defined, vars, report);
+        for (pointer, path) in action_paths(&step.action) {
+            for expression in unencoded_run_ids(path) {
+                report(
+                    &format!("{at}/{pointer}"),
+                    format!(
+                        "`${{{expression}}}` fills a run id segment of a path: add `|path` (or `|pct`)"
+                    ),
+                );
+            }
+        }
         let mut scoped_vars = vars.clone();
         match &step.action {
             StepAction::Parallel(parallel) => {
@@ -341,6 +351,55 @@ fn lint_steps(
             );
         }
     }
+}
+
+/// The URL paths an action sends to, with their pointers below the step.
+fn action_paths(action: &StepAction) -> Vec<(&'static str, &str)> {
+    match action {
+        StepAction::Request(request) => vec![("request/path", request.path.as_str())],
+        StepAction::Stream(stream) => vec![("stream/path", stream.path.as_str())],
+        StepAction::PollUntil(poll) => {
+            vec![("poll_until/request/path", poll.request.path.as_str())]
+        }
+        StepAction::Concurrent(concurrent) => match &concurrent.copy {
+            ConcurrentCopy::Request(request) => {
+                vec![("concurrent/request/path", request.path.as_str())]
+            }
+            ConcurrentCopy::Stream(stream) => {
+                vec![("concurrent/stream/path", stream.path.as_str())]
+            }
+        },
+        StepAction::WaitTerminal(_)
+        | StepAction::Parallel(_)
+        | StepAction::Repeat(_)
+        | StepAction::Generate(_) => Vec::new(),
+    }
+}
+
+/// The expressions of a path that fill a segment after `/runs/` without a path-safe filter
+/// (`|path` or `|pct`): a tenant-bound run id's `/` would split the segment.
+fn unencoded_run_ids(path: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = path;
+    while let Some(at) = rest.find("/runs/") {
+        rest = &rest[at + "/runs/".len()..];
+        let segment = rest.split('/').next().unwrap_or_default();
+        let mut within = segment;
+        while let Some(start) = within.find("${") {
+            let Some(len) = within[start..].find('}') else {
+                break;
+            };
+            let expression = &within[start + 2..start + len];
+            let filtered = expression
+                .rsplit_once('|')
+                .is_some_and(|(_, filter)| matches!(filter.trim(), "path" | "pct"));
+            if !filtered {
+                out.push(expression);
+            }
+            within = &within[start + len + 1..];
+        }
+    }
+    out
 }
 
 fn lint_check(
@@ -691,6 +750,33 @@ mod tests {
         assert_eq!(
             error.to_string(),
             r#"a check has exactly one check key, found ["status", "json"]"#
+        );
+    }
+
+    #[test]
+    fn a_run_id_in_a_path_needs_a_path_safe_filter() {
+        assert_eq!(
+            unencoded_run_ids("/runs/${steps.create.body.runId}/events"),
+            vec!["steps.create.body.runId"]
+        );
+        assert!(unencoded_run_ids("/runs/${steps.create.body.runId|path}/events").is_empty());
+        assert!(unencoded_run_ids("/runs/${steps.create.body.runId | pct}").is_empty());
+        assert!(unencoded_run_ids("/runs/tenant-a~2Frun-x/events").is_empty());
+        assert!(unencoded_run_ids("/v1/executions/${steps.create.body.execution_id}").is_empty());
+        assert_eq!(
+            unencoded_run_ids("/conformance/seams/mock-ai/runs/${steps.c.body.runId|json}/calls"),
+            vec!["steps.c.body.runId|json"]
+        );
+        let mut case = minimal();
+        case["id"] = json!("w.example.minimal");
+        case["surface"] = json!("openwop");
+        case["steps"][1] = json!({"stream": {"path": "/runs/${steps.create.body.runId}/events"}});
+        let problems = lint(case).unwrap_err();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.pointer == "/steps/1/stream/path" && p.message.contains("add `|path`")),
+            "{problems:?}"
         );
     }
 
