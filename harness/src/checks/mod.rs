@@ -8,6 +8,8 @@ mod events;
 mod json_match;
 mod response;
 mod stream;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeMap;
 

@@ -48,3 +48,44 @@ impl<'a> EventSelector<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::EventSelector;
+    use crate::checks::events::ObservedEvent;
+
+    fn event(doc: serde_json::Value) -> ObservedEvent {
+        ObservedEvent {
+            sequence: doc["sequence"].as_u64(),
+            event_type: doc["type"].as_str().map(str::to_string),
+            doc,
+            frame_index: None,
+            frame_id: None,
+            frame_event: None,
+            batched: false,
+            at_ms: None,
+        }
+    }
+
+    #[test]
+    fn selects_by_type_then_by_member() {
+        let node = event(json!({"type": "node.completed", "payload": {"nodeId": "B", "n": 2}}));
+        assert!(EventSelector::parse("node.completed").matches(&node));
+        assert!(!EventSelector::parse("node.started").matches(&node));
+        // A string member is compared as text, another member as JSON; `payload` is searched.
+        assert!(EventSelector::parse("node.completed@nodeId=B").matches(&node));
+        assert!(!EventSelector::parse("node.completed@nodeId=C").matches(&node));
+        assert!(EventSelector::parse("node.completed@n=2").matches(&node));
+        assert!(EventSelector::parse("node.completed@n=2.0").matches(&node));
+        assert!(!EventSelector::parse("node.completed@n=two").matches(&node));
+        assert!(!EventSelector::parse("node.completed@absent=B").matches(&node));
+    }
+
+    #[test]
+    fn the_value_runs_to_the_end_of_the_string() {
+        let chunk = event(json!({"type": "output.chunk", "chunk": "{\"a\":\"x=y@z"}));
+        assert!(EventSelector::parse("output.chunk@chunk={\"a\":\"x=y@z").matches(&chunk));
+    }
+}
