@@ -1,5 +1,5 @@
 //! The case corpus as libtest-mimic trials: `cargo test` certifies the built-in reference
-//! runtime, with the usual filters (`cargo test -p harness --test conformance -- x.cursors`,
+//! runtime, with the usual filters (`cargo test -p conformance-cli --test conformance -- x.cursors`,
 //! `-- --list`, `-- MUST` since the level is each trial's kind).
 //!
 //! The built-in target (runtime + fake providers) starts once, on first use. A trial passes
