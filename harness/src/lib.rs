@@ -8,9 +8,13 @@
 //! - [`sse`]: the strict SSE tokenizer.
 //! - [`driver`]: HTTP exchanges and case execution; [`checks`]: pure judgement.
 //! - [`runner`]: selection, skipping, parallel runs, the report model.
-//! - [`target`], [`probe`], [`upstream`], [`launch`]: the host under test and its fake upstream.
+//! - [`target`], [`probe`], [`upstream`]: the host under test and its fake upstream.
 //! - [`baseline`]: expected failures (XFAIL, STALE).
 //! - [`coverage`]: requirement coverage of a case corpus.
+//!
+//! The library judges any host over HTTP and does not link the reference runtime: the built-in
+//! target (the runtime started in-process), the kill matrix and the `conformance` command are
+//! the `conformance-cli` crate (`harness/cli/`).
 
 pub mod baseline;
 pub mod case;
@@ -18,11 +22,9 @@ pub mod checks;
 pub mod coverage;
 pub mod driver;
 pub mod generate;
-pub mod launch;
 pub mod probe;
 pub mod report;
 pub mod runner;
-pub mod selftest;
 pub mod sse;
 pub mod target;
 pub mod template;

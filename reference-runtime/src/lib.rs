@@ -2,6 +2,15 @@
 //! adapters.
 //!
 //! See ARCHITECTURE.md for the module map.
+//!
+//! # The launching API
+//!
+//! What an embedder needs to configure and start a runtime in-process is re-exported here, at
+//! the root: the configuration (the same model as the TOML file, [`Config`] and the types its
+//! fields are built from), the switchable [`Defect`]s, where credentials come from
+//! ([`CredentialSource`]), and [`start`] with its [`RuntimeOptions`], [`RunningRuntime`] and
+//! [`StartError`]. The `conformance` command's built-in target uses only these names; the
+//! modules below are the runtime's own (its tests reach into them, embedders do not).
 
 pub mod clock;
 pub mod config;
@@ -14,3 +23,9 @@ pub mod redact;
 pub mod runtime;
 pub mod sse;
 pub mod store;
+
+pub use config::{Config, ModelConfig, ProviderConfig, ProviderKind};
+pub use defects::{Defect, Defects};
+pub use openwop::{ApiKeyConfig, HeartbeatConfig, PredicateConfig, Strictness};
+pub use redact::CredentialSource;
+pub use runtime::{RunningRuntime, RuntimeOptions, StartError, start};

@@ -32,7 +32,7 @@ pub fn cases_dir(corpus: &CorpusArgs) -> PathBuf {
     if here.is_dir() {
         here
     } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases")
     }
 }
 
@@ -199,7 +199,7 @@ pub fn all_schemas() -> Vec<(String, serde_json::Value)> {
 }
 
 fn schemas(action: SchemasAction) -> anyhow::Result<u8> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/schema");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec/schema");
     let mut drifted = Vec::new();
     for (file, schema) in all_schemas() {
         let path = dir.join(&file);

@@ -5,9 +5,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use conformance_cli::launch::{BuiltInOptions, start_built_in};
 use harness::case::load_corpus;
 use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
-use harness::launch::{BuiltInOptions, start_built_in};
 use harness::transcript::{FrameKind, StepRecord};
 use serde_json::{Value, json};
 
@@ -50,7 +50,7 @@ fn normalise(records: &[StepRecord]) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_streamed_execution_transcript() {
-    let corpus = load_corpus(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases")).unwrap();
+    let corpus = load_corpus(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases")).unwrap();
     let loaded = corpus
         .cases
         .iter()

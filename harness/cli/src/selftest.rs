@@ -16,12 +16,12 @@ use futures::StreamExt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::case::{CaseSurface, LoadedCase};
-use crate::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use crate::launch::{BuiltInOptions, BuiltInProfile, DefectInfo, defect_catalogue, start_built_in};
-use crate::report::RunReport;
-use crate::runner::{Filters, Quiet, RunSettings, run};
-use crate::verdict::{Level, Verdict};
+use harness::case::{CaseSurface, LoadedCase};
+use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use harness::report::RunReport;
+use harness::runner::{Filters, Quiet, RunSettings, run};
+use harness::verdict::{Level, Verdict};
 
 /// One case that caught a defect.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -119,7 +119,7 @@ async fn run_against(
     let driver = HttpDriver::new(&ClientOptions::default(), Limits::default())
         .map_err(|e| SelftestError::Client(e.to_string()))?;
     let mut target = running.target.clone();
-    let findings = crate::probe::probe(&driver, &target, Duration::from_secs(10)).await;
+    let findings = harness::probe::probe(&driver, &target, Duration::from_secs(10)).await;
     target.capabilities.extend(findings.capabilities);
     let runner = CaseRunner {
         driver,
@@ -172,7 +172,7 @@ fn defect_row(info: DefectInfo, report: &RunReport) -> DefectRow {
             case: c.id.clone(),
             level: c.level,
             verdict: c.verdict,
-            message: crate::report::first_failing_check(c)
+            message: harness::report::first_failing_check(c)
                 .map(|k| format!("{}: {}", k.check, k.message))
                 .unwrap_or_default(),
         })
@@ -298,7 +298,7 @@ pub async fn kill_matrix(
 
 fn load_exemptions(cases: &[LoadedCase]) -> BTreeMap<String, String> {
     let _ = cases;
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/selftest-exemptions.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/selftest-exemptions.json");
     std::fs::read(&path)
         .ok()
         .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())

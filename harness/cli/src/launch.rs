@@ -1,23 +1,24 @@
 //! The built-in target: the reference runtime and the fake providers started in-process on
 //! ephemeral ports, wired to each other, and described as a [`Target`].
 //!
-//! This is the only module of the harness library that names `reference_runtime`, and it uses
-//! only its public start-up API: the harness judges the runtime over HTTP like any host (a
-//! hygiene test guards this).
+//! This is the only module that names `reference_runtime`, and it uses only the launching API
+//! the runtime re-exports at its root: the harness library never links the runtime and judges
+//! it over HTTP like any host (a hygiene test guards both).
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use reference_runtime::config::{Config, ModelConfig, ProviderConfig, ProviderKind};
-use reference_runtime::defects::{Defect, Defects};
-use reference_runtime::redact::CredentialSource;
-use reference_runtime::runtime::{RunningRuntime, RuntimeOptions, start};
+use reference_runtime::{
+    ApiKeyConfig, Config, CredentialSource, Defect, Defects, HeartbeatConfig, ModelConfig,
+    PredicateConfig, ProviderConfig, ProviderKind, RunningRuntime, RuntimeOptions, Strictness,
+    start,
+};
 use serde_json::json;
 use spec::execution::Modality;
 
-use crate::target::{SecretHeader, Target};
-use crate::upstream::FakeUpstream;
+use harness::target::{SecretHeader, Target};
+use harness::upstream::FakeUpstream;
 
 /// The environment-variable name the built-in runtime's providers read their credential from.
 pub const CREDENTIAL_ENV: &str = "CONFORMANCE_PROVIDER_KEY";
@@ -83,7 +84,6 @@ impl BuiltInProfile {
 
     /// Applies the profile to the runtime's configuration.
     fn configure(self, config: &mut Config) {
-        use reference_runtime::openwop::Strictness;
         let openwop = &mut config.openwop;
         match self {
             BuiltInProfile::Standard => {}
@@ -362,7 +362,7 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         facts,
         capabilities: Default::default(),
         canary: Some(canary),
-        upstream: upstream.map(|u| Arc::new(u) as Arc<dyn crate::target::Upstream>),
+        upstream: upstream.map(|u| Arc::new(u) as Arc<dyn harness::target::Upstream>),
         implementation: None,
     };
     Ok(BuiltIn { target, runtime })
@@ -394,7 +394,6 @@ struct OpenWopLaunch {
 ///
 /// Their ids and timings are published as facts (`heartbeat_*`), so cases never hard-code them.
 fn configure_openwop(config: &mut Config, options: &BuiltInOptions) -> OpenWopLaunch {
-    use reference_runtime::openwop::{ApiKeyConfig, HeartbeatConfig, PredicateConfig};
     let key = |tenant: &str| format!("hk_test_{tenant}_{}", uuid::Uuid::new_v4().simple());
     let (key_a, key_b) = options
         .principal_keys

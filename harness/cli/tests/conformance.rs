@@ -1,5 +1,5 @@
 //! The case corpus as libtest-mimic trials: `cargo test` certifies the built-in reference
-//! runtime, with the usual filters (`cargo test -p harness --test conformance -- x.cursors`,
+//! runtime, with the usual filters (`cargo test -p conformance-cli --test conformance -- x.cursors`,
 //! `-- --list`, `-- MUST` since the level is each trial's kind).
 //!
 //! The built-in target (runtime + fake providers) starts once, on first use. A trial passes
@@ -10,9 +10,9 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use conformance_cli::launch::{BuiltIn, BuiltInOptions, start_built_in};
 use harness::case::{LoadedCase, load_corpus};
 use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
-use harness::launch::{BuiltIn, BuiltInOptions, start_built_in};
 use harness::verdict::Verdict;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
@@ -48,7 +48,7 @@ impl Shared {
                         .and_then(|s| s.parse().ok())
                         .unwrap_or(1),
                     regressions_dir: Some(
-                        Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/regressions"),
+                        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/regressions"),
                     ),
                 };
                 Ok((runner, built_in))
@@ -101,7 +101,7 @@ impl Shared {
 
 fn main() -> std::process::ExitCode {
     let arguments = Arguments::from_args();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases");
     let corpus = match load_corpus(&dir) {
         Ok(corpus) => corpus,
         Err(error) => {

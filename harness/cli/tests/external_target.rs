@@ -55,7 +55,7 @@ impl Drop for Server {
 #[test]
 fn an_external_run_against_a_separately_started_runtime_gives_the_same_verdicts() {
     let binary = env!("CARGO_BIN_EXE_conformance");
-    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases");
     let dir = tempfile::tempdir().unwrap();
     let (fakes, streaming) = (free_port(), free_port());
     let facts = dir.path().join("facts.json");

@@ -17,17 +17,17 @@ async fn every_defect_is_killed_and_the_clean_runtime_passes() {
         );
         return;
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let corpus = harness::case::load_corpus(&root.join("cases")).unwrap();
     assert!(corpus.problems.is_empty(), "{:#?}", corpus.problems);
-    let matrix = harness::selftest::kill_matrix(&corpus.cases, &[], 8, 1.0)
+    let matrix = conformance_cli::selftest::kill_matrix(&corpus.cases, &[], 8, 1.0)
         .await
         .unwrap();
     let dir = root.join("target/kill-matrix");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("kill-matrix.md"),
-        harness::selftest::render_markdown(&matrix),
+        conformance_cli::selftest::render_markdown(&matrix),
     )
     .unwrap();
     assert!(
@@ -44,7 +44,7 @@ async fn every_defect_is_killed_and_the_clean_runtime_passes() {
     assert!(
         survivors.is_empty(),
         "defects no MUST or SHOULD case caught: {survivors:?}\n{}",
-        harness::selftest::render_markdown(&matrix)
+        conformance_cli::selftest::render_markdown(&matrix)
     );
     let unexplained: Vec<&str> = matrix
         .must_cases_without_kill

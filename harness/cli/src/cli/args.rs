@@ -79,12 +79,12 @@ pub enum ProfileArg {
     Strict,
 }
 
-impl From<ProfileArg> for harness::launch::BuiltInProfile {
+impl From<ProfileArg> for conformance_cli::launch::BuiltInProfile {
     fn from(arg: ProfileArg) -> Self {
         match arg {
-            ProfileArg::Standard => harness::launch::BuiltInProfile::Standard,
-            ProfileArg::Alternate => harness::launch::BuiltInProfile::Alternate,
-            ProfileArg::Strict => harness::launch::BuiltInProfile::Strict,
+            ProfileArg::Standard => conformance_cli::launch::BuiltInProfile::Standard,
+            ProfileArg::Alternate => conformance_cli::launch::BuiltInProfile::Alternate,
+            ProfileArg::Strict => conformance_cli::launch::BuiltInProfile::Strict,
         }
     }
 }

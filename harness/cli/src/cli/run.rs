@@ -6,10 +6,10 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::Context;
+use conformance_cli::launch::{BuiltIn, BuiltInOptions, start_built_in};
 use harness::baseline::{Baseline, apply};
 use harness::case::{CaseSurface, LoadedCase};
 use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
-use harness::launch::{BuiltIn, BuiltInOptions, start_built_in};
 use harness::report::console::ConsoleReporter;
 use harness::report::{RunReport, exit_code, write_all};
 use harness::runner::{Filters, RunObserver, RunSettings};
@@ -409,7 +409,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
                     args.canary_env
                 ))
             })?;
-            Some(harness::launch::ExternalProviders {
+            Some(conformance_cli::launch::ExternalProviders {
                 address,
                 streaming_address,
                 canary,
@@ -489,7 +489,7 @@ pub async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
         .report_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("reports").join("selftest"));
-    harness::selftest::run_selftest(&cases, &args.defects, args.jobs, args.time_scale, &dir)
+    conformance_cli::selftest::run_selftest(&cases, &args.defects, args.jobs, args.time_scale, &dir)
         .await
         .map_err(|e| environment(format!("{e:#}")))
 }

@@ -1,0 +1,12 @@
+//! What the `conformance` command adds to the harness library: the built-in target (the
+//! reference runtime and the fake providers started in-process) and the kill matrix that runs
+//! the corpus against it with each known defect switched on.
+//!
+//! - [`launch`]: the built-in target; the only module that names `reference_runtime`, through
+//!   the runtime's root launching API only.
+//! - [`selftest`]: the kill matrix.
+//!
+//! The harness library (`harness`) judges any host over HTTP and never links the runtime.
+
+pub mod launch;
+pub mod selftest;
