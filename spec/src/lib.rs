@@ -28,6 +28,7 @@
 //! ```
 
 pub mod execution;
+pub mod fidelity;
 pub mod fixtures;
 pub mod openwop;
 pub mod registry;
