@@ -59,6 +59,10 @@ const SHAPE_KEYS: [&str; 27] = [
     "notes",
 ];
 
+/// The marker a resolved fact `ref` leaves in its canonical shape: differences below it are
+/// located at the referenced def, so one deviation covers every place that uses it.
+const FROM: &str = "$from";
+
 /// How deep `$ref`s are followed (recursive defs such as a nested actor stop here, equally on
 /// both sides).
 const MAX_DEPTH: usize = 24;
@@ -243,12 +247,18 @@ impl Transcription {
         self.sources.iter().find(|s| s.id == id)
     }
 
+    /// Resolves `<source>#<def>` or `<source>#<def>/<pointer into the def>`.
     fn fact_def(&self, reference: &str) -> Option<&Value> {
         let (source, def) = reference.split_once('#')?;
+        let (def, pointer) = match def.split_once('/') {
+            Some((def, rest)) => (def, format!("/{rest}")),
+            None => (def, String::new()),
+        };
         self.facts
             .iter()
             .filter(|f| f.source == source)
             .find_map(|f| f.defs.get(def))
+            .and_then(|shape| shape.pointer(&pointer))
     }
 }
 
@@ -711,7 +721,11 @@ fn canon_fact(transcription: &Transcription, shape: &Value, depth: usize) -> Map
     };
     if let Some(reference) = object.get("ref").and_then(Value::as_str) {
         match transcription.fact_def(reference) {
-            Some(target) => out = canon_fact(transcription, target, depth + 1),
+            Some(target) => {
+                out = canon_fact(transcription, target, depth + 1);
+                // Differences inside a referenced def are reported where upstream states them.
+                out.insert(FROM.into(), json!(reference));
+            }
             None => {
                 out.insert("ref".into(), json!(reference));
             }
@@ -748,7 +762,11 @@ fn canon_fact(transcription: &Transcription, shape: &Value, depth: usize) -> Map
                     .as_array()
                     .into_iter()
                     .flatten()
-                    .map(|b| Value::Object(canon_fact(transcription, b, depth + 1)))
+                    .map(|b| {
+                        let mut b = Value::Object(canon_fact(transcription, b, depth + 1));
+                        strip_from(&mut b);
+                        b
+                    })
                     .collect();
                 out.insert(key.clone(), Value::Array(branches));
             }
@@ -758,6 +776,17 @@ fn canon_fact(transcription: &Transcription, shape: &Value, depth: usize) -> Map
         }
     }
     finish(out)
+}
+
+fn strip_from(value: &mut Value) {
+    match value {
+        Value::Object(o) => {
+            o.remove(FROM);
+            o.values_mut().for_each(strip_from);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_from),
+        _ => {}
+    }
 }
 
 fn json_type_of(value: &Value) -> &'static str {
@@ -782,8 +811,23 @@ fn type_admits(types: &Value, value: &Value) -> bool {
     }
 }
 
+/// The text of a value with every object's keys in sorted order (an order-independent key).
+fn sorted_text(value: &Value) -> String {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(o) => {
+                let keys: BTreeMap<&String, Value> = o.iter().map(|(k, v)| (k, sorted(v))).collect();
+                Value::Object(keys.into_iter().map(|(k, v)| (k.clone(), v)).collect())
+            }
+            Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(value).to_string()
+}
+
 fn sort_values(values: &mut [Value]) {
-    values.sort_by_key(|v| v.to_string());
+    values.sort_by_key(sorted_text);
 }
 
 /// Shared folding: one-value enums become `const`; a `type` every allowed value already has is
@@ -875,7 +919,7 @@ fn finish(mut out: Map<String, Value>) -> Map<String, Value> {
     }
     if let Some(Value::Array(values)) = out.get_mut("enum") {
         let mut seen = BTreeSet::new();
-        values.retain(|v| seen.insert(v.to_string()));
+        values.retain(|v| seen.insert(sorted_text(v)));
         sort_values(values);
         if values.len() == 1 {
             let only = values.remove(0);
@@ -975,11 +1019,19 @@ fn diff(
     project: &Map<String, Value>,
     out: &mut Vec<Difference>,
 ) {
-    let keys: BTreeSet<&String> = upstream.keys().chain(project.keys()).collect();
+    let location = match upstream.get(FROM).and_then(Value::as_str) {
+        Some(from) => from,
+        None => location,
+    };
+    let keys: BTreeSet<&String> = upstream
+        .keys()
+        .chain(project.keys())
+        .filter(|k| *k != FROM)
+        .collect();
     for key in keys {
         let here = format!("{location}/{key}");
         match (upstream.get(key), project.get(key)) {
-            (Some(a), Some(b)) if a == b => {}
+            (Some(a), Some(b)) if without_from(a) == *b => {}
             (Some(Value::Object(a)), Some(Value::Object(b)))
                 if key == "properties" || key == "patternProperties" =>
             {
@@ -988,10 +1040,10 @@ fn diff(
                     let at = format!("{here}/{name}");
                     match (a.get(name), b.get(name)) {
                         (Some(Value::Object(x)), Some(Value::Object(y))) => diff(&at, x, y, out),
-                        (x, y) if x == y => {}
+                        (x, y) if x.map(without_from) == y.cloned() => {}
                         (x, y) => out.push(Difference {
                             location: at,
-                            upstream: x.cloned(),
+                            upstream: x.map(without_from),
                             project: y.cloned(),
                         }),
                     }
@@ -1004,11 +1056,17 @@ fn diff(
             }
             (a, b) => out.push(Difference {
                 location: here,
-                upstream: a.cloned(),
+                upstream: a.map(without_from),
                 project: b.cloned(),
             }),
         }
     }
+}
+
+fn without_from(value: &Value) -> Value {
+    let mut value = value.clone();
+    strip_from(&mut value);
+    value
 }
 
 /// One document of the corpus: shaped as upstream describes, valid or not.
