@@ -485,7 +485,9 @@ fn check_shape_keys(at: &str, shape: &Value, problems: &mut Vec<String>) {
             continue;
         }
         if !SHAPE_KEYS.contains(&key.as_str()) {
-            problems.push(format!("`{at}` carries `{key}`, not a key of the facts format"));
+            problems.push(format!(
+                "`{at}` carries `{key}`, not a key of the facts format"
+            ));
             continue;
         }
         match key.as_str() {
@@ -684,7 +686,11 @@ fn canon_published(doc: &Value, schema: &Value, depth: usize) -> Map<String, Val
     finish(out)
 }
 
-fn merge_into(out: &mut Map<String, Value>, branch: Map<String, Value>, conflicts: &mut Vec<Value>) {
+fn merge_into(
+    out: &mut Map<String, Value>,
+    branch: Map<String, Value>,
+    conflicts: &mut Vec<Value>,
+) {
     for (key, value) in branch {
         match out.get_mut(&key) {
             None => {
@@ -816,7 +822,8 @@ fn sorted_text(value: &Value) -> String {
     fn sorted(value: &Value) -> Value {
         match value {
             Value::Object(o) => {
-                let keys: BTreeMap<&String, Value> = o.iter().map(|(k, v)| (k, sorted(v))).collect();
+                let keys: BTreeMap<&String, Value> =
+                    o.iter().map(|(k, v)| (k, sorted(v))).collect();
                 Value::Object(keys.into_iter().map(|(k, v)| (k.clone(), v)).collect())
             }
             Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
@@ -984,8 +991,7 @@ fn merge_tagged_branches(branches: &mut Vec<Value>) {
                 if rest_a != rest_b || a.len() != b.len() {
                     continue;
                 }
-                let differing: Vec<&String> =
-                    a.keys().filter(|k| a.get(*k) != b.get(*k)).collect();
+                let differing: Vec<&String> = a.keys().filter(|k| a.get(*k) != b.get(*k)).collect();
                 if differing.len() != 1 || !b.contains_key(differing[0]) {
                     continue;
                 }
@@ -1120,8 +1126,8 @@ pub fn judge(entry: &CorpusEntry) -> Result<bool, String> {
         }
         (None, Some(target)) => {
             let (stem, def) = target.split_once('#').unwrap_or((target, ""));
-            let published =
-                Published::from_name(stem).ok_or_else(|| format!("no published schema `{stem}`"))?;
+            let published = Published::from_name(stem)
+                .ok_or_else(|| format!("no published schema `{stem}`"))?;
             if def.is_empty() {
                 return Ok(schema::validate(published, &entry.document).is_ok());
             }
@@ -1132,7 +1138,15 @@ pub fn judge(entry: &CorpusEntry) -> Result<bool, String> {
                 return Err(format!("`{stem}` has no definition `{def}`"));
             }
             if let Value::Object(o) = &mut wrapper {
-                for key in ["oneOf", "anyOf", "allOf", "properties", "required", "type", "_typeIndex"] {
+                for key in [
+                    "oneOf",
+                    "anyOf",
+                    "allOf",
+                    "properties",
+                    "required",
+                    "type",
+                    "_typeIndex",
+                ] {
                     o.remove(key);
                 }
                 o.insert("additionalProperties".into(), json!(true));
@@ -1291,7 +1305,11 @@ mod tests {
         });
         let failures = compare_with(&t, &lookup).failures();
         assert_eq!(failures.len(), 1);
-        assert!(failures[0].contains("covers no difference"), "{}", failures[0]);
+        assert!(
+            failures[0].contains("covers no difference"),
+            "{}",
+            failures[0]
+        );
     }
 
     #[test]
@@ -1300,8 +1318,16 @@ mod tests {
         t.facts[0].defs.get_mut("#").unwrap()["properties"]["limits"] = json!({"type": "object"});
         let failures = compare_with(&t, &lookup).failures();
         assert_eq!(failures.len(), 1);
-        assert!(failures[0].contains("`up##/properties/limits`"), "{}", failures[0]);
-        assert!(failures[0].contains("the project publishes (nothing)"), "{}", failures[0]);
+        assert!(
+            failures[0].contains("`up##/properties/limits`"),
+            "{}",
+            failures[0]
+        );
+        assert!(
+            failures[0].contains("the project publishes (nothing)"),
+            "{}",
+            failures[0]
+        );
     }
 
     #[test]
@@ -1312,9 +1338,14 @@ mod tests {
             .defs
             .insert("other".into(), json!({"published": "nothing-here"}));
         let failures = compare_with(&t, &lookup).failures();
-        assert!(failures.iter().any(|f| f.contains("`requried`")), "{failures:#?}");
         assert!(
-            failures.iter().any(|f| f.contains("no published schema `nothing-here`")),
+            failures.iter().any(|f| f.contains("`requried`")),
+            "{failures:#?}"
+        );
+        assert!(
+            failures
+                .iter()
+                .any(|f| f.contains("no published schema `nothing-here`")),
             "{failures:#?}"
         );
     }
@@ -1329,7 +1360,10 @@ mod tests {
             valid,
             why: "required ability".into(),
         };
-        let ok = entry(json!({"ability": "a", "input": [{"type": "text", "text": ""}]}), true);
+        let ok = entry(
+            json!({"ability": "a", "input": [{"type": "text", "text": ""}]}),
+            true,
+        );
         let bad = entry(json!({"input": [{"type": "text", "text": ""}]}), true);
         assert_eq!(judge(&ok), Ok(true));
         assert_eq!(judge(&bad), Ok(false));

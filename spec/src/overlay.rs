@@ -118,7 +118,13 @@ mod tests {
     #[test]
     fn the_usage_overlays_reach_the_published_event_schema() {
         assert!(validate(Published::ExecutionEvent, &usage_event("input_token", 3.0)).is_ok());
-        assert!(validate(Published::ExecutionEvent, &usage_event("acme.gpu_second", 1.0)).is_ok());
+        assert!(
+            validate(
+                Published::ExecutionEvent,
+                &usage_event("acme.gpu_second", 1.0)
+            )
+            .is_ok()
+        );
         assert!(validate(Published::ExecutionEvent, &usage_event("tokens", 1.0)).is_err());
         assert!(validate(Published::ExecutionEvent, &usage_event("input_token", -1.0)).is_err());
         let mut empty = usage_event("input_token", 1.0);
@@ -131,7 +137,12 @@ mod tests {
         for overlay in &OVERLAYS {
             let requirement = crate::requirements::registry()
                 .get(overlay.requirement)
-                .unwrap_or_else(|| panic!("{}: no requirement `{}`", overlay.location, overlay.requirement));
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{}: no requirement `{}`",
+                        overlay.location, overlay.requirement
+                    )
+                });
             assert!(
                 crate::requirements::normalise_whitespace(&requirement.quote)
                     .contains(&crate::requirements::normalise_whitespace(overlay.sentence)),

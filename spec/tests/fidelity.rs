@@ -52,9 +52,11 @@ fn a_changed_required_set_in_the_transcription_fails_naming_the_def_and_the_file
         .expect("the source is in sources.json");
     let failures = compare(&transcription).failures();
     assert!(
-        failures.iter().any(|f| f.contains(&format!("def `{source}#{def}`"))
-            && f.contains(&format!("{source}#{def}/required"))
-            && f.contains(&upstream)),
+        failures
+            .iter()
+            .any(|f| f.contains(&format!("def `{source}#{def}`"))
+                && f.contains(&format!("{source}#{def}/required"))
+                && f.contains(&upstream)),
         "expected a failure naming `{source}#{def}` and `{upstream}`, got:\n{}",
         failures.join("\n")
     );

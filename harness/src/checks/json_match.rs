@@ -37,7 +37,8 @@ pub fn json_condition(
         || expect.max.is_some()
         || expect.length.is_some()
         || expect.contains.is_some()
-        || expect.keys.is_some();
+        || expect.keys.is_some()
+        || expect.in_registry.is_some();
     if expect.optional == Some(true) && found.is_none() {
         return Ok(Ok(()));
     }
@@ -71,6 +72,11 @@ pub fn json_condition(
         if !options.iter().any(|o| json_equal(value, o)) {
             return mismatch(format!("one of {}", Value::Array(options)));
         }
+    }
+    if let Some(registry) = expect.in_registry
+        && !registry.admits(value)
+    {
+        return mismatch(format!("one of {:?}", registry.members()));
     }
     if let Some(pattern) = &expect.matches {
         let matched = value
