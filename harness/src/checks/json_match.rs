@@ -221,4 +221,22 @@ mod tests {
             json!({"pointer": "/s", "not_equals": "bye", "contains": "ell"})
         ));
     }
+
+    #[test]
+    fn a_provider_native_code_is_outside_the_portable_registry() {
+        let registry = json!({"pointer": "/error/code", "in_registry": "execution_portable_codes"});
+        for code in ["provider_unavailable", "deadline_exceeded", "not_found"] {
+            assert!(
+                check(json!({"error": {"code": code}}), registry.clone()),
+                "{code}"
+            );
+        }
+        for code in [json!("http_503"), json!("server_error"), json!(503)] {
+            assert!(
+                !check(json!({"error": {"code": code}}), registry.clone()),
+                "{code}"
+            );
+        }
+        assert!(!check(json!({"error": {}}), registry));
+    }
 }
