@@ -26,7 +26,7 @@ use serde_json::{Map, Value, json};
 use crate::schema::{self, Published};
 
 /// The extension-key hatch a closed upstream def admits beside its members.
-pub const HATCH_PATTERN: &str = r"^(openwop-|x-|vendor\.)";
+pub const HATCH_PATTERN: &str = crate::openwop::payloads::EXTENSION_HATCH_PATTERN;
 
 /// Keys a transcribed shape may carry (`notes` and `published` are not compared).
 const SHAPE_KEYS: [&str; 27] = [
@@ -1348,6 +1348,36 @@ mod tests {
                 .any(|f| f.contains("no published schema `nothing-here`")),
             "{failures:#?}"
         );
+    }
+
+    #[test]
+    fn the_hatch_and_a_referenced_grammar_compare_with_their_published_encodings() {
+        let published = json!({
+            "$defs": {"ev": {
+                "type": "object", "additionalProperties": false,
+                "patternProperties": {HATCH_PATTERN: {}},
+                "properties": {"nodeId": {"type": "string", "pattern": "^n$"}},
+                "required": ["nodeId"]
+            }}
+        });
+        let facts = FactsFile {
+            source: "up".into(),
+            defs: [
+                ("ev".to_string(), json!({"published": "doc#/$defs/ev", "type": "object", "closed": true, "hatch": true,
+                    "required": ["nodeId"], "properties": {"nodeId": {"ref": "up#ids/properties/nodeId"}}})),
+                ("ids".to_string(), json!({"properties": {"nodeId": {"type": "string", "pattern": "^n$"}}})),
+            ]
+            .into_iter()
+            .collect(),
+        };
+        let t = Transcription {
+            sources: vec![source()],
+            facts: vec![facts],
+            deviations: Vec::new(),
+        };
+        let comparison = compare_with(&t, &|stem| (stem == "doc").then(|| published.clone()));
+        assert_eq!(comparison.failures(), Vec::<String>::new());
+        assert_eq!(comparison.identical(), 1);
     }
 
     #[test]
