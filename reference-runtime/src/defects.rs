@@ -132,6 +132,8 @@ defects! {
         "With fallback allowed, `max_attempts` is ignored: every candidate is tried."),
     XProviderCodeAsPortable => ("x-provider-code-as-portable", "X", Other, "exec.errors.provider-code-not-replace-portable",
         "A provider failure's portable `code` is replaced by the provider's own code."),
+    XHttpStatusAsCode => ("x-http-status-as-code", "X", Other, "exec.errors.provider-code-not-replace-portable",
+        "An unavailable provider's portable `code` is reported as the provider-native `http_503` on the stream."),
     XTextOutputTruncated => ("x-text-output-truncated", "X", Ordering, "exec.materialization.output-delta-into-result",
         "The materialised text of each output drops its last delta."),
     // Surface W: the run events chapter.

@@ -502,6 +502,29 @@ async fn x_provider_code_as_portable() {
     assert!(!portable.contains(&on.as_str()), "{on}");
 }
 
+#[tokio::test]
+async fn x_http_status_as_code() {
+    let (off, on) = both!(Defect::XHttpStatusAsCode, |defect| {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(503).set_body_json(json!({"error": {"type": "server_error", "code": "server_error", "message": "unavailable"}})))
+            .mount(&server)
+            .await;
+        let runtime = runtime_over(&[&server], defect, None).await;
+        let base = runtime.base_url();
+        let (_, submission) = create(&base, &text_request("x"), None).await;
+        let id = submission["execution_id"].as_str().unwrap().to_string();
+        let (_, code) = wait_terminal_raw(&base, &id).await;
+        runtime.shutdown().await;
+        code
+    });
+    assert!(
+        spec::execution::ErrorCode::from_name(&off).is_some(),
+        "{off}"
+    );
+    assert_eq!(on, "http_503");
+}
+
 /// The terminal event's `error.code` as sent on the stream (raw JSON, not parsed into types).
 async fn wait_terminal_raw(base: &str, id: &str) -> (u16, String) {
     let text = reqwest::get(format!("{base}/v1/executions/{id}/events"))

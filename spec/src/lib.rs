@@ -10,6 +10,10 @@
 //!   normative statement of both documents.
 //! - [`schema`]: the published JSON Schemas (`spec/schema/*.json`), generated from these types by
 //!   `cargo run -p spec --bin generate-schemas`, and compiled validators for them.
+//! - [`overlay`]: the project-only tightenings applied to the generated schemas, each with the
+//!   seed sentence that justifies it.
+//! - [`fidelity`]: the comparison of the published schemas with the upstream facts
+//!   (`spec/upstream/`).
 //! - [`fixtures`]: the fixture workflow definitions a surface-W host seeds (`spec/fixtures/`).
 //!
 //! The crate does no I/O at run time: every data file is embedded with `include_str!`, so the
@@ -28,8 +32,10 @@
 //! ```
 
 pub mod execution;
+pub mod fidelity;
 pub mod fixtures;
 pub mod openwop;
+pub mod overlay;
 pub mod registry;
 pub mod requirements;
 pub mod schema;

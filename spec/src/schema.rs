@@ -179,7 +179,9 @@ impl Published {
             Self::HeartbeatEvaluated => root::<openwop::HeartbeatEvaluated>(),
             Self::HeartbeatStateChanged => root::<openwop::HeartbeatStateChanged>(),
         };
-        with_id(self, schema)
+        let mut schema = with_id(self, schema);
+        crate::overlay::apply(self, &mut schema);
+        schema
     }
 }
 

@@ -569,6 +569,40 @@ pub struct JsonExpect {
     /// An object with exactly these keys (closedness).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keys: Option<Vec<String>>,
+    /// A member of a registry the `spec` crate owns (read from it, never copied into cases).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_registry: Option<SpecRegistry>,
+}
+
+/// Registries of the `spec` crate a JSON value can be checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SpecRegistry {
+    /// Surface X's portable error codes (`spec::execution::ErrorCode`): the origin's nine
+    /// `RuntimeErrorCode`s plus the two resource codes the harness tolerates (`not_found`,
+    /// `conflict`). A provider-native code is not among them.
+    ExecutionPortableCodes,
+}
+
+impl SpecRegistry {
+    /// Whether `value` is a member.
+    pub fn admits(self, value: &Value) -> bool {
+        match self {
+            Self::ExecutionPortableCodes => value
+                .as_str()
+                .is_some_and(|code| spec::execution::ErrorCode::from_name(code).is_some()),
+        }
+    }
+
+    /// The members, for a readable mismatch.
+    pub fn members(self) -> Vec<&'static str> {
+        match self {
+            Self::ExecutionPortableCodes => spec::execution::ErrorCode::ALL
+                .iter()
+                .map(|c| c.as_str())
+                .collect(),
+        }
+    }
 }
 
 /// JSON types.

@@ -37,7 +37,8 @@ pub fn json_condition(
         || expect.max.is_some()
         || expect.length.is_some()
         || expect.contains.is_some()
-        || expect.keys.is_some();
+        || expect.keys.is_some()
+        || expect.in_registry.is_some();
     if expect.optional == Some(true) && found.is_none() {
         return Ok(Ok(()));
     }
@@ -71,6 +72,11 @@ pub fn json_condition(
         if !options.iter().any(|o| json_equal(value, o)) {
             return mismatch(format!("one of {}", Value::Array(options)));
         }
+    }
+    if let Some(registry) = expect.in_registry
+        && !registry.admits(value)
+    {
+        return mismatch(format!("one of {:?}", registry.members()));
     }
     if let Some(pattern) = &expect.matches {
         let matched = value
@@ -214,5 +220,23 @@ mod tests {
             doc,
             json!({"pointer": "/s", "not_equals": "bye", "contains": "ell"})
         ));
+    }
+
+    #[test]
+    fn a_provider_native_code_is_outside_the_portable_registry() {
+        let registry = json!({"pointer": "/error/code", "in_registry": "execution_portable_codes"});
+        for code in ["provider_unavailable", "deadline_exceeded", "not_found"] {
+            assert!(
+                check(json!({"error": {"code": code}}), registry.clone()),
+                "{code}"
+            );
+        }
+        for code in [json!("http_503"), json!("server_error"), json!(503)] {
+            assert!(
+                !check(json!({"error": {"code": code}}), registry.clone()),
+                "{code}"
+            );
+        }
+        assert!(!check(json!({"error": {}}), registry));
     }
 }

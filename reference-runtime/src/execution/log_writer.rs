@@ -41,6 +41,18 @@ pub(crate) fn render(
             return wire.to_string();
         }
     }
+    if defects.has(Defect::XHttpStatusAsCode) {
+        // The defect: an unavailable provider is reported with a provider-native code, outside
+        // the portable registry.
+        if let Ok(mut wire) = serde_json::to_value(&event) {
+            if let Some(error) = wire.get_mut("error").and_then(|e| e.as_object_mut())
+                && error.get("code").and_then(|c| c.as_str()) == Some("provider_unavailable")
+            {
+                error.insert("code".into(), "http_503".into());
+            }
+            return wire.to_string();
+        }
+    }
     serde_json::to_string(&event).unwrap_or_else(|_| String::from("{}"))
 }
 

@@ -148,6 +148,7 @@ impl Executions {
             } else {
                 RuntimeState::Ready
             },
+            provider_count: self.config.providers.len() as u64,
             features,
         }
     }
@@ -177,6 +178,8 @@ impl Executions {
                             cancel: m.cancel,
                         })
                         .collect(),
+                    // The configuration states no per-provider limits, so none are advertised.
+                    limits: None,
                 };
                 let mut value = serde_json::to_value(manifest).unwrap_or(Value::Null);
                 if self.defects.has(Defect::XCredentialInManifest)

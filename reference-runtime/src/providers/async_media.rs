@@ -105,6 +105,10 @@ fn gather_artifacts(
                             .or_else(|| map.get("name"))
                             .and_then(Value::as_str)
                             .map(str::to_string),
+                        expires_at: map
+                            .get("expires_at")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
                     });
                 }
             }

@@ -5,6 +5,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The portable error codes. Provider-native codes may appear only as `provider_code`.
+///
+/// Nine are the origin's `RuntimeErrorCode` (capa-cloud/model-runtime-api
+/// `packages/protocol/src/index.ts` @ c1221041). `not_found` and `conflict` are tolerated
+/// resource codes: the origin's own server answers 404 with `not_found` although its registry
+/// lacks it, and CONTRACT.md answers 404/409 with them (`spec/upstream/deviations.json`,
+/// `RuntimeErrorCode/enum`, a tolerance).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
@@ -63,6 +69,17 @@ impl ErrorCode {
             Self::InternalError => "internal_error",
             Self::Conflict => "conflict",
         }
+    }
+
+    /// The code with this wire spelling.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// Whether the origin's own registry (`RuntimeErrorCode`) lists it; `false` for the two
+    /// tolerated resource codes.
+    pub fn is_origin_code(self) -> bool {
+        !matches!(self, Self::NotFound | Self::Conflict)
     }
 
     /// The HTTP status the reference runtime answers with when this code is the response.

@@ -173,7 +173,7 @@ pub enum ProgressPhase {
     Processing,
 }
 
-/// A reference to an artifact an asynchronous provider produced.
+/// A reference to an artifact an asynchronous provider produced (the origin's `OutputArtifact`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Artifact {
@@ -186,6 +186,10 @@ pub struct Artifact {
     /// A display name, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// When the artifact stops being fetchable, when the provider says (the origin types it as a
+    /// string: `OutputArtifact.expires_at?` of the protocol package).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
 }
 
 /// What an event says happened: its `type` and the fields of that type.
@@ -263,8 +267,7 @@ pub enum EventBody {
     /// One or more usage facts became available.
     #[serde(rename = "usage.reported")]
     UsageReported {
-        /// The facts.
-        #[schemars(length(min = 1))]
+        /// The facts (at least one: `overlay` states it in the schema).
         facts: Vec<UsageFact>,
     },
     /// The execution succeeded and is terminal.

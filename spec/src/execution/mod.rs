@@ -19,7 +19,7 @@ pub use request::{
 };
 pub use resources::{
     ExecutionResult, ExecutionSnapshot, ExecutionSubmission, MaterialisedOutput,
-    MaterialisedToolCall, ModelCapability, ProviderManifest, ProviderManifests, RuntimeInfo,
-    RuntimeState, TextResult,
+    MaterialisedToolCall, ModelCapability, ProviderLimits, ProviderManifest, ProviderManifests,
+    RuntimeInfo, RuntimeState, TextResult,
 };
 pub use usage::{CUSTOM_UNIT_PATTERN, KNOWN_UNITS, UsageFact, UsageSource, is_valid_unit};

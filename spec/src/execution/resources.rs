@@ -137,6 +137,9 @@ pub struct RuntimeInfo {
     pub protocol_version: String,
     /// Whether it is serving (200 only when `ready`).
     pub state: RuntimeState,
+    /// How many providers are registered (the origin's `provider_count`, a number).
+    #[schemars(with = "f64")]
+    pub provider_count: u64,
     /// Feature flags.
     pub features: serde_json::Map<String, Value>,
 }
@@ -166,6 +169,20 @@ pub struct ModelCapability {
     pub cancel: bool,
 }
 
+/// Informational limits a manifest may advertise (the origin's `ProviderManifest.limits?`:
+/// both members optional numbers; the object is not closed).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProviderLimits {
+    /// How many executions the provider runs at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<f64>")]
+    pub max_concurrency: Option<u64>,
+    /// How many executions may wait for a slot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<f64>")]
+    pub max_queue_depth: Option<u64>,
+}
+
 /// One provider's manifest. Never carries a credential.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -176,6 +193,9 @@ pub struct ProviderManifest {
     pub protocol_version: String,
     /// The models.
     pub models: Vec<ModelCapability>,
+    /// Informational limits, when the runtime knows them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<ProviderLimits>,
 }
 
 /// `GET /v1/providers`.

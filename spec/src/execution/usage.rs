@@ -52,15 +52,14 @@ pub enum UsageSource {
     Runtime,
 }
 
-/// One usage fact.
+/// One usage fact (the origin's `UsageFact`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UsageFact {
-    /// A known unit or a namespaced custom unit.
-    #[schemars(with = "UsageUnitSchema")]
+    /// A unit: the origin types it as any string; `overlay` states the seed's known units ∪
+    /// namespaced custom units in the schema.
     pub unit: String,
-    /// Finite and non-negative.
-    #[schemars(range(min = 0))]
+    /// Finite and non-negative (`overlay` states the bound in the schema).
     pub quantity: f64,
     /// Whether the provider reported the value or the runtime derived it.
     pub source: UsageSource,
@@ -68,17 +67,6 @@ pub struct UsageFact {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub complete: Option<bool>,
 }
-
-/// Schema-only: a known unit or the custom-unit pattern.
-#[derive(JsonSchema)]
-#[schemars(extend("type" = "string", "anyOf" = [
-    {"enum": ["input_token", "output_token", "cache_write_token", "cache_read_token",
-              "reasoning_token", "embedding_input_token", "image_count", "video_second",
-              "audio_input_second", "audio_output_second", "tool_request", "request"]},
-    {"type": "string", "pattern": "^[a-z][a-z0-9-]*\\.[a-z][a-z0-9_]*$"}
-]))]
-#[allow(dead_code)]
-struct UsageUnitSchema;
 
 #[cfg(test)]
 mod tests {

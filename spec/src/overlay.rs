@@ -1,0 +1,156 @@
+//! The project's overlay: the one place project-only tightenings are applied to the generated
+//! schemas.
+//!
+//! The types of this crate state what the upstream files state (`spec/upstream/`); where a
+//! seed demands more than the file it defers to, the tightening is an [`Overlay`] here, with the
+//! seed sentence that justifies it and the fact location (`<source>#<def>/<path>`) of the
+//! deviation it produces. Each entry has a matching `overlay` entry in
+//! `spec/upstream/deviations.json` (a test checks both ways), so a reader can tell "upstream
+//! says" from "we read the seed as".
+//!
+//! Surface X's tightenings live here. Surface W's are listed in `deviations.json` and move in
+//! as they are brought here.
+
+use serde_json::{Value, json};
+
+use crate::execution::{CUSTOM_UNIT_PATTERN, KNOWN_UNITS};
+use crate::schema::Published;
+
+/// One project-only tightening.
+#[derive(Debug, Clone, Copy)]
+pub struct Overlay {
+    /// The fact location of the deviation it produces (`deviations.json`'s `where`).
+    pub location: &'static str,
+    /// The seed it rests on (`000`, `002`).
+    pub seed: &'static str,
+    /// The requirement (`spec/requirements.json`) whose quote is the justifying sentence.
+    pub requirement: &'static str,
+    /// The seed sentence that justifies it, verbatim.
+    pub sentence: &'static str,
+    /// What it adds to the schema.
+    pub adds: &'static str,
+    apply: fn(Published, &mut Value),
+}
+
+/// Every overlay entry.
+pub const OVERLAYS: [Overlay; 3] = [
+    Overlay {
+        location: "execution-protocol#UsageFact/properties/unit",
+        seed: "000",
+        requirement: "exec.usage.custom-unit-namespaced",
+        sentence: "Providers may emit a namespaced custom unit",
+        adds: "unit ∈ the twelve known units (the origin's KnownUsageUnit) ∪ the namespaced pattern `<org>.<unit>` (the origin types unit as any string)",
+        apply: usage_unit,
+    },
+    Overlay {
+        location: "execution-protocol#UsageFact/properties/quantity/minimum",
+        seed: "000",
+        requirement: "exec.usage.quantity-non-negative",
+        sentence: "Quantity must be finite and non-negative",
+        adds: "quantity minimum 0 (JSON numbers are finite already)",
+        apply: usage_quantity,
+    },
+    Overlay {
+        location: "execution-protocol#RuntimeEvent:usage.reported/properties/facts/minItems",
+        seed: "000",
+        requirement: "exec.event-types.usage-reported",
+        sentence: "usage.reported | One or more usage facts became available",
+        adds: "facts minItems 1",
+        apply: usage_reported_facts,
+    },
+];
+
+/// Applies every overlay entry to a freshly generated schema.
+pub fn apply(published: Published, schema: &mut Value) {
+    for overlay in &OVERLAYS {
+        (overlay.apply)(published, schema);
+    }
+}
+
+fn usage_fact_def(schema: &mut Value) -> Option<&mut Value> {
+    schema.get_mut("$defs")?.get_mut("UsageFact")
+}
+
+fn usage_unit(_: Published, schema: &mut Value) {
+    if let Some(unit) = usage_fact_def(schema).and_then(|d| d.pointer_mut("/properties/unit")) {
+        unit["anyOf"] = json!([
+            {"enum": KNOWN_UNITS},
+            {"type": "string", "pattern": CUSTOM_UNIT_PATTERN}
+        ]);
+    }
+}
+
+fn usage_quantity(_: Published, schema: &mut Value) {
+    if let Some(quantity) =
+        usage_fact_def(schema).and_then(|d| d.pointer_mut("/properties/quantity"))
+    {
+        quantity["minimum"] = json!(0);
+    }
+}
+
+fn usage_reported_facts(published: Published, schema: &mut Value) {
+    if published != Published::ExecutionEvent {
+        return;
+    }
+    let Some(branches) = schema.get_mut("oneOf").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for branch in branches {
+        if branch["properties"]["type"]["const"] == "usage.reported"
+            && let Some(facts) = branch.pointer_mut("/properties/facts")
+        {
+            facts["minItems"] = json!(1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::validate;
+
+    fn usage_event(unit: &str, quantity: f64) -> Value {
+        json!({"execution_id": "e", "sequence": 2, "time": "2026-01-01T00:00:00Z",
+               "type": "usage.reported", "status": "running",
+               "facts": [{"unit": unit, "quantity": quantity, "source": "provider"}]})
+    }
+
+    #[test]
+    fn the_usage_overlays_reach_the_published_event_schema() {
+        assert!(validate(Published::ExecutionEvent, &usage_event("input_token", 3.0)).is_ok());
+        assert!(
+            validate(
+                Published::ExecutionEvent,
+                &usage_event("acme.gpu_second", 1.0)
+            )
+            .is_ok()
+        );
+        assert!(validate(Published::ExecutionEvent, &usage_event("tokens", 1.0)).is_err());
+        assert!(validate(Published::ExecutionEvent, &usage_event("input_token", -1.0)).is_err());
+        let mut empty = usage_event("input_token", 1.0);
+        empty["facts"] = json!([]);
+        assert!(validate(Published::ExecutionEvent, &empty).is_err());
+    }
+
+    #[test]
+    fn every_overlay_quotes_the_seed_sentence_of_its_requirement() {
+        for overlay in &OVERLAYS {
+            let requirement = crate::requirements::registry()
+                .get(overlay.requirement)
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{}: no requirement `{}`",
+                        overlay.location, overlay.requirement
+                    )
+                });
+            assert!(
+                crate::requirements::normalise_whitespace(&requirement.quote)
+                    .contains(&crate::requirements::normalise_whitespace(overlay.sentence)),
+                "{}: `{}` is not the quote of {}",
+                overlay.location,
+                overlay.sentence,
+                overlay.requirement
+            );
+        }
+    }
+}
