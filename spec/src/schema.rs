@@ -174,7 +174,7 @@ impl Published {
             Self::CreateRunRequest => root::<openwop::CreateRunRequest>(),
             Self::CreateRunResponse => root::<openwop::CreateRunResponse>(),
             Self::CancelRunResponse => root::<openwop::CancelRunResponse>(),
-            Self::Discovery => root::<openwop::Discovery>(),
+            Self::Discovery => discovery_schema(),
             Self::HostEvent => root::<openwop::HostEvent>(),
             Self::HeartbeatEvaluated => root::<openwop::HeartbeatEvaluated>(),
             Self::HeartbeatStateChanged => root::<openwop::HeartbeatStateChanged>(),
@@ -557,6 +557,29 @@ fn run_event_schema() -> Value {
     schema["description"] = json!(
         "The closed run event envelope. The payload validates against the run-event-payloads.json definition that _typeIndex names for the type."
     );
+    schema
+}
+
+/// The discovery document, with the capability record every family member `$ref`s.
+fn discovery_schema() -> Value {
+    let mut schema = root::<openwop::Discovery>();
+    let mut record = root::<openwop::CapabilityRecord>();
+    let record_defs = record
+        .as_object_mut()
+        .and_then(|o| {
+            o.remove("$schema");
+            o.remove("$defs")
+        })
+        .and_then(|d| d.as_object().cloned())
+        .unwrap_or_default();
+    if let Some(defs) = schema
+        .as_object_mut()
+        .map(|o| o.entry("$defs").or_insert_with(|| json!({})))
+        .and_then(Value::as_object_mut)
+    {
+        defs.extend(record_defs);
+        defs.insert("CapabilityRecord".into(), record);
+    }
     schema
 }
 

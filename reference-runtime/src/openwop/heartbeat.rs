@@ -408,6 +408,7 @@ fn publish(
         event_type: event_type.to_string(),
         timestamp: state.hub.clock().now(),
         delivery,
+        workspace_id: None,
         payload,
     };
     match &beat.sink {
