@@ -4,12 +4,14 @@
 mod discovery;
 mod error;
 mod host_event;
+pub mod ids;
 pub mod payloads;
 mod poll;
 mod run_event;
 mod runs;
 mod snapshot;
 mod stream_mode;
+mod subject;
 
 pub use discovery::{CapabilityRecord, Discovery, Implementation, Testing};
 pub use error::ErrorEnvelope;
@@ -25,8 +27,11 @@ pub use runs::{
     AiOptions, CancelRunResponse, Configurable, CreateRunRequest, CreateRunResponse, MockProvider,
     ResolveInterruptRequest,
 };
-pub use snapshot::{Owner, RunError, RunSnapshot, RunStatus};
+pub use snapshot::{RunError, RunSnapshot, RunStatus};
 pub use stream_mode::{STREAM_MODE_PATTERN, StreamMode, StreamModeError, StreamModeSelection};
+pub use subject::{
+    KeyClass, MAX_ACTOR_DEPTH, Owner, Subject, SubjectError, SubjectKind, SubjectLane,
+};
 
 /// The `OpenWOP-Version` a v2 host answers with.
 pub const PROTOCOL_VERSION: &str = "2.0";

@@ -5,6 +5,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::subject::Owner;
+
 /// A run's status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -52,21 +54,6 @@ impl RunStatus {
             Self::Cancelled => "cancelled",
         }
     }
-}
-
-/// Who owns a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Owner {
-    /// The tenant.
-    #[schemars(regex(pattern = r"^(anon:)?[A-Za-z0-9._~-]{1,128}$"))]
-    pub tenant: String,
-    /// The workspace, when any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workspace: Option<String>,
-    /// The subject (the acting principal).
-    #[schemars(regex(pattern = r"^[^\s/]{1,256}$"))]
-    pub subject: String,
 }
 
 /// The error a failed run carries.
