@@ -297,29 +297,60 @@ pub fn validate_run_event_payload(
     event_type: &str,
     payload: &Value,
 ) -> Result<bool, Vec<SchemaViolation>> {
-    static BY_DEF: LazyLock<BTreeMap<String, jsonschema::Validator>> = LazyLock::new(|| {
-        let doc: Value = serde_json::from_str(Published::RunEventPayloads.committed_text())
-            .expect("run-event-payloads.json is valid JSON");
-        let defs = doc["$defs"].as_object().cloned().unwrap_or_default();
-        defs.keys()
-            .map(|name| {
-                let mut wrapper = doc.clone();
-                wrapper["$ref"] = Value::String(format!("#/$defs/{name}"));
-                wrapper.as_object_mut().map(|o| o.remove("_typeIndex"));
-                (
-                    name.clone(),
-                    compile(&wrapper).expect("payload definitions compile"),
-                )
-            })
-            .collect()
-    });
     let Some(entry) = event_types().get(event_type) else {
         return Ok(false);
     };
-    let Some(validator) = BY_DEF.get(&entry.payload_def) else {
-        return Ok(false);
-    };
-    violations_of(validator, payload).map(|()| true)
+    match definition_validator(Published::RunEventPayloads, &entry.payload_def) {
+        Some(validator) => violations_of(validator, payload).map(|()| true),
+        None => Ok(false),
+    }
+}
+
+/// Validates `instance` against one `$defs` entry of a committed schema (`def` as named in its
+/// `$defs`). `Ok(false)` says the schema has no such definition, so nothing was checked.
+pub fn validate_definition(
+    published: Published,
+    def: &str,
+    instance: &Value,
+) -> Result<bool, Vec<SchemaViolation>> {
+    match definition_validator(published, def) {
+        Some(validator) => violations_of(validator, instance).map(|()| true),
+        None => Ok(false),
+    }
+}
+
+/// The compiled validator of every `$defs` entry of every committed schema, each resolved
+/// inside its own document (so its `$ref`s to sibling definitions hold).
+fn definition_validator(published: Published, def: &str) -> Option<&'static jsonschema::Validator> {
+    static BY_DEF: LazyLock<BTreeMap<(Published, String), jsonschema::Validator>> =
+        LazyLock::new(|| {
+            let mut validators = BTreeMap::new();
+            for published in Published::ALL {
+                let doc: Value =
+                    serde_json::from_str(published.committed_text()).unwrap_or_else(|e| {
+                        panic!("spec/schema/{} is valid JSON: {e}", published.file_name())
+                    });
+                let Some(defs) = doc.get("$defs").and_then(Value::as_object) else {
+                    continue;
+                };
+                for name in defs.keys() {
+                    let wrapper = json!({
+                        "$schema": "https://json-schema.org/draft/2020-12/schema",
+                        "$ref": format!("#/$defs/{name}"),
+                        "$defs": defs,
+                    });
+                    let validator = compile(&wrapper).unwrap_or_else(|e| {
+                        panic!(
+                            "spec/schema/{} $defs/{name} compiles: {e}",
+                            published.file_name()
+                        )
+                    });
+                    validators.insert((published, name.clone()), validator);
+                }
+            }
+            validators
+        });
+    BY_DEF.get(&(published, def.to_string()))
 }
 
 fn settings() -> SchemaSettings {

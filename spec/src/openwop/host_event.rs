@@ -26,8 +26,8 @@ pub enum HostEventDelivery {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[schemars(title = "HostEvent")]
 pub struct HostEvent {
-    /// Host-minted id.
-    #[schemars(regex(pattern = r"^[A-Za-z0-9._~-]{16,128}$"))]
+    /// Host-minted id, identical on every delivery attempt.
+    #[schemars(with = "super::ids::EventId")]
     pub event_id: String,
     /// A protocol host-event type or a vendor `org.name` type. Upstream's pattern admits only
     /// kebab-case segments, which rejects the `heartbeat.stateChanged` the events chapter names:
@@ -41,7 +41,7 @@ pub struct HostEvent {
     pub delivery: HostEventDelivery,
     /// The workspace, present exactly when the event belongs to one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1))]
+    #[schemars(with = "Option<super::ids::WorkspaceId>")]
     pub workspace_id: Option<String>,
     /// The payload: an object (for a protocol type, its registered payload schema).
     #[schemars(with = "Map<String, Value>")]

@@ -4,12 +4,14 @@
 mod discovery;
 mod error;
 mod host_event;
+pub mod ids;
 pub mod payloads;
 mod poll;
 mod run_event;
 mod runs;
 mod snapshot;
 mod stream_mode;
+mod subject;
 
 pub use discovery::{
     CORE_FAMILIES, CapabilityRecord, CapabilityStatus, Discovery, ForceEngineVersionRange,
@@ -31,10 +33,13 @@ pub use runs::{
     ResolveInterruptRequest, RunLimits,
 };
 pub use snapshot::{
-    CompensationStatus, CostTokens, EXTENSIONS_KEY_PATTERN, OpenwopCost, Owner, RunError,
+    CompensationStatus, CostTokens, EXTENSIONS_KEY_PATTERN, OpenwopCost, RunError,
     RunMetrics, RunSnapshot, RunStatus,
 };
 pub use stream_mode::{STREAM_MODE_PATTERN, StreamMode, StreamModeError, StreamModeSelection};
+pub use subject::{
+    KeyClass, MAX_ACTOR_DEPTH, Owner, Subject, SubjectError, SubjectKind, SubjectLane,
+};
 
 /// The `OpenWOP-Version` a v2 host answers with.
 pub const PROTOCOL_VERSION: &str = "2.0";

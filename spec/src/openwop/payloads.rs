@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::snapshot::Owner;
+use super::subject::Owner;
 
 /// The extension-key pattern carried opaquely by most payload definitions.
 pub const EXTENSION_HATCH_PATTERN: &str = r"^(openwop-|x-|vendor\.)";

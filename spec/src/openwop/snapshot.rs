@@ -10,6 +10,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::ids;
+use super::subject::Owner;
+
 /// A run's status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -57,21 +60,6 @@ impl RunStatus {
             Self::Cancelled => "cancelled",
         }
     }
-}
-
-/// Who owns a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Owner {
-    /// The tenant.
-    #[schemars(regex(pattern = r"^(anon:)?[A-Za-z0-9._~-]{1,128}$"))]
-    pub tenant: String,
-    /// The workspace, when any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workspace: Option<String>,
-    /// The subject (the acting principal).
-    #[schemars(regex(pattern = r"^[^\s/]{1,256}$"))]
-    pub subject: String,
 }
 
 /// The error a failed run carries (`RunSnapshot.error`, closed; no extension hatch upstream).
@@ -181,9 +169,10 @@ pub(crate) fn extensions_schema(schema: &mut schemars::Schema) {
 #[schemars(title = "RunSnapshot")]
 pub struct RunSnapshot {
     /// The tenant-bound run id.
-    #[schemars(regex(pattern = r"^(anon:)?[A-Za-z0-9._~-]{1,128}/[A-Za-z0-9._~-]{16,128}$"))]
+    #[schemars(with = "ids::RunId")]
     pub run_id: String,
     /// The workflow the run executes.
+    #[schemars(with = "ids::WorkflowId")]
     pub workflow_id: String,
     /// The status.
     pub status: RunStatus,
@@ -203,7 +192,7 @@ pub struct RunSnapshot {
     pub completed_at: Option<DateTime<Utc>>,
     /// The suspended node, while suspended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = r"^[A-Za-z0-9._~:-]{1,128}$"))]
+    #[schemars(with = "Option<ids::NodeId>")]
     pub current_node_id: Option<String>,
     /// The run-level agent identity (an upstream `AgentRef`, not transcribed: any object).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -244,7 +233,7 @@ pub struct RunSnapshot {
     pub metrics: Option<RunMetrics>,
     /// The run this one was forked from; absent on a root run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = r"^(anon:)?[A-Za-z0-9._~-]{1,128}/[A-Za-z0-9._~-]{16,128}$"))]
+    #[schemars(with = "Option<ids::RunId>")]
     pub parent_run_id: Option<String>,
     /// Host-specific state: a closed object keyed `<org>.<name>`, each value an object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
