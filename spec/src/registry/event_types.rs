@@ -1,4 +1,4 @@
-//! The 117 registered OpenWOP v2 event types.
+//! The 118 registered OpenWOP v2 event types.
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -100,7 +100,7 @@ static REGISTRY: LazyLock<EventTypeRegistry> = LazyLock::new(|| {
     registry
 });
 
-/// The registry of the 117 registered OpenWOP v2 event types.
+/// The registry of the 118 registered OpenWOP v2 event types.
 pub fn event_types() -> &'static EventTypeRegistry {
     &REGISTRY
 }
@@ -110,10 +110,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn has_the_117_registered_types() {
+    fn has_the_118_registered_types() {
         let registry = event_types();
-        assert_eq!(registry.types.len(), 117);
-        assert_eq!(registry.by_name.len(), 117, "type names are unique");
+        assert_eq!(registry.types.len(), 118);
+        assert_eq!(registry.by_name.len(), 118, "type names are unique");
         let terminal: Vec<_> = registry.terminal_types().map(|t| t.name.as_str()).collect();
         assert_eq!(terminal, ["run.completed", "run.failed", "run.cancelled"]);
         assert_eq!(
