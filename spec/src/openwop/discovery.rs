@@ -118,7 +118,10 @@ const UNTYPED_METADATA: [(&str, &str); 7] = [
 #[schemars(title = "Discovery", transform = close_root)]
 pub struct Discovery {
     /// Every `M.m` version the host serves (unique, at least one).
-    #[schemars(length(min = 1), inner(regex(pattern = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$")))]
+    #[schemars(
+        length(min = 1),
+        inner(regex(pattern = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$"))
+    )]
     #[schemars(extend("uniqueItems" = true))]
     pub protocol_versions: Vec<String>,
     /// The preferred version, a member of `protocolVersions`.
@@ -180,10 +183,7 @@ fn close_root(schema: &mut schemars::Schema) {
         properties.insert(key.into(), json!({ "type": json_type }));
     }
     for family in CORE_FAMILIES.into_iter().chain(FAMILIES_NAMED_ELSEWHERE) {
-        properties.insert(
-            family.into(),
-            json!({ "$ref": "#/$defs/CapabilityRecord" }),
-        );
+        properties.insert(family.into(), json!({ "$ref": "#/$defs/CapabilityRecord" }));
     }
 }
 

@@ -14,8 +14,8 @@ mod stream_mode;
 mod subject;
 
 pub use discovery::{
-    CORE_FAMILIES, CapabilityRecord, CapabilityStatus, Discovery, ForceEngineVersionRange,
-    FAMILIES_NAMED_ELSEWHERE, Implementation, Testing, VERSION_PATTERN, WitnessClass,
+    CORE_FAMILIES, CapabilityRecord, CapabilityStatus, Discovery, FAMILIES_NAMED_ELSEWHERE,
+    ForceEngineVersionRange, Implementation, Testing, VERSION_PATTERN, WitnessClass,
 };
 pub use error::{ErrorEnvelope, details_conditionals};
 pub use host_event::{
@@ -33,8 +33,8 @@ pub use runs::{
     ResolveInterruptRequest, RunLimits,
 };
 pub use snapshot::{
-    CompensationStatus, CostTokens, EXTENSIONS_KEY_PATTERN, OpenwopCost, RunError,
-    RunMetrics, RunSnapshot, RunStatus,
+    CompensationStatus, CostTokens, EXTENSIONS_KEY_PATTERN, OpenwopCost, RunError, RunMetrics,
+    RunSnapshot, RunStatus,
 };
 pub use stream_mode::{STREAM_MODE_PATTERN, StreamMode, StreamModeError, StreamModeSelection};
 pub use subject::{

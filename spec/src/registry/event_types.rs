@@ -127,8 +127,17 @@ mod tests {
             36,
             "the codemap's 36 v1 renames"
         );
-        for updates in ["node.dispatched", "eval.scored", "deployment.promoted", "workspace.updated"] {
-            assert_eq!(registry.get(updates).unwrap().tier, StreamTier::Updates, "{updates}");
+        for updates in [
+            "node.dispatched",
+            "eval.scored",
+            "deployment.promoted",
+            "workspace.updated",
+        ] {
+            assert_eq!(
+                registry.get(updates).unwrap().tier,
+                StreamTier::Updates,
+                "{updates}"
+            );
         }
         assert_eq!(
             registry.translate_v1("core.dispatch.fanOut").unwrap().name,
