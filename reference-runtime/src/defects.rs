@@ -365,6 +365,13 @@ defects! {
         "The run a predicate asks for on a transition is never created."),
     WHeartbeatCreateRunOnUnchanged => ("w-heartbeat-create-run-on-unchanged", "W", Other, "events.heartbeat.unchanged-tick-no-create-run",
         "The run a predicate asks for is created on unchanged ticks too."),
+    // Surface W: payloads as upstream run-event-payloads and subject schemas state them.
+    WOwnerSubjectString => ("w-owner-subject-string", "W", Other, "events.payloads.run-started-owner",
+        "run.started carries owner.subject as a bare string instead of a Subject object."),
+    WNodeFailedErrorWithoutMessage => ("w-node-failed-error-without-message", "W", Other, "events.payloads.validates-against-type-index",
+        "node.failed carries an error object without its required message."),
+    WResolvedByString => ("w-resolved-by-string", "W", Other, "events.payloads.validates-against-type-index",
+        "interrupt.resolved carries resolvedBy as a bare string instead of a Subject object."),
 }
 
 impl fmt::Display for Defect {

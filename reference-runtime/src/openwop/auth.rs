@@ -6,11 +6,32 @@ use std::sync::Arc;
 use axum::extract::FromRequestParts;
 use axum::http::header;
 use axum::http::request::Parts;
-use spec::openwop::Owner;
+use spec::openwop::{Owner, Subject, SubjectKind};
 
 use super::config::ApiKeyConfig;
 use super::error::ApiError;
 use super::state::WState;
+
+/// The issuer of every subject this host vouches for (its API keys, its own workloads).
+pub const HOST_ISSUER: &str = "urn:conformance-harness:reference-runtime";
+
+/// An owner block for runs the host itself starts (schedules, heartbeats): a workload subject of
+/// the host's own issuer.
+pub(crate) fn workload_owner(tenant: &str, subject_id: String) -> Owner {
+    Owner {
+        tenant: tenant.to_string(),
+        workspace: None,
+        subject: Subject {
+            issuer: HOST_ISSUER.to_string(),
+            subject_id,
+            tenant: tenant.to_string(),
+            lane: spec::openwop::SubjectLane::Workload,
+            kind: SubjectKind::Workload,
+            key_class: None,
+            actor: None,
+        },
+    }
+}
 
 /// The authenticated caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,12 +45,18 @@ pub struct Caller {
 }
 
 impl Caller {
+    /// The caller as an upstream `Subject`: authenticated by an API key this host issued, so
+    /// the issuer is the host's own and the subject id the key's principal.
+    pub fn as_subject(&self) -> Subject {
+        Subject::api_key(HOST_ISSUER, &self.subject, &self.tenant, SubjectKind::User)
+    }
+
     /// The owner block of runs this caller creates.
     pub fn owner(&self) -> Owner {
         Owner {
             tenant: self.tenant.clone(),
             workspace: None,
-            subject: self.subject.clone(),
+            subject: self.as_subject(),
         }
     }
 }

@@ -240,7 +240,17 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
                 error: failure.error.clone(),
                 attempts: Some(failure.attempts),
             };
-            ctx.record("node.failed", Some(&node.id), json!(failed))?;
+            let mut payload = json!(failed);
+            if ctx
+                .state
+                .defects
+                .has(Defect::WNodeFailedErrorWithoutMessage)
+            {
+                payload["error"]
+                    .as_object_mut()
+                    .map(|e| e.remove("message"));
+            }
+            ctx.record("node.failed", Some(&node.id), payload)?;
             Err(NodeError::Failed(failure))
         }
         Err(NodeError::Stopped) => {

@@ -322,11 +322,7 @@ async fn evaluate(state: Arc<WState>, beat: Arc<Heartbeat>) {
         changed || state.defects.has(Defect::WHeartbeatCreateRunOnUnchanged)
     };
     if let Some(run) = decision.create_run.filter(|_| creates) {
-        let owner = spec::openwop::Owner {
-            tenant: run.tenant.clone(),
-            workspace: None,
-            subject: owner_subject(&beat.id),
-        };
+        let owner = super::auth::workload_owner(&run.tenant, owner_subject(&beat.id));
         let created = NewRun::for_host(&state, &run.workflow_id, owner, Map::new())
             .and_then(|new_run| create_run(&state, new_run));
         if let Err(error) = created {
@@ -359,7 +355,10 @@ fn count_runs_owned_by(state: &WState, subject: &str) -> u64 {
         Ok(logs) => logs
             .iter()
             .filter(|log| {
-                log.meta.pointer("/owner/subject").and_then(Value::as_str) == Some(subject)
+                log.meta
+                    .pointer("/owner/subject/subjectId")
+                    .and_then(Value::as_str)
+                    == Some(subject)
             })
             .count() as u64,
         Err(error) => {
@@ -408,6 +407,7 @@ fn publish(
         event_type: event_type.to_string(),
         timestamp: state.hub.clock().now(),
         delivery,
+        workspace_id: None,
         payload,
     };
     match &beat.sink {

@@ -142,6 +142,8 @@ impl Projection {
             run_id: self.meta.run_id.clone(),
             workflow_id: self.meta.workflow_id.clone(),
             status: self.status,
+            // This host does not advertise `compensation`, so the rollup is omitted.
+            compensation_status: None,
             owner: self.meta.owner.clone(),
             event_log_schema_version: self
                 .meta
@@ -150,12 +152,21 @@ impl Projection {
             started_at: self.started_at,
             completed_at: self.completed_at,
             current_node_id: self.current_node_id.clone(),
+            agent: None,
+            run_orchestrator: None,
             error: self.error.clone(),
             node_states: (!self.node_states.is_empty()).then(|| self.node_states.clone()),
             variables: None,
+            channels: None,
+            // This host has no engine version of its own to report.
+            engine_version: None,
             inputs: Some(self.meta.inputs.clone()),
             tags: self.meta.tags.clone(),
             metadata: self.meta.metadata.clone(),
+            configurable: None,
+            metrics: None,
+            // Runs are never forked here: every run is a root run.
+            parent_run_id: None,
             extensions: None,
         }
     }

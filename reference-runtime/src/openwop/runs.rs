@@ -185,7 +185,12 @@ pub(crate) fn start_run(state: &Arc<WState>, run_id: &str, run: NewRun) -> Resul
         tags: run.tags,
         metadata: run.metadata,
     };
-    if let Err(error) = recorder.record("run.started", None, json!(started)) {
+    let mut started = json!(started);
+    if state.defects.has(Defect::WOwnerSubjectString) {
+        let subject_id = run.owner.subject.subject_id.clone();
+        started["owner"]["subject"] = json!(subject_id);
+    }
+    if let Err(error) = recorder.record("run.started", None, started) {
         state.live.finish(run_id);
         tracing::error!(%error, "appending run.started failed");
         return Err(ApiError::internal());
@@ -292,8 +297,11 @@ pub(crate) fn resolve_interrupt(
             "interruptId": pending.interrupt_id,
             "kind": pending.kind,
             "resumeValue": resume_value,
-            "resolvedBy": caller.subject,
+            "resolvedBy": caller.as_subject(),
         });
+        if state.defects.has(Defect::WResolvedByString) {
+            payload["resolvedBy"] = json!(caller.subject);
+        }
         if let Some(action) = &action {
             payload["action"] = json!(action);
             payload["decision"] = json!(if action == "reject" {

@@ -52,11 +52,7 @@ pub(crate) fn facets(config: &OpenWopConfig) -> Value {
 
 /// The subject owning a schedule's runs.
 fn owner(schedule: &ScheduleConfig) -> spec::openwop::Owner {
-    spec::openwop::Owner {
-        tenant: schedule.tenant.clone(),
-        workspace: None,
-        subject: format!("schedule-{}", schedule.id),
-    }
+    super::auth::workload_owner(&schedule.tenant, format!("schedule-{}", schedule.id))
 }
 
 /// Starts every configured schedule whose workflow and inputs are valid, on the current tokio

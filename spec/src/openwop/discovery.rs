@@ -1,35 +1,161 @@
-//! `GET /.well-known/openwop`: the fields of the discovery document the contract uses.
+//! `GET /.well-known/openwop`: the discovery document.
+//!
+//! States `schemas/v2/capabilities.schema.json` of `openwop/openwop` at commit
+//! `046ac537f727c15cbf55df8d86f6fe33f6e63900` (generated upstream from `spec/v2/declaration.json`
+//! at `0a845654ef20fb40204e2d88df2f450fe3c8db84`; transcribed in
+//! `spec/upstream/facts/capabilities.json`): a closed root of metadata keys and the 72 core
+//! capability families, each family a [`CapabilityRecord`]. Each family's own facet schema is
+//! not transcribed: facets are admitted as an open record (a recorded deviation).
 
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+
+/// The `M.m` grammar of a protocol version.
+pub const VERSION_PATTERN: &str = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$";
+
+/// The core capability families that are root members of the discovery document (the
+/// declaration's families anchored `core`; `ext` families live under `extensions`).
+pub const CORE_FAMILIES: [&str; 72] = [
+    "supportedEnvelopes",
+    "schemaVersions",
+    "limits",
+    "envelopeStrictness",
+    "envelopeContracts",
+    "envelopes",
+    "prompts",
+    "nodePackRuntimes",
+    "secrets",
+    "connections",
+    "selfHostedRunner",
+    "purposePropagation",
+    "dataResidency",
+    "anonymousActor",
+    "credentials",
+    "feedback",
+    "replay",
+    "oauth",
+    "authorization",
+    "multiPartyConversation",
+    "conversationTurnModelProvenance",
+    "channelPresence",
+    "multiAgent",
+    "modelCapabilities",
+    "providerUsage",
+    "aiProviders",
+    "agents",
+    "memory",
+    "conversationPrimitive",
+    "subWorkflow",
+    "fs",
+    "kvStorage",
+    "tableStorage",
+    "queueBus",
+    "scheduling",
+    "heartbeat",
+    "toolHooks",
+    "toolCatalog",
+    "httpClient",
+    "artifactTypes",
+    "forms",
+    "aiEnvelope",
+    "promptLibrary",
+    "agentRuntime",
+    "deadLetter",
+    "webhooks",
+    "triggerBridge",
+    "a2a",
+    "budget",
+    "nondeterminismPolicy",
+    "workspace",
+    "uiPlugins",
+    "sql",
+    "nosql",
+    "vectorStore",
+    "searchIndex",
+    "blobStorage",
+    "cache",
+    "workflowChainPacks",
+    "packs",
+    "mcp",
+    "sandbox",
+    "compensation",
+    "idempotency",
+    "eventLog",
+    "production",
+    "auth",
+    "i18n",
+    "content",
+    "portability",
+    "runList",
+    "interrupt",
+];
+
+/// Families named by other upstream files but absent from the declaration this document states:
+/// `host-event.schema.json` makes `delivery` equal "the class the host advertises for `type` in
+/// its `hostEvents` record". Upstream contradicts itself; a host advertising the record is not
+/// failed for it (a recorded tolerance).
+pub const FAMILIES_NAMED_ELSEWHERE: [&str; 1] = ["hostEvents"];
+
+/// Metadata keys whose upstream shape is not transcribed here (each an object or array the
+/// contract does not read): published with their JSON type only.
+const UNTYPED_METADATA: [(&str, &str); 7] = [
+    ("configurable", "object"),
+    ("observability", "object"),
+    ("runtimeCapabilities", "array"),
+    ("conformance", "object"),
+    ("compliance", "object"),
+    ("signingKeys", "array"),
+    ("discovery", "object"),
+];
 
 /// The discovery document. Capability families are root members (`providerUsage`,
 /// `heartbeat`, `limits`, …), each a [`CapabilityRecord`]; presence is the claim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-#[schemars(title = "Discovery")]
+#[schemars(title = "Discovery", transform = close_root)]
 pub struct Discovery {
-    /// Supported `M.m` versions.
-    #[schemars(length(min = 1))]
+    /// Every `M.m` version the host serves (unique, at least one).
+    #[schemars(
+        length(min = 1),
+        inner(regex(pattern = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$"))
+    )]
+    #[schemars(extend("uniqueItems" = true))]
     pub protocol_versions: Vec<String>,
     /// The preferred version, a member of `protocolVersions`.
     pub preferred_version: String,
-    /// Who implements the host.
+    /// The v1 twin of `preferredVersion`, kept through the overlap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$"))]
+    pub protocol_version: Option<String>,
+    /// Who implements the host (informational).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub implementation: Option<Implementation>,
-    /// The fixture workflow ids the host has seeded.
+    /// The engine version (integer ≥ 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_version: Option<u64>,
+    /// The lowest `M.m` client the host serves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$"))]
+    pub min_client_version: Option<String>,
+    /// Vendor/host extension records, keyed `<org>.<name>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = super::snapshot::extensions_schema)]
+    pub extensions: Option<Map<String, Value>>,
+    /// The fixture workflow ids the host has seeded (unique, non-empty strings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(inner(length(min = 1)), extend("uniqueItems" = true))]
     pub fixtures: Option<Vec<String>>,
     /// Testing metadata.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub testing: Option<Testing>,
-    /// The log era the host writes.
+    /// The log era the host writes (≥ 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 2))]
     pub event_log_schema_version: Option<u32>,
-    /// Capability families and other metadata keys, by name.
+    /// Capability families and the other metadata keys, by name.
     #[serde(flatten)]
     pub families: BTreeMap<String, Value>,
 }
@@ -41,40 +167,130 @@ impl Discovery {
     }
 }
 
-/// `implementation`.
+/// The root is closed: the typed metadata keys, the untyped ones, and one record per core
+/// family; nothing else.
+fn close_root(schema: &mut schemars::Schema) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    object.insert("additionalProperties".into(), Value::Bool(false));
+    let properties = object
+        .entry("properties")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .expect("properties is an object");
+    for (key, json_type) in UNTYPED_METADATA {
+        properties.insert(key.into(), json!({ "type": json_type }));
+    }
+    for family in CORE_FAMILIES.into_iter().chain(FAMILIES_NAMED_ELSEWHERE) {
+        properties.insert(family.into(), json!({ "$ref": "#/$defs/CapabilityRecord" }));
+    }
+}
+
+/// `implementation` (closed; nothing required; informational).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Implementation {
     /// Product name.
-    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// Product version.
-    pub version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     /// Vendor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vendor: Option<String>,
+    /// The operator's site.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "uri"))]
+    pub url: Option<String>,
 }
 
-/// `testing`.
+/// `testing` (open upstream).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Testing {
-    /// Mock provider ids served through `configurable.ai.mockProvider`.
+    /// Mock provider ids served through `configurable.ai.mockProvider` (unique).
     #[serde(default)]
+    #[schemars(inner(length(min = 1)), extend("uniqueItems" = true))]
     pub mock_providers: Vec<String>,
-    /// Prefix of test API keys.
+    /// Prefix of test API keys (1–32 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 32))]
     pub test_key_prefix: Option<String>,
+    /// The engine versions `OpenWOP-Force-Engine-Version` may select.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force_engine_version_range: Option<ForceEngineVersionRange>,
 }
 
-/// A capability family record: `{status, since, witness, …facets}`.
+/// `testing.forceEngineVersionRange` (closed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForceEngineVersionRange {
+    /// Lowest forceable engine version.
+    pub min: u64,
+    /// Highest forceable engine version.
+    pub max: u64,
+}
+
+/// How stable the host's offering of a family is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CapabilityStatus {
+    /// Stable (`until` forbidden).
+    Stable,
+    /// Experimental (`until` required).
+    Experimental,
+    /// Deprecated (`until` required).
+    Deprecated,
+}
+
+/// The witness class of a family (declaration `witnessClasses`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum WitnessClass {
+    /// Observable without help.
+    WitnessableUnaided,
+    /// Observable once gated on the advert.
+    WitnessableGated,
+    /// Observable only through the conformance seams.
+    SeamGated,
+    /// Only the claim can be checked.
+    ClaimsCheck,
+    /// Witnessed by absence.
+    NegativeExistence,
+}
+
+/// A capability family record: `{status, since, until?, witness, …facets}`. Upstream closes each
+/// family over its own facets; those facet schemas are not transcribed, so facets are open here.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = until_conditionals)]
 pub struct CapabilityRecord {
-    /// `stable`, `experimental` or `deprecated`.
-    pub status: String,
-    /// The `M.m` version the family appeared in.
+    /// The host's stability claim.
+    pub status: CapabilityStatus,
+    /// The `M.m` of the host's own contract at which it began serving the family.
+    #[schemars(regex(pattern = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$"))]
     pub since: String,
+    /// The end of an experimental or deprecated offering: `M.m` or `YYYY-MM-DD`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^((0|[1-9][0-9]*)\.(0|[1-9][0-9]*)|\d{4}-\d{2}-\d{2})$"))]
+    pub until: Option<String>,
     /// The witness class.
-    pub witness: String,
+    pub witness: WitnessClass,
     /// The family's facets.
     #[serde(flatten)]
     pub facets: Map<String, Value>,
+}
+
+/// `until` is forbidden when `stable` and required when `experimental` or `deprecated`.
+fn until_conditionals(schema: &mut schemars::Schema) {
+    schema.insert(
+        "allOf".into(),
+        json!([
+            {"if": {"properties": {"status": {"const": "stable"}}},
+             "then": {"not": {"required": ["until"]}}},
+            {"if": {"properties": {"status": {"enum": ["experimental", "deprecated"]}}},
+             "then": {"required": ["until"]}}
+        ]),
+    );
 }

@@ -4,17 +4,23 @@
 mod discovery;
 mod error;
 mod host_event;
+pub mod ids;
 pub mod payloads;
 mod poll;
 mod run_event;
 mod runs;
 mod snapshot;
 mod stream_mode;
+mod subject;
 
-pub use discovery::{CapabilityRecord, Discovery, Implementation, Testing};
-pub use error::ErrorEnvelope;
+pub use discovery::{
+    CORE_FAMILIES, CapabilityRecord, CapabilityStatus, Discovery, FAMILIES_NAMED_ELSEWHERE,
+    ForceEngineVersionRange, Implementation, Testing, VERSION_PATTERN, WitnessClass,
+};
+pub use error::{ErrorEnvelope, details_conditionals};
 pub use host_event::{
-    HeartbeatEvaluated, HeartbeatStateChanged, HeartbeatStatus, HostEvent, HostEventDelivery,
+    CHAPTER_HOST_EVENT_TYPES, HOST_EVENT_TYPE_PATTERN, HeartbeatEvaluated, HeartbeatStateChanged,
+    HeartbeatStatus, HostEvent, HostEventDelivery,
 };
 pub use poll::PollResponse;
 pub use run_event::{
@@ -22,11 +28,18 @@ pub use run_event::{
     decode_run_id_path_segment, encode_run_id_for_path,
 };
 pub use runs::{
-    AiOptions, CancelRunResponse, Configurable, CreateRunRequest, CreateRunResponse, MockProvider,
-    ResolveInterruptRequest,
+    AiOptions, CONFIGURABLE_EXTENSIONS_KEY_PATTERN, CancelRunResponse, Configurable,
+    CreateRunRequest, CreateRunResponse, Distillation, MockProvider, ReasoningVerbosity,
+    ResolveInterruptRequest, RunLimits,
 };
-pub use snapshot::{Owner, RunError, RunSnapshot, RunStatus};
+pub use snapshot::{
+    CompensationStatus, CostTokens, EXTENSIONS_KEY_PATTERN, OpenwopCost, RunError, RunMetrics,
+    RunSnapshot, RunStatus,
+};
 pub use stream_mode::{STREAM_MODE_PATTERN, StreamMode, StreamModeError, StreamModeSelection};
+pub use subject::{
+    KeyClass, MAX_ACTOR_DEPTH, Owner, Subject, SubjectError, SubjectKind, SubjectLane,
+};
 
 /// The `OpenWOP-Version` a v2 host answers with.
 pub const PROTOCOL_VERSION: &str = "2.0";

@@ -1,4 +1,8 @@
-//! The 117 registered OpenWOP v2 event types.
+//! The 118 registered OpenWOP v2 event types (`spec/registry/event-types.json`): the type enum
+//! of `schemas/v2/run-event.schema.json` (openwop/openwop-sdks
+//! `22c3e6af`), each type's stream-mode tier as `spec/v2/core/events.md` (openwop/openwop
+//! `0f963178`) states it, and the 36 v1 renames of `spec/v2/event-codemap.json` (openwop/openwop
+//! `96c270a4`), which era-2 translation reads.
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -100,7 +104,7 @@ static REGISTRY: LazyLock<EventTypeRegistry> = LazyLock::new(|| {
     registry
 });
 
-/// The registry of the 117 registered OpenWOP v2 event types.
+/// The registry of the 118 registered OpenWOP v2 event types.
 pub fn event_types() -> &'static EventTypeRegistry {
     &REGISTRY
 }
@@ -110,10 +114,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn has_the_117_registered_types() {
+    fn has_the_118_registered_types() {
         let registry = event_types();
-        assert_eq!(registry.types.len(), 117);
-        assert_eq!(registry.by_name.len(), 117, "type names are unique");
+        assert_eq!(registry.types.len(), 118);
+        assert_eq!(registry.by_name.len(), 118, "type names are unique");
+        assert!(
+            registry.is_registered("negotiation.decided"),
+            "in the type enum and _typeIndex though the codemap has no row"
+        );
+        assert_eq!(
+            registry.types.iter().filter(|t| t.v1.is_some()).count(),
+            36,
+            "the codemap's 36 v1 renames"
+        );
+        for updates in [
+            "node.dispatched",
+            "eval.scored",
+            "deployment.promoted",
+            "workspace.updated",
+        ] {
+            assert_eq!(
+                registry.get(updates).unwrap().tier,
+                StreamTier::Updates,
+                "{updates}"
+            );
+        }
+        assert_eq!(
+            registry.translate_v1("core.dispatch.fanOut").unwrap().name,
+            "dispatch.fanned-out"
+        );
         let terminal: Vec<_> = registry.terminal_types().map(|t| t.name.as_str()).collect();
         assert_eq!(terminal, ["run.completed", "run.failed", "run.cancelled"]);
         assert_eq!(

@@ -1,0 +1,95 @@
+//! The defects of payloads as upstream states them (`run-event-payloads.schema.json`,
+//! `subject.schema.json`): each rule holds on a clean host and breaks with its defect. Each
+//! rule is the harness's own judgement, `validate_run_event_payload` of the event's payload.
+
+mod w_support;
+
+use reference_runtime::defects::Defect;
+use reference_runtime::openwop::OpenWopConfig;
+use serde_json::{Value, json};
+use spec::schema::validate_run_event_payload;
+use w_support::*;
+
+/// Runs `rule` on a clean host (it must hold) and on a host with `defect` (it must break).
+macro_rules! defect_test {
+    ($name:ident, $defect:ident, $rule:ident) => {
+        #[tokio::test(start_paused = true)]
+        async fn $name() {
+            let clean = host_with(OpenWopConfig::default(), &[]).await;
+            assert!($rule(&clean).await, "the rule holds on a clean host");
+            let defective = host_with(OpenWopConfig::default(), &[Defect::$defect]).await;
+            assert!(
+                !$rule(&defective).await,
+                "{} must break its rule",
+                Defect::$defect
+            );
+        }
+    };
+}
+
+/// Every defect of this section of the catalogue.
+const COVERED: &[Defect] = &[
+    Defect::WOwnerSubjectString,
+    Defect::WNodeFailedErrorWithoutMessage,
+    Defect::WResolvedByString,
+];
+
+#[test]
+fn every_defect_of_the_section_has_a_test() {
+    let section: Vec<Defect> = Defect::ALL
+        .iter()
+        .copied()
+        .skip_while(|d| *d != Defect::WOwnerSubjectString)
+        .filter(|d| d.surface() == "W")
+        .collect();
+    assert_eq!(section, COVERED);
+}
+
+/// Whether every event of `event_type` in `log` validates (and there is at least one).
+fn all_valid(log: &[Value], event_type: &str) -> bool {
+    let events: Vec<&Value> = log.iter().filter(|e| e["type"] == event_type).collect();
+    !events.is_empty()
+        && events
+            .iter()
+            .all(|e| validate_run_event_payload(event_type, &e["payload"]) == Ok(true))
+}
+
+async fn run_started_valid(host: &Host) -> bool {
+    let run_id = host.create_fixture("conformance-noop").await;
+    let log = host.finished_log(&run_id).await;
+    all_valid(&log, "run.started") && log[0]["payload"]["owner"]["subject"].is_object()
+}
+defect_test!(
+    w_owner_subject_string,
+    WOwnerSubjectString,
+    run_started_valid
+);
+
+async fn node_failed_valid(host: &Host) -> bool {
+    let run_id = host.create_fixture("conformance-failure").await;
+    all_valid(&host.finished_log(&run_id).await, "node.failed")
+}
+defect_test!(
+    w_node_failed_error_without_message,
+    WNodeFailedErrorWithoutMessage,
+    node_failed_valid
+);
+
+async fn interrupt_resolved_valid(host: &Host) -> bool {
+    let run_id = host.create_fixture("conformance-approval").await;
+    host.wait_for(&run_id, "interrupt.requested").await;
+    let resolved = host
+        .post(
+            &format!("{}/interrupts/approve", run_path(&run_id)),
+            Some(KEY_A),
+            &json!({"resumeValue": {"action": "accept"}}),
+        )
+        .await;
+    assert!(resolved.status().is_success(), "{}", resolved.status());
+    all_valid(&host.finished_log(&run_id).await, "interrupt.resolved")
+}
+defect_test!(
+    w_resolved_by_string,
+    WResolvedByString,
+    interrupt_resolved_valid
+);
