@@ -30,7 +30,7 @@ fn v1_log(extra: Value) -> Value {
     json!([
         {"type": "run.started", "sequence": 0, "payload": {"workflowId": "conformance-noop"}},
         {"type": "envelope.retry.attempted", "sequence": 1, "payload": {"nodeId": "n1", "attempt": 2, "reason": "truncation"}},
-        {"type": "run.resuming", "sequence": 2, "payload": {"from": "n1"}, "timestamp": "2026-01-15T10:00:02Z", "causationId": "evt-cause-000000000001"},
+        {"type": "run.resuming", "sequence": 2, "payload": {"fromStatus": "paused"}, "timestamp": "2026-01-15T10:00:02Z", "causationId": "evt-cause-000000000001"},
         {"type": "run.completed", "sequence": 3, "payload": completed}
     ])
 }
