@@ -329,7 +329,7 @@ fn heartbeat_runs(host: &Host) -> usize {
         .logs(Surface::Run)
         .unwrap()
         .iter()
-        .filter(|log| log.meta["owner"]["subject"] == "heartbeat-beat")
+        .filter(|log| log.meta["owner"]["subject"]["subjectId"] == "heartbeat-beat")
         .count()
 }
 

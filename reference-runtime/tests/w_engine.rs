@@ -57,7 +57,8 @@ async fn noop_completes_with_the_owner_block_and_an_outputs_object() {
     );
     let owner = &log[0]["payload"]["owner"];
     assert_eq!(owner["tenant"], "tenant-a");
-    assert_eq!(owner["subject"], "conformance-a");
+    assert_eq!(owner["subject"]["subjectId"], "conformance-a");
+    assert_eq!(owner["subject"]["lane"], "api-key");
     assert_eq!(log[0]["payload"]["workflowId"], "conformance-noop");
     assert!(log[3]["payload"]["outputs"].is_object());
     assert_eq!(log[1]["nodeId"], "noop");
@@ -468,7 +469,7 @@ async fn approval_suspends_then_resumes_on_the_interrupt_endpoint() {
     assert_eq!(resolved["interruptId"], interrupt_id);
     assert_eq!(resolved["action"], "accept");
     assert_eq!(resolved["decision"], "granted");
-    assert_eq!(resolved["resolvedBy"], "conformance-a");
+    assert_eq!(resolved["resolvedBy"]["subjectId"], "conformance-a");
 }
 
 #[tokio::test]

@@ -219,7 +219,10 @@ async fn a_transition_creates_the_run_the_predicate_asks_for_and_an_unchanged_ti
     let runs = host.hub.store().logs(Surface::Run).unwrap();
     assert_eq!(runs.len(), 1, "one run on the transition");
     let run_id = runs[0].id.clone();
-    assert_eq!(runs[0].meta["owner"]["subject"], "heartbeat-idle-runs");
+    assert_eq!(
+        runs[0].meta["owner"]["subject"]["subjectId"],
+        "heartbeat-idle-runs"
+    );
     let log = host.finished_log(&run_id).await;
     assert_eq!(log.last().unwrap()["type"], "run.completed");
     for _ in 0..2 {

@@ -206,7 +206,7 @@ async fn an_instance_stops_when_its_subscription_closes() {
             .logs(Surface::Run)
             .unwrap()
             .iter()
-            .filter(|log| log.meta["owner"]["subject"] == subject.as_str())
+            .filter(|log| log.meta["owner"]["subject"]["subjectId"] == subject.as_str())
             .count()
     };
     let while_open = count();
@@ -248,7 +248,7 @@ async fn created_runs_makes_one_run_on_the_first_transition_and_none_on_unchange
         .logs(Surface::Run)
         .unwrap()
         .into_iter()
-        .filter(|log| log.meta["owner"]["subject"] == subject.as_str())
+        .filter(|log| log.meta["owner"]["subject"]["subjectId"] == subject.as_str())
         .collect();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].meta["owner"]["tenant"], "tenant-a");

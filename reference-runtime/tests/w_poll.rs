@@ -144,7 +144,7 @@ async fn an_empty_log_has_last_sequence_minus_one() {
             run_id,
             Surface::Run,
             json!({"kind": "openwop-run", "runId": run_id, "workflowId": "conformance-noop",
-                   "owner": {"tenant": "tenant-a", "subject": "conformance-a"}, "inputs": {}}),
+                   "owner": {"tenant": "tenant-a", "subject": {"issuer": "urn:conformance-harness:reference-runtime", "subjectId": "conformance-a", "tenant": "tenant-a", "lane": "api-key", "kind": "user"}}, "inputs": {}}),
         )
         .unwrap();
     let body = host.poll(run_id, "timeout=1").await;

@@ -40,7 +40,7 @@ fn runs_of(store: &dyn EventStore, schedule_id: &str) -> Vec<LogRecord> {
         .logs(Surface::Run)
         .unwrap()
         .into_iter()
-        .filter(|log| log.meta["owner"]["subject"] == subject.as_str())
+        .filter(|log| log.meta["owner"]["subject"]["subjectId"] == subject.as_str())
         .collect()
 }
 

@@ -16,6 +16,17 @@ use serde_json::{Map, Value};
 use super::ids;
 use super::subject::{Owner, Subject};
 
+mod governance;
+mod voice;
+
+pub use governance::{
+    AuthorizationDecided, ConnectorAuthExpired, ConnectorAuthorized, GoalClosed, GoalEvaluated,
+};
+pub use voice::{
+    VoiceCancelled, VoiceEndpointCandidate, VoiceMoment, VoiceSynthesisChunk, VoiceTranscript,
+    VoiceTurnCommit,
+};
+
 /// The extension-key pattern carried opaquely by most payload definitions.
 pub const EXTENSION_HATCH_PATTERN: &str = r"^(openwop-|x-|vendor\.)";
 
@@ -903,7 +914,6 @@ pub const UNTRANSCRIBED: &[&str] = &[
     "agentToolCalled",
     "agentToolReturned",
     "agentVerified",
-    "authorizationDecided",
     "budgetConsumed",
     "budgetExhausted",
     "budgetReserved",
@@ -917,8 +927,6 @@ pub const UNTRANSCRIBED: &[&str] = &[
     "compensationPaused",
     "compensationRequested",
     "compensationStarted",
-    "connectorAuthExpired",
-    "connectorAuthorized",
     "contextSummarized",
     "conversationClosed",
     "conversationExchanged",
@@ -935,8 +943,6 @@ pub const UNTRANSCRIBED: &[&str] = &[
     "evalCompleted",
     "evalScored",
     "evalStarted",
-    "goalClosed",
-    "goalEvaluated",
     "importApplied",
     "memoryCompacted",
     "memoryWritten",
@@ -954,13 +960,6 @@ pub const UNTRANSCRIBED: &[&str] = &[
     "toolSessionOpened",
     "triggerDeliveryAttempted",
     "triggerSubscriptionStateChanged",
-    "voiceBargeIn",
-    "voiceCancelled",
-    "voiceEndpointCandidate",
-    "voiceSpeechStart",
-    "voiceSynthesisChunk",
-    "voiceTranscript",
-    "voiceTurnCommit",
     "workspaceUpdated",
 ];
 
@@ -1038,5 +1037,21 @@ pub(crate) fn definitions() -> Vec<(&'static str, Closure, DefinitionGenerator)>
             g::<EnvelopeNlToFormatEngaged>,
         ),
         ("negotiationDecided", Closed, g::<NegotiationDecided>),
+        ("voiceSpeechStart", Closed, g::<VoiceMoment>),
+        ("voiceBargeIn", Closed, g::<VoiceMoment>),
+        ("voiceTranscript", Closed, g::<VoiceTranscript>),
+        (
+            "voiceEndpointCandidate",
+            Closed,
+            g::<VoiceEndpointCandidate>,
+        ),
+        ("voiceTurnCommit", Closed, g::<VoiceTurnCommit>),
+        ("voiceSynthesisChunk", Closed, g::<VoiceSynthesisChunk>),
+        ("voiceCancelled", Closed, g::<VoiceCancelled>),
+        ("goalEvaluated", Closed, g::<GoalEvaluated>),
+        ("goalClosed", Closed, g::<GoalClosed>),
+        ("authorizationDecided", Closed, g::<AuthorizationDecided>),
+        ("connectorAuthorized", Closed, g::<ConnectorAuthorized>),
+        ("connectorAuthExpired", Closed, g::<ConnectorAuthExpired>),
     ]
 }
