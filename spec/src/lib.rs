@@ -10,6 +10,8 @@
 //!   normative statement of both documents.
 //! - [`schema`]: the published JSON Schemas (`spec/schema/*.json`), generated from these types by
 //!   `cargo run -p spec --bin generate-schemas`, and compiled validators for them.
+//! - [`open_points`]: the open-points registry (`spec/open-points.json`): what the seeds leave
+//!   open, the options a host may take, and which built-in profile takes which.
 //! - [`fixtures`]: the fixture workflow definitions a surface-W host seeds (`spec/fixtures/`).
 //!
 //! The crate does no I/O at run time: every data file is embedded with `include_str!`, so the
@@ -29,6 +31,7 @@
 
 pub mod execution;
 pub mod fixtures;
+pub mod open_points;
 pub mod openwop;
 pub mod registry;
 pub mod requirements;
