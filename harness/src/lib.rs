@@ -26,6 +26,8 @@ pub mod selftest;
 pub mod sse;
 pub mod target;
 pub mod template;
+pub mod tolerance;
+pub mod try_case;
 pub mod transcript;
 pub mod upstream;
 pub mod verdict;

@@ -101,7 +101,9 @@ pub enum SelftestError {
     },
 }
 
-async fn run_against(
+/// Runs `cases` against the built-in runtime with `defects` under `profile` (one surface, or
+/// both) and returns the report.
+pub(crate) async fn run_against(
     cases: &[LoadedCase],
     defects: Vec<String>,
     profile: BuiltInProfile,

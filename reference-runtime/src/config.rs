@@ -4,6 +4,11 @@
 //! [server]
 //! listen = "127.0.0.1:4320"
 //! keep_alive_ms = 15000          # `:` comment interval on idle SSE streams; at most 30000
+//! json_charset = false           # `application/json; charset=utf-8` on JSON responses
+//!
+//! [execution]                    # choices the protocol leaves open (see `choices`)
+//! unsatisfiable_requirements = "refuse"
+//! id_form = "uuid"
 //!
 //! [store]
 //! kind = "sqlite:/var/lib/runtime/events.db"   # or "memory" (the default)
@@ -38,6 +43,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use spec::execution::Modality;
 
+use crate::choices::ExecutionChoices;
 use crate::openwop::OpenWopConfig;
 
 /// The default keep-alive interval of SSE streams (15 s).
@@ -64,6 +70,9 @@ pub struct Config {
     /// `[openwop]`: surface-W configuration.
     #[serde(default)]
     pub openwop: OpenWopConfig,
+    /// `[execution]`: surface-X behaviours the protocol leaves to the host.
+    #[serde(default)]
+    pub execution: ExecutionChoices,
 }
 
 /// `[server]`.
@@ -74,6 +83,9 @@ pub struct ServerConfig {
     pub listen: SocketAddr,
     /// Idle interval between SSE `:` keep-alive comments, in ms (1–30000).
     pub keep_alive_ms: u64,
+    /// Whether JSON responses of both surfaces say `application/json; charset=utf-8` rather
+    /// than `application/json` (the same bytes; a media-type parameter HTTP admits).
+    pub json_charset: bool,
 }
 
 impl Default for ServerConfig {
@@ -81,6 +93,7 @@ impl Default for ServerConfig {
         ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 4320)),
             keep_alive_ms: DEFAULT_KEEP_ALIVE_MS,
+            json_charset: false,
         }
     }
 }

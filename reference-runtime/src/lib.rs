@@ -3,6 +3,7 @@
 //!
 //! See ARCHITECTURE.md for the module map.
 
+pub mod choices;
 pub mod clock;
 pub mod config;
 pub mod defects;
