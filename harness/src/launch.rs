@@ -46,6 +46,8 @@ pub enum BuiltInProfile {
     Strict,
     /// At every open point it has a knob for (`spec/open-points.json`), the option the standard
     /// profile does not take, and never a defect: JSON content types with `charset=utf-8`,
+    /// event times at `+02:00` with millisecond fractions, idempotent replays answered 202, no
+    /// subscriber limit,
     /// unsatisfiable requirements failed as an accepted execution, `exe_` execution ids,
     /// dotted run ids, cross-tenant 404, asynchronous cancel (`cancelling`), a keep-alive
     /// interval twice the launcher's; capabilities as [`BuiltInProfile::Standard`]. The
@@ -107,13 +109,16 @@ impl BuiltInProfile {
     /// Applies the profile to the runtime's configuration.
     fn configure(self, config: &mut Config) {
         use reference_runtime::choices::{
-            CancelAnswer, CrossTenantAnswer, ExecutionIdForm, RunIdForm, UnsatisfiableRequirements,
+            CancelAnswer, CrossTenantAnswer, ExecutionIdForm, ReplayStatus, RunIdForm,
+            UnsatisfiableRequirements,
         };
         use reference_runtime::openwop::Strictness;
         if self == BuiltInProfile::Divergent {
             config.server.json_charset = true;
+            config.server.timestamp_offset_minutes = Some(120);
             config.execution.unsatisfiable_requirements = UnsatisfiableRequirements::FailExecution;
             config.execution.id_form = ExecutionIdForm::Prefixed;
+            config.execution.replay_status = ReplayStatus::Accepted;
         }
         let openwop = &mut config.openwop;
         match self {
@@ -130,6 +135,8 @@ impl BuiltInProfile {
                 choices.cross_tenant = CrossTenantAnswer::NotFound;
                 choices.cancel = CancelAnswer::Asynchronous;
                 choices.run_id_form = RunIdForm::Dotted;
+                // No subscriber limit (so no `subscriber_limit` fact: the 429 case SKIPs).
+                openwop.max_subscribers_per_run = 0;
             }
         }
     }
@@ -370,10 +377,7 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         .map_err(|e| LaunchError::Runtime(e.to_string()))?;
     let providers: BTreeMap<String, String> = FakeUpstream::default_roles();
     let mut facts = BTreeMap::new();
-    facts.insert(
-        "keepalive_window_ms".into(),
-        json!(keep_alive_ms * 4),
-    );
+    facts.insert("keepalive_window_ms".into(), json!(keep_alive_ms * 4));
     facts.insert("keepalive_interval_ms".into(), json!(keep_alive_ms));
     facts.extend(openwop.facts);
     let target = Target {
@@ -500,7 +504,9 @@ fn configure_openwop(
     let mut fact = |name: &str, value: serde_json::Value| {
         facts.insert(name.to_string(), value);
     };
-    fact("subscriber_limit", json!(BUILT_IN_SUBSCRIBER_LIMIT));
+    if options.profile != BuiltInProfile::Divergent {
+        fact("subscriber_limit", json!(BUILT_IN_SUBSCRIBER_LIMIT));
+    }
     fact("heartbeat_interval_ms", json!(interval));
     fact("heartbeat_min_interval_ms", json!(interval));
     fact("heartbeat_min_interval_sec", json!(interval_sec));

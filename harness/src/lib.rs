@@ -27,7 +27,7 @@ pub mod sse;
 pub mod target;
 pub mod template;
 pub mod tolerance;
-pub mod try_case;
 pub mod transcript;
+pub mod try_case;
 pub mod upstream;
 pub mod verdict;

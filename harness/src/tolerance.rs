@@ -112,7 +112,14 @@ pub fn intolerance_of(result: &CaseResult) -> Option<String> {
             .checks
             .iter()
             .find(|c| c.verdict == Verdict::Info && c.level != Level::Contract)
-            .map(|c| format!("INFO from a {} check: {}: {}", c.level.as_str(), c.check, c.message)),
+            .map(|c| {
+                format!(
+                    "INFO from a {} check: {}: {}",
+                    c.level.as_str(),
+                    c.check,
+                    c.message
+                )
+            }),
         _ => Some(
             crate::report::first_failing_check(result)
                 .map(|k| format!("{}: {}", k.check, k.message))

@@ -91,15 +91,19 @@ pub async fn try_case(case: &LoadedCase, time_scale: f64) -> Result<TryReport, S
     let surface = case.case.surface;
     let selected: Vec<_> = defect_catalogue()
         .into_iter()
-        .filter(|d| {
-            (d.surface == "X") == (surface == CaseSurface::Execution)
-        })
+        .filter(|d| (d.surface == "X") == (surface == CaseSurface::Execution))
         .collect();
     let mut defects: Vec<DefectOutcome> = futures::stream::iter(selected)
         .map(|info| async move {
-            let report =
-                run_against(cases, vec![info.name.clone()], info.profile, None, 1, time_scale)
-                    .await?;
+            let report = run_against(
+                cases,
+                vec![info.name.clone()],
+                info.profile,
+                None,
+                1,
+                time_scale,
+            )
+            .await?;
             let verdict = verdict_of(&report, id).map_or(Verdict::Error, |(v, _)| v);
             Ok::<_, SelftestError>(DefectOutcome {
                 defect: info.name,

@@ -17,9 +17,7 @@ const POINTS_WITHOUT_A_DIVERGENT_PROFILE: &[&str] = &[
     "x.submission.initial-status",
     "x.admission.malformed-status",
     "x.admission.validation-order",
-    "x.idempotency.replay-status",
     "x.idempotency.mismatch-refusal",
-    "x.events.timestamp-form",
     "x.events.sequence-origin",
     "x.events.accepted-append-timing",
     "x.cursor.both-given",
@@ -36,7 +34,6 @@ const POINTS_WITHOUT_A_DIVERGENT_PROFILE: &[&str] = &[
     "w.event-id.form",
     "w.interrupt-id.form",
     "w.heartbeat-id.form",
-    "w.timestamp.form",
     "w.envelope.optional-fields",
     "w.payload.optional-fields",
     "w.run.created-append-timing",
@@ -47,7 +44,6 @@ const POINTS_WITHOUT_A_DIVERGENT_PROFILE: &[&str] = &[
     "w.batching.values-messages",
     "w.sse.keep-alive-comment-text",
     "w.terminal.after-terminal-events",
-    "w.subscribers.limit",
     "w.host-events.address",
     "w.provider-usage.cost-and-currency",
     "w.errors.details",
@@ -72,7 +68,16 @@ fn assert_tolerated(matrix: &ToleranceMatrix) {
     let lines: Vec<String> = matrix
         .intolerances
         .iter()
-        .map(|i| format!("[{}] {} {} ({}): {}", i.profile, i.verdict, i.case, i.level.as_str(), i.message))
+        .map(|i| {
+            format!(
+                "[{}] {} {} ({}): {}",
+                i.profile,
+                i.verdict,
+                i.case,
+                i.level.as_str(),
+                i.message
+            )
+        })
         .collect();
     assert!(
         lines.is_empty(),

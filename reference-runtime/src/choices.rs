@@ -10,6 +10,7 @@
 //! [execution]
 //! unsatisfiable_requirements = "fail-execution"   # or "refuse" (the default)
 //! id_form = "prefixed"                            # or "uuid" (the default)
+//! replay_status = "accepted"                      # or "ok" (the default: 200)
 //!
 //! [openwop.choices]
 //! cross_tenant = "not-found"                 # or "forbidden" (the default)
@@ -27,6 +28,19 @@ pub struct ExecutionChoices {
     pub unsatisfiable_requirements: UnsatisfiableRequirements,
     /// The form of a minted execution id.
     pub id_form: ExecutionIdForm,
+    /// The status of an idempotent replay.
+    pub replay_status: ReplayStatus,
+}
+
+/// The status of an idempotent replay (the seed says only that it "returns that execution").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplayStatus {
+    /// 200 (CONTRACT.md).
+    #[default]
+    Ok,
+    /// 202, like the first submission.
+    Accepted,
 }
 
 /// How a request whose `requirements` no provider satisfies is refused (CONTRACT.md admits

@@ -120,7 +120,10 @@ impl AppState {
             StoreKind::Memory => Arc::new(MemoryEventStore::new()),
             StoreKind::Sqlite(path) => SqliteEventStore::open_shared(path)?,
         };
-        let hub = Arc::new(LogHub::new(store, options.clock));
+        let hub = Arc::new(
+            LogHub::new(store, options.clock)
+                .with_wire_offset(options.config.server.timestamp_offset()),
+        );
         let config = Arc::new(options.config);
         let defects = Arc::new(options.defects);
         let executions = Executions::new(

@@ -225,10 +225,9 @@ impl OpenPointRegistry {
             for border in &point.borders {
                 match registry.get(border) {
                     None => problem(id, format!("borders unregistered requirement `{border}`")),
-                    Some(requirement) if requirement.surface != point.surface => problem(
-                        id,
-                        format!("borders `{border}` of the other surface"),
-                    ),
+                    Some(requirement) if requirement.surface != point.surface => {
+                        problem(id, format!("borders `{border}` of the other surface"))
+                    }
                     Some(_) => {}
                 }
             }
@@ -303,7 +302,10 @@ mod tests {
     #[test]
     fn divergent_profiles_are_the_ones_off_the_standard_option() {
         let point = open_points().get("w.cross-tenant.answer").unwrap();
-        assert_eq!(point.option_of(STANDARD_PROFILE).unwrap().id, "403-id-tenant-mismatch");
+        assert_eq!(
+            point.option_of(STANDARD_PROFILE).unwrap().id,
+            "403-id-tenant-mismatch"
+        );
         assert_eq!(point.divergent_profiles(), vec!["divergent"]);
     }
 }

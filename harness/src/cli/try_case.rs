@@ -27,7 +27,9 @@ pub async fn try_file(args: TryArgs) -> anyhow::Result<u8> {
         .map_err(|e| environment(format!("{e:#}")))?;
     match args.format {
         TableOrJson::Json => crate::outln!("{}", serde_json::to_string_pretty(&report)?),
-        TableOrJson::Table => crate::outln!("{}", harness::try_case::render_text(&report).trim_end()),
+        TableOrJson::Table => {
+            crate::outln!("{}", harness::try_case::render_text(&report).trim_end())
+        }
     }
     Ok(if report.tolerated() { 0 } else { 1 })
 }

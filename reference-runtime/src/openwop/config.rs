@@ -8,9 +8,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::envelopes::settings::EnvelopeSettings;
-use crate::choices::OpenWopChoices;
 use super::feedback::FeedbackSettings;
 use super::usage::ProviderUsageSettings;
+use crate::choices::OpenWopChoices;
 
 /// The longest keep-alive interval the chapter allows (a comment at least every 30 s).
 pub const MAX_KEEP_ALIVE_SECS: u64 = 30;

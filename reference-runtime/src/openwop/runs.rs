@@ -246,14 +246,16 @@ pub(crate) fn cancel_run(
         };
         let recorder = Recorder::new(Arc::clone(&state.hub), run_id, Arc::clone(&state.defects));
         match answer {
-            CancelAnswer::Synchronous => match recorder.record("run.cancelled", None, json!(payload)) {
-                Ok(_) => {}
-                Err(AppendError::Terminal { .. }) => return Err(terminal()),
-                Err(AppendError::Store(error)) => {
-                    tracing::error!(%error, "appending run.cancelled failed");
-                    return Err(ApiError::internal());
+            CancelAnswer::Synchronous => {
+                match recorder.record("run.cancelled", None, json!(payload)) {
+                    Ok(_) => {}
+                    Err(AppendError::Terminal { .. }) => return Err(terminal()),
+                    Err(AppendError::Store(error)) => {
+                        tracing::error!(%error, "appending run.cancelled failed");
+                        return Err(ApiError::internal());
+                    }
                 }
-            },
+            }
             CancelAnswer::Asynchronous => {
                 tokio::spawn(async move {
                     tokio::time::sleep(ASYNCHRONOUS_CANCEL_DELAY).await;
