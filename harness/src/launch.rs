@@ -47,7 +47,7 @@ pub enum BuiltInProfile {
     /// At every open point it has a knob for (`spec/open-points.json`), the option the standard
     /// profile does not take, and never a defect: JSON content types with `charset=utf-8`,
     /// event times at `+02:00` with millisecond fractions, idempotent replays answered 202, no
-    /// subscriber limit,
+    /// subscriber limit, mixed-mode events sent once per admitting mode,
     /// unsatisfiable requirements failed as an accepted execution, `exe_` execution ids,
     /// dotted run ids, cross-tenant 404, asynchronous cancel (`cancelling`), a keep-alive
     /// interval twice the launcher's; capabilities as [`BuiltInProfile::Standard`]. The
@@ -109,8 +109,8 @@ impl BuiltInProfile {
     /// Applies the profile to the runtime's configuration.
     fn configure(self, config: &mut Config) {
         use reference_runtime::choices::{
-            CancelAnswer, CrossTenantAnswer, ExecutionIdForm, ReplayStatus, RunIdForm,
-            UnsatisfiableRequirements,
+            CancelAnswer, CrossTenantAnswer, ExecutionIdForm, MultiAdmitted, ReplayStatus,
+            RunIdForm, UnsatisfiableRequirements,
         };
         use reference_runtime::openwop::Strictness;
         if self == BuiltInProfile::Divergent {
@@ -135,6 +135,7 @@ impl BuiltInProfile {
                 choices.cross_tenant = CrossTenantAnswer::NotFound;
                 choices.cancel = CancelAnswer::Asynchronous;
                 choices.run_id_form = RunIdForm::Dotted;
+                choices.multi_admitted = MultiAdmitted::OncePerMode;
                 // No subscriber limit (so no `subscriber_limit` fact: the 429 case SKIPs).
                 openwop.max_subscribers_per_run = 0;
             }

@@ -38,7 +38,6 @@ const POINTS_WITHOUT_A_DIVERGENT_PROFILE: &[&str] = &[
     "w.payload.optional-fields",
     "w.run.created-append-timing",
     "w.stream-mode.implemented-modes",
-    "w.stream-mode.multi-admitted-event",
     "w.stream.validation-order",
     "w.values.resume-at-end",
     "w.batching.values-messages",

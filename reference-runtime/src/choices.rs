@@ -16,6 +16,7 @@
 //! cross_tenant = "not-found"                 # or "forbidden" (the default)
 //! cancel = "asynchronous"                    # or "synchronous" (the default)
 //! run_id_form = "dotted"                     # or "run-hex" (the default)
+//! multi_admitted = "once-per-mode"           # or "once" (the default)
 //! ```
 
 use serde::Deserialize;
@@ -87,6 +88,20 @@ pub struct OpenWopChoices {
     pub cancel: CancelAnswer,
     /// The opaque part of a minted run id.
     pub run_id_form: RunIdForm,
+    /// How a mixed-mode stream sends an event more than one of its modes admits.
+    pub multi_admitted: MultiAdmitted,
+}
+
+/// How a mixed-mode stream sends an event more than one of its modes admits (the chapter: a
+/// consumer MUST tolerate it; CONTRACT.md: once, named by the first admitting mode).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MultiAdmitted {
+    /// Once; `event:` names the first admitting mode of the client's list.
+    #[default]
+    Once,
+    /// Once per admitting mode, each frame's `event:` naming its mode.
+    OncePerMode,
 }
 
 /// The answer to a request naming another tenant's run (CONTRACT.md: 403 or 404, never its
