@@ -46,7 +46,7 @@ pub enum BuiltInProfile {
     Strict,
     /// At every open point it has a knob for (`spec/open-points.json`), the option the standard
     /// profile does not take, and never a defect: JSON content types with `charset=utf-8`,
-    /// event times at `+02:00` with millisecond fractions, idempotent replays answered 202, no
+    /// event times at `+02:00` with millisecond fractions, `Last-Event-ID` winning over `after`, idempotent replays answered 202, no
     /// subscriber limit, mixed-mode events sent once per admitting mode,
     /// unsatisfiable requirements failed as an accepted execution, `exe_` execution ids,
     /// dotted run ids, cross-tenant 404, asynchronous cancel (`cancelling`), a keep-alive
@@ -109,8 +109,8 @@ impl BuiltInProfile {
     /// Applies the profile to the runtime's configuration.
     fn configure(self, config: &mut Config) {
         use reference_runtime::choices::{
-            CancelAnswer, CrossTenantAnswer, ExecutionIdForm, MultiAdmitted, ReplayStatus,
-            RunIdForm, UnsatisfiableRequirements,
+            CancelAnswer, CrossTenantAnswer, CursorPrecedence, ExecutionIdForm, MultiAdmitted,
+            ReplayStatus, RunIdForm, UnsatisfiableRequirements,
         };
         use reference_runtime::openwop::Strictness;
         if self == BuiltInProfile::Divergent {
@@ -119,6 +119,7 @@ impl BuiltInProfile {
             config.execution.unsatisfiable_requirements = UnsatisfiableRequirements::FailExecution;
             config.execution.id_form = ExecutionIdForm::Prefixed;
             config.execution.replay_status = ReplayStatus::Accepted;
+            config.execution.cursor_precedence = CursorPrecedence::LastEventId;
         }
         let openwop = &mut config.openwop;
         match self {

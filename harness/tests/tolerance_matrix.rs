@@ -20,7 +20,6 @@ const POINTS_WITHOUT_A_DIVERGENT_PROFILE: &[&str] = &[
     "x.idempotency.mismatch-refusal",
     "x.events.sequence-origin",
     "x.events.accepted-append-timing",
-    "x.cursor.both-given",
     "x.cancel.answer",
     "x.cancel.terminal-execution",
     "x.result.before-success",

@@ -11,6 +11,7 @@
 //! unsatisfiable_requirements = "fail-execution"   # or "refuse" (the default)
 //! id_form = "prefixed"                            # or "uuid" (the default)
 //! replay_status = "accepted"                      # or "ok" (the default: 200)
+//! cursor_precedence = "last-event-id"             # or "after" (the default)
 //!
 //! [openwop.choices]
 //! cross_tenant = "not-found"                 # or "forbidden" (the default)
@@ -31,6 +32,20 @@ pub struct ExecutionChoices {
     pub id_form: ExecutionIdForm,
     /// The status of an idempotent replay.
     pub replay_status: ReplayStatus,
+    /// Which cursor wins when a request sends both `after` and `Last-Event-ID`.
+    pub cursor_precedence: CursorPrecedence,
+}
+
+/// Which cursor wins when both `after` and `Last-Event-ID` are sent (the seed: the endpoint
+/// "accepts after or Last-Event-ID").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CursorPrecedence {
+    /// `after` (CONTRACT.md).
+    #[default]
+    After,
+    /// `Last-Event-ID`.
+    LastEventId,
 }
 
 /// The status of an idempotent replay (the seed says only that it "returns that execution").

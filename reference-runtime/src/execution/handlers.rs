@@ -108,7 +108,12 @@ pub async fn events_stream(
     if !service.exists(&id)? {
         return Err(ApiError::execution_not_found());
     }
-    let after = cursor::resolve(query.as_deref(), &headers, &service.defects)?;
+    let after = cursor::resolve(
+        query.as_deref(),
+        &headers,
+        service.config.execution.cursor_precedence,
+        &service.defects,
+    )?;
     let mut subscription = service.hub.subscribe(&id, after)?;
     let mut stop = service.stop_signal();
     let frames = async_stream::stream! {
