@@ -4,6 +4,12 @@
 //! [server]
 //! listen = "127.0.0.1:4320"
 //! keep_alive_ms = 15000          # `:` comment interval on idle SSE streams; at most 30000
+//! json_charset = false           # `application/json; charset=utf-8` on JSON responses
+//! timestamp_offset_minutes = 120 # event times at +02:00 (default: UTC, `Z`)
+//!
+//! [execution]                    # choices the protocol leaves open (see `choices`)
+//! unsatisfiable_requirements = "refuse"
+//! id_form = "uuid"
 //!
 //! [store]
 //! kind = "sqlite:/var/lib/runtime/events.db"   # or "memory" (the default)
@@ -38,6 +44,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use spec::execution::Modality;
 
+use crate::choices::ExecutionChoices;
 use crate::openwop::OpenWopConfig;
 
 /// The default keep-alive interval of SSE streams (15 s).
@@ -64,6 +71,9 @@ pub struct Config {
     /// `[openwop]`: surface-W configuration.
     #[serde(default)]
     pub openwop: OpenWopConfig,
+    /// `[execution]`: surface-X behaviours the protocol leaves to the host.
+    #[serde(default)]
+    pub execution: ExecutionChoices,
 }
 
 /// `[server]`.
@@ -74,6 +84,13 @@ pub struct ServerConfig {
     pub listen: SocketAddr,
     /// Idle interval between SSE `:` keep-alive comments, in ms (1–30000).
     pub keep_alive_ms: u64,
+    /// Whether JSON responses of both surfaces say `application/json; charset=utf-8` rather
+    /// than `application/json` (the same bytes; a media-type parameter HTTP admits).
+    pub json_charset: bool,
+    /// When set, event times (`time`, `timestamp`) are written at this UTC offset in minutes
+    /// (`120` → `+02:00`, with millisecond fractions) rather than in UTC with `Z`; the same
+    /// instants, another form RFC 3339 admits. Within ±1439.
+    pub timestamp_offset_minutes: Option<i32>,
 }
 
 impl Default for ServerConfig {
@@ -81,6 +98,8 @@ impl Default for ServerConfig {
         ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 4320)),
             keep_alive_ms: DEFAULT_KEEP_ALIVE_MS,
+            json_charset: false,
+            timestamp_offset_minutes: None,
         }
     }
 }
@@ -89,6 +108,12 @@ impl ServerConfig {
     /// The keep-alive interval.
     pub fn keep_alive(&self) -> Duration {
         Duration::from_millis(self.keep_alive_ms)
+    }
+
+    /// The offset event times are written at, if one is configured and valid.
+    pub fn timestamp_offset(&self) -> Option<chrono::FixedOffset> {
+        self.timestamp_offset_minutes
+            .and_then(|minutes| chrono::FixedOffset::east_opt(minutes.checked_mul(60)?))
     }
 }
 
@@ -335,6 +360,13 @@ impl Config {
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.server.keep_alive_ms == 0 || self.server.keep_alive_ms > MAX_KEEP_ALIVE_MS {
             return Err(ConfigError::KeepAlive(self.server.keep_alive_ms));
+        }
+        if let Some(minutes) = self.server.timestamp_offset_minutes
+            && minutes.abs() >= 24 * 60
+        {
+            return Err(ConfigError::Limit(
+                "timestamp_offset_minutes (within ±1439)",
+            ));
         }
         let limits = &self.limits;
         for (name, value) in [

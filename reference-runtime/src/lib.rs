@@ -12,6 +12,7 @@
 //! [`StartError`]. The `conformance` command's built-in target uses only these names; the
 //! modules below are the runtime's own (its tests reach into them, embedders do not).
 
+pub mod choices;
 pub mod clock;
 pub mod config;
 pub mod defects;
@@ -24,6 +25,10 @@ pub mod runtime;
 pub mod sse;
 pub mod store;
 
+pub use choices::{
+    CancelAnswer, CrossTenantAnswer, CursorPrecedence, ExecutionIdForm, MultiAdmitted, ReplayStatus,
+    RunIdForm, UnsatisfiableRequirements,
+};
 pub use config::{Config, ModelConfig, ProviderConfig, ProviderKind};
 pub use defects::{Defect, Defects};
 pub use openwop::{ApiKeyConfig, HeartbeatConfig, PredicateConfig, Strictness};

@@ -120,7 +120,10 @@ impl AppState {
             StoreKind::Memory => Arc::new(MemoryEventStore::new()),
             StoreKind::Sqlite(path) => SqliteEventStore::open_shared(path)?,
         };
-        let hub = Arc::new(LogHub::new(store, options.clock));
+        let hub = Arc::new(
+            LogHub::new(store, options.clock)
+                .with_wire_offset(options.config.server.timestamp_offset()),
+        );
         let config = Arc::new(options.config);
         let defects = Arc::new(options.defects);
         let executions = Executions::new(
@@ -155,7 +158,7 @@ pub fn app(state: AppState) -> Router {
             &state.executions,
         ))),
     });
-    execution::router(Arc::clone(&state.executions))
+    let router = execution::router(Arc::clone(&state.executions))
         .merge(openwop)
         .fallback(|| async {
             ApiError::new(
@@ -164,7 +167,28 @@ pub fn app(state: AppState) -> Router {
                 false,
             )
             .into_response()
-        })
+        });
+    if state.config.server.json_charset {
+        router.layer(axum::middleware::map_response(with_json_charset))
+    } else {
+        router
+    }
+}
+
+/// `application/json` → `application/json; charset=utf-8` (`[server] json_charset`): the same
+/// UTF-8 bytes, with the parameter HTTP admits on a media type.
+async fn with_json_charset(mut response: axum::response::Response) -> axum::response::Response {
+    let headers = response.headers_mut();
+    if headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"application/json"))
+    {
+        headers.insert(
+            axum::http::header::CONTENT_TYPE,
+            axum::http::HeaderValue::from_static("application/json; charset=utf-8"),
+        );
+    }
+    response
 }
 
 /// A runtime serving on a socket.

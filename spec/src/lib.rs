@@ -14,6 +14,8 @@
 //!   seed sentence that justifies it.
 //! - [`fidelity`]: the comparison of the published schemas with the upstream facts
 //!   (`spec/upstream/`).
+//! - [`open_points`]: the open-points registry (`spec/open-points.json`): what the seeds leave
+//!   open, the options a host may take, and which built-in profile takes which.
 //! - [`fixtures`]: the fixture workflow definitions a surface-W host seeds (`spec/fixtures/`).
 //!
 //! The crate does no I/O at run time: every data file is embedded with `include_str!`, so the
@@ -34,6 +36,7 @@
 pub mod execution;
 pub mod fidelity;
 pub mod fixtures;
+pub mod open_points;
 pub mod openwop;
 pub mod overlay;
 pub mod registry;

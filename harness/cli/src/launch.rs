@@ -9,11 +9,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use reference_runtime::{
-    ApiKeyConfig, Config, CredentialSource, Defect, Defects, HeartbeatConfig, ModelConfig,
-    PredicateConfig, ProviderConfig, ProviderKind, RunningRuntime, RuntimeOptions, Strictness,
-    start,
-};
+use reference_runtime::{ApiKeyConfig, CancelAnswer, Config, CredentialSource, CrossTenantAnswer, CursorPrecedence, Defect, Defects, ExecutionIdForm, HeartbeatConfig, ModelConfig, MultiAdmitted, PredicateConfig, ProviderConfig, ProviderKind, ReplayStatus, RunIdForm, RunningRuntime, RuntimeOptions, Strictness, UnsatisfiableRequirements, start};
 use serde_json::json;
 use spec::execution::Modality;
 
@@ -45,15 +41,29 @@ pub enum BuiltInProfile {
     /// host that admits a non-universal kind (which [`BuiltInProfile::Alternate`] never does)
     /// ever reaches the strict refusal of drift.
     Strict,
+    /// At every open point it has a knob for (`spec/open-points.json`), the option the standard
+    /// profile does not take, and never a defect: JSON content types with `charset=utf-8`,
+    /// event times at `+02:00` with millisecond fractions, `Last-Event-ID` winning over `after`, idempotent replays answered 202, no
+    /// subscriber limit, mixed-mode events sent once per admitting mode,
+    /// unsatisfiable requirements failed as an accepted execution, `exe_` execution ids,
+    /// dotted run ids, cross-tenant 404, asynchronous cancel (`cancelling`), a keep-alive
+    /// interval twice the launcher's; capabilities as [`BuiltInProfile::Standard`]. The
+    /// tolerance matrix runs the corpus against it (zero FAIL, zero WARN).
+    Divergent,
 }
 
 impl BuiltInProfile {
     /// Every profile, standard first.
-    pub const ALL: [BuiltInProfile; 3] = [
+    pub const ALL: [BuiltInProfile; 4] = [
         BuiltInProfile::Standard,
         BuiltInProfile::Alternate,
         BuiltInProfile::Strict,
+        BuiltInProfile::Divergent,
     ];
+
+    /// The profiles that take a non-standard option at some open point without changing what
+    /// discovery advertises: the tolerance matrix's rows.
+    pub const DIVERGENT: [BuiltInProfile; 1] = [BuiltInProfile::Divergent];
 
     /// The name (`--built-in-profile NAME`).
     pub fn as_str(self) -> &'static str {
@@ -61,6 +71,17 @@ impl BuiltInProfile {
             BuiltInProfile::Standard => "standard",
             BuiltInProfile::Alternate => "alternate",
             BuiltInProfile::Strict => "strict",
+            BuiltInProfile::Divergent => "divergent",
+        }
+    }
+
+    /// The keep-alive interval this profile runs at, given the launcher's (open point
+    /// `x.sse.keep-alive-interval` / `w.sse.keep-alive-interval`): the divergent profile doubles
+    /// it, within the chapter's 30 s.
+    pub fn keep_alive_ms(self, requested: u64) -> u64 {
+        match self {
+            BuiltInProfile::Divergent => (requested * 2).min(30_000),
+            _ => requested,
         }
     }
 
@@ -84,6 +105,14 @@ impl BuiltInProfile {
 
     /// Applies the profile to the runtime's configuration.
     fn configure(self, config: &mut Config) {
+        if self == BuiltInProfile::Divergent {
+            config.server.json_charset = true;
+            config.server.timestamp_offset_minutes = Some(120);
+            config.execution.unsatisfiable_requirements = UnsatisfiableRequirements::FailExecution;
+            config.execution.id_form = ExecutionIdForm::Prefixed;
+            config.execution.replay_status = ReplayStatus::Accepted;
+            config.execution.cursor_precedence = CursorPrecedence::LastEventId;
+        }
         let openwop = &mut config.openwop;
         match self {
             BuiltInProfile::Standard => {}
@@ -94,6 +123,15 @@ impl BuiltInProfile {
                 openwop.provider_usage.advertise = false;
             }
             BuiltInProfile::Strict => openwop.envelopes.strictness = Strictness::Strict,
+            BuiltInProfile::Divergent => {
+                let choices = &mut openwop.choices;
+                choices.cross_tenant = CrossTenantAnswer::NotFound;
+                choices.cancel = CancelAnswer::Asynchronous;
+                choices.run_id_form = RunIdForm::Dotted;
+                choices.multi_admitted = MultiAdmitted::OncePerMode;
+                // No subscriber limit (so no `subscriber_limit` fact: the 429 case SKIPs).
+                openwop.max_subscribers_per_run = 0;
+            }
         }
     }
 }
@@ -304,8 +342,9 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
             )
         }
     };
+    let keep_alive_ms = options.profile.keep_alive_ms(options.keep_alive_ms);
     let mut config = Config::default();
-    config.server.keep_alive_ms = options.keep_alive_ms;
+    config.server.keep_alive_ms = keep_alive_ms;
     config.providers = match (&upstream, &options.external_providers) {
         (Some(upstream), _) => provider_configs(&|instance| {
             upstream.providers().base_url(instance).unwrap_or_default()
@@ -320,7 +359,7 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         }),
         (None, None) => Vec::new(),
     };
-    let openwop = configure_openwop(&mut config, options);
+    let openwop = configure_openwop(&mut config, options, keep_alive_ms);
     options.profile.configure(&mut config);
     let runtime_options = RuntimeOptions {
         defects: Defects::of(defects),
@@ -332,11 +371,8 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         .map_err(|e| LaunchError::Runtime(e.to_string()))?;
     let providers: BTreeMap<String, String> = FakeUpstream::default_roles();
     let mut facts = BTreeMap::new();
-    facts.insert(
-        "keepalive_window_ms".into(),
-        json!(options.keep_alive_ms * 4),
-    );
-    facts.insert("keepalive_interval_ms".into(), json!(options.keep_alive_ms));
+    facts.insert("keepalive_window_ms".into(), json!(keep_alive_ms * 4));
+    facts.insert("keepalive_interval_ms".into(), json!(keep_alive_ms));
     facts.extend(openwop.facts);
     let target = Target {
         kind: match options.profile {
@@ -393,7 +429,11 @@ struct OpenWopLaunch {
 ///   first tick and on every unchanged tick).
 ///
 /// Their ids and timings are published as facts (`heartbeat_*`), so cases never hard-code them.
-fn configure_openwop(config: &mut Config, options: &BuiltInOptions) -> OpenWopLaunch {
+fn configure_openwop(
+    config: &mut Config,
+    options: &BuiltInOptions,
+    keep_alive_ms: u64,
+) -> OpenWopLaunch {
     let key = |tenant: &str| format!("hk_test_{tenant}_{}", uuid::Uuid::new_v4().simple());
     let (key_a, key_b) = options
         .principal_keys
@@ -412,7 +452,7 @@ fn configure_openwop(config: &mut Config, options: &BuiltInOptions) -> OpenWopLa
             subject: "conformance-b".into(),
         },
     ];
-    openwop.keep_alive_secs = options.keep_alive_ms.div_ceil(1000).clamp(1, 30);
+    openwop.keep_alive_secs = keep_alive_ms.div_ceil(1000).clamp(1, 30);
     openwop.max_subscribers_per_run = BUILT_IN_SUBSCRIBER_LIMIT;
     openwop.seams_enabled = true;
     let interval_sec = BUILT_IN_HEARTBEAT_INTERVAL_MS / 1000;
@@ -457,7 +497,9 @@ fn configure_openwop(config: &mut Config, options: &BuiltInOptions) -> OpenWopLa
     let mut fact = |name: &str, value: serde_json::Value| {
         facts.insert(name.to_string(), value);
     };
-    fact("subscriber_limit", json!(BUILT_IN_SUBSCRIBER_LIMIT));
+    if options.profile != BuiltInProfile::Divergent {
+        fact("subscriber_limit", json!(BUILT_IN_SUBSCRIBER_LIMIT));
+    }
     fact("heartbeat_interval_ms", json!(interval));
     fact("heartbeat_min_interval_ms", json!(interval));
     fact("heartbeat_min_interval_sec", json!(interval_sec));

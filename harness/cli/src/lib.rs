@@ -5,8 +5,13 @@
 //! - [`launch`]: the built-in target; the only module that names `reference_runtime`, through
 //!   the runtime's root launching API only.
 //! - [`selftest`]: the kill matrix.
+//! - [`tolerance`]: the tolerance matrix: the corpus against every divergent profile.
+//! - [`try_case`]: one new or edited case against the standard runtime, every profile and every
+//!   defect (`conformance try`).
 //!
 //! The harness library (`harness`) judges any host over HTTP and never links the runtime.
 
 pub mod launch;
 pub mod selftest;
+pub mod tolerance;
+pub mod try_case;

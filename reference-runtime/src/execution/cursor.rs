@@ -1,4 +1,5 @@
-//! The events cursor: query `after` or header `Last-Event-ID`; `after` wins when both are sent;
+//! The events cursor: query `after` or header `Last-Event-ID`; `after` wins when both are sent
+//! (CONTRACT.md; `[execution] cursor_precedence = "last-event-id"` lets the header win);
 //! only events with a larger sequence are sent. A cursor is a non-negative decimal integer
 //! (digits only, any length: one beyond `u64` is past the end of every log); anything else,
 //! including an empty value, is 400 `invalid_request` before any SSE byte.
@@ -6,14 +7,20 @@
 use axum::http::HeaderMap;
 
 use super::errors::ApiError;
+use crate::choices::CursorPrecedence;
 use crate::defects::{Defect, Defects};
 
 /// Resolves the cursor of a request: `None` streams from the first event.
 pub(crate) fn resolve(
     raw_query: Option<&str>,
     headers: &HeaderMap,
+    precedence: CursorPrecedence,
     defects: &Defects,
 ) -> Result<Option<u64>, ApiError> {
+    if precedence == CursorPrecedence::LastEventId && headers.contains_key("last-event-id") {
+        // The header wins: `after` is not read at all.
+        return header_cursor(headers, defects);
+    }
     let mut after = query_after(raw_query)?;
     if defects.has(Defect::XAfterIgnored) {
         // The defect: the `after` query parameter is never read.
@@ -22,6 +29,11 @@ pub(crate) fn resolve(
     if let Some(after) = after {
         return Ok(Some(parse(&after)?));
     }
+    header_cursor(headers, defects)
+}
+
+/// The `Last-Event-ID` cursor, if the header is sent.
+fn header_cursor(headers: &HeaderMap, defects: &Defects) -> Result<Option<u64>, ApiError> {
     let Some(value) = headers.get("last-event-id") else {
         return Ok(None);
     };
@@ -77,6 +89,7 @@ mod tests {
             resolve(
                 Some("after=100000000000000000000"),
                 &HeaderMap::new(),
+                CursorPrecedence::After,
                 &clean
             )
             .unwrap(),
@@ -87,14 +100,32 @@ mod tests {
     #[test]
     fn after_wins_and_bad_cursors_are_refused() {
         let clean = Defects::none();
-        assert_eq!(resolve(None, &HeaderMap::new(), &clean).unwrap(), None);
         assert_eq!(
-            resolve(Some("after=3"), &header("5"), &clean).unwrap(),
+            resolve(None, &HeaderMap::new(), CursorPrecedence::After, &clean).unwrap(),
+            None
+        );
+        assert_eq!(
+            resolve(
+                Some("after=3"),
+                &header("5"),
+                CursorPrecedence::After,
+                &clean
+            )
+            .unwrap(),
             Some(3)
         );
-        assert_eq!(resolve(None, &header("5"), &clean).unwrap(), Some(5));
         assert_eq!(
-            resolve(Some("other=1"), &header("5"), &clean).unwrap(),
+            resolve(None, &header("5"), CursorPrecedence::After, &clean).unwrap(),
+            Some(5)
+        );
+        assert_eq!(
+            resolve(
+                Some("other=1"),
+                &header("5"),
+                CursorPrecedence::After,
+                &clean
+            )
+            .unwrap(),
             Some(5)
         );
         for bad in [
@@ -105,10 +136,31 @@ mod tests {
             "after=%201",
         ] {
             assert!(
-                resolve(Some(bad), &HeaderMap::new(), &clean).is_err(),
+                resolve(
+                    Some(bad),
+                    &HeaderMap::new(),
+                    CursorPrecedence::After,
+                    &clean
+                )
+                .is_err(),
                 "{bad}"
             );
         }
-        assert!(resolve(None, &header("abc"), &clean).is_err());
+        assert!(resolve(None, &header("abc"), CursorPrecedence::After, &clean).is_err());
+    }
+
+    #[test]
+    fn the_header_wins_when_configured_to() {
+        let clean = Defects::none();
+        let header_wins = CursorPrecedence::LastEventId;
+        assert_eq!(
+            resolve(Some("after=3"), &header("5"), header_wins, &clean).unwrap(),
+            Some(5)
+        );
+        assert_eq!(
+            resolve(Some("after=3"), &HeaderMap::new(), header_wins, &clean).unwrap(),
+            Some(3)
+        );
+        assert!(resolve(Some("after=3"), &header("x"), header_wins, &clean).is_err());
     }
 }

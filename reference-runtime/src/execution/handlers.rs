@@ -71,10 +71,15 @@ pub async fn executions_create(
     )
     .await?;
     let (submission, replay) = service.create(admitted).await?;
-    let status = if replay
-        || service
-            .defects
-            .has(crate::defects::Defect::XSubmissionAnswered200)
+    let replay_status = match service.config.execution.replay_status {
+        crate::choices::ReplayStatus::Ok => StatusCode::OK,
+        crate::choices::ReplayStatus::Accepted => StatusCode::ACCEPTED,
+    };
+    let status = if replay {
+        replay_status
+    } else if service
+        .defects
+        .has(crate::defects::Defect::XSubmissionAnswered200)
     {
         // (With the defect, a new execution is answered 200 as if it were a replay.)
         StatusCode::OK
@@ -103,7 +108,12 @@ pub async fn events_stream(
     if !service.exists(&id)? {
         return Err(ApiError::execution_not_found());
     }
-    let after = cursor::resolve(query.as_deref(), &headers, &service.defects)?;
+    let after = cursor::resolve(
+        query.as_deref(),
+        &headers,
+        service.config.execution.cursor_precedence,
+        &service.defects,
+    )?;
     let mut subscription = service.hub.subscribe(&id, after)?;
     let mut stop = service.stop_signal();
     let frames = async_stream::stream! {

@@ -16,6 +16,7 @@ pub(crate) fn render(
     execution_id: &str,
     sequence: u64,
     time: DateTime<Utc>,
+    wire_time: Option<String>,
     body: EventBody,
     defects: &Defects,
 ) -> String {
@@ -52,6 +53,12 @@ pub(crate) fn render(
             }
             return wire.to_string();
         }
+    }
+    if let Some(wire_time) = wire_time
+        && let Ok(mut wire) = serde_json::to_value(&event)
+    {
+        wire["time"] = serde_json::Value::String(wire_time);
+        return wire.to_string();
     }
     serde_json::to_string(&event).unwrap_or_else(|_| String::from("{}"))
 }
@@ -139,11 +146,15 @@ impl LogWriter {
         let event_type = body.event_type();
         let defects = Arc::clone(&self.defects);
         let execution_id = self.execution_id.clone();
+        let hub = Arc::clone(&self.hub);
         self.hub.append(
             &self.execution_id,
             event_type.as_str(),
             kind,
-            |sequence, time| render(&execution_id, sequence, time, body, &defects),
+            |sequence, time| {
+                let wire_time = hub.wire_time(time);
+                render(&execution_id, sequence, time, wire_time, body, &defects)
+            },
         )?;
         self.appended += 1;
         if event_type.exposes_output() {

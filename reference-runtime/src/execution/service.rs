@@ -21,6 +21,7 @@ use super::fold::fold;
 use super::idempotency::{self, Decision};
 use super::log_writer::LogWriter;
 use super::routing;
+use crate::choices::UnsatisfiableRequirements;
 use crate::config::Config;
 use crate::defects::{Defect, Defects};
 use crate::log::LogHub;
@@ -208,7 +209,11 @@ impl Executions {
             ));
         }
         let candidates = routing::candidates(&admitted.request, &self.config.providers);
-        if candidates.is_empty() {
+        let refuse_at_admission = self.config.execution.unsatisfiable_requirements
+            == UnsatisfiableRequirements::Refuse
+            || self.defects.has(Defect::XProviderCalledBeforeValidation);
+        // Otherwise the execution is accepted and its driver fails it before any provider call.
+        if candidates.is_empty() && refuse_at_admission {
             if self.defects.has(Defect::XProviderCalledBeforeValidation) {
                 // The defect: a provider is called before the unsatisfiable request is refused.
                 self.probe_first_provider(&admitted).await;
@@ -245,7 +250,7 @@ impl Executions {
             Decision::CreateUnbound => None,
         };
         self.admit_capacity()?;
-        let execution_id = uuid::Uuid::new_v4().to_string();
+        let execution_id = self.config.execution.id_form.mint();
         if let Some(key_hash) = &bind_key {
             idempotency::bind(&self.hub, key_hash, &fingerprint, &execution_id)?;
         }

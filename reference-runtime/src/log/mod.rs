@@ -63,6 +63,7 @@ pub struct LogHub {
     store: Arc<dyn EventStore>,
     clock: Arc<dyn Clock>,
     logs: Mutex<HashMap<String, Arc<LogState>>>,
+    wire_offset: Option<chrono::FixedOffset>,
 }
 
 impl LogHub {
@@ -72,7 +73,24 @@ impl LogHub {
             store,
             clock,
             logs: Mutex::new(HashMap::new()),
+            wire_offset: None,
         }
+    }
+
+    /// Renders event times at this offset (`[server] timestamp_offset_minutes`) instead of UTC.
+    pub fn with_wire_offset(mut self, offset: Option<chrono::FixedOffset>) -> Self {
+        self.wire_offset = offset;
+        self
+    }
+
+    /// An event time as the wire carries it when the offset is configured: RFC 3339 at that
+    /// offset with millisecond fractions (`2026-01-01T12:00:00.123+02:00`); `None` when events
+    /// carry the serializer's UTC form.
+    pub fn wire_time(&self, time: DateTime<Utc>) -> Option<String> {
+        self.wire_offset.map(|offset| {
+            time.with_timezone(&offset)
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, false)
+        })
     }
 
     /// The underlying store.

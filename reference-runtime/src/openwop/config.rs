@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::envelopes::settings::EnvelopeSettings;
 use super::feedback::FeedbackSettings;
 use super::usage::ProviderUsageSettings;
+use crate::choices::OpenWopChoices;
 
 /// The longest keep-alive interval the chapter allows (a comment at least every 30 s).
 pub const MAX_KEEP_ALIVE_SECS: u64 = 30;
@@ -35,6 +36,7 @@ pub const MAX_KEEP_ALIVE_SECS: u64 = 30;
 /// | `envelopes` | the envelope catalog and reliability limits (see [`EnvelopeSettings`]) |
 /// | `feedback.advertise_signals` | `true` (see [`FeedbackSettings`]) |
 /// | `provider_usage.advertise` | `true` (see [`ProviderUsageSettings`]) |
+/// | `choices` | the standard options where the chapter leaves the choice (see [`OpenWopChoices`]) |
 /// | `seams_enabled` | `false`: the `/conformance/seams/…` test seams (the era-2 log seed) answer 404; `true` mounts them (bearer-authenticated) and advertises `conformance.seamsProfile` |
 ///
 /// ```toml
@@ -94,6 +96,8 @@ pub struct OpenWopConfig {
     pub provider_usage: ProviderUsageSettings,
     /// Whether the test seams are mounted (never in production).
     pub seams_enabled: bool,
+    /// Behaviours the chapter leaves to the host (`[openwop.choices]`).
+    pub choices: OpenWopChoices,
 }
 
 impl Default for OpenWopConfig {
@@ -111,6 +115,7 @@ impl Default for OpenWopConfig {
             feedback: FeedbackSettings::default(),
             provider_usage: ProviderUsageSettings::default(),
             seams_enabled: false,
+            choices: OpenWopChoices::default(),
         }
     }
 }
@@ -468,6 +473,7 @@ struct RawOpenWopConfig {
     feedback: FeedbackSettings,
     provider_usage: ProviderUsageSettings,
     seams_enabled: bool,
+    choices: OpenWopChoices,
 }
 
 impl Default for RawOpenWopConfig {
@@ -486,6 +492,7 @@ impl Default for RawOpenWopConfig {
             feedback: d.feedback,
             provider_usage: d.provider_usage,
             seams_enabled: d.seams_enabled,
+            choices: d.choices,
         }
     }
 }
@@ -507,6 +514,7 @@ impl TryFrom<RawOpenWopConfig> for OpenWopConfig {
             feedback: raw.feedback,
             provider_usage: raw.provider_usage,
             seams_enabled: raw.seams_enabled,
+            choices: raw.choices,
         };
         config.validate()?;
         Ok(config)

@@ -41,7 +41,7 @@ use crate::store::{StoredEvent, Surface};
 
 use super::auth::Caller;
 use super::error::{ApiError, details};
-use super::ids::{mint_event_id, mint_run_id};
+use super::ids::mint_event_id;
 use super::projection::{RUN_META_KIND, RunMeta};
 use super::recorder::append_kind;
 use super::run_routes::json_body;
@@ -277,7 +277,7 @@ pub(crate) async fn seed(
     let caller = caller?;
     let (request, _): (SeedRequest, Value) = json_body(&headers, &body, "era-2 seed")?;
     check_seed(&request)?;
-    let run_id = mint_run_id(&caller.tenant);
+    let run_id = state.config.choices.run_id_form.mint(&caller.tenant);
     let workflow_id = request
         .workflow_id
         .clone()

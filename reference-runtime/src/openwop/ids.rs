@@ -1,4 +1,5 @@
-//! Host-minted ids (run, event, interrupt) and tenant-bound run ids in paths.
+//! Host-minted ids (event, interrupt; run ids are minted by `choices::RunIdForm`) and
+//! tenant-bound run ids in paths.
 
 use axum::http::Uri;
 
@@ -8,11 +9,6 @@ use super::error::ApiError;
 /// The opaque part of every id this host mints: 32 lowercase hex digits (never a `~`).
 fn opaque() -> String {
     uuid::Uuid::new_v4().simple().to_string()
-}
-
-/// A new tenant-bound run id, `<tenant>/run-<32 hex>`.
-pub(crate) fn mint_run_id(tenant: &str) -> String {
-    format!("{tenant}/run-{}", opaque())
 }
 
 /// A new tenant-bound interrupt id, `<tenant>/int-<32 hex>`.
@@ -86,7 +82,7 @@ mod tests {
 
     #[test]
     fn minted_ids_follow_their_grammar() {
-        let run = mint_run_id("tenant-a");
+        let run = crate::choices::RunIdForm::RunHex.mint("tenant-a");
         assert!(is_tenant_bound_id(&run), "{run}");
         assert!(is_tenant_bound_id(&mint_interrupt_id("tenant-a")));
         let event = mint_event_id();
@@ -96,7 +92,7 @@ mod tests {
 
     #[test]
     fn path_segments_accept_both_encodings() {
-        let run = mint_run_id("tenant-a");
+        let run = crate::choices::RunIdForm::RunHex.mint("tenant-a");
         let tilde = spec::openwop::encode_run_id_for_path(&run);
         let percent = run.replace('/', "%2F");
         for form in [tilde, percent.clone(), percent.replace("%2F", "%2f")] {

@@ -113,7 +113,16 @@ impl Recorder {
                     engine_version: None,
                     causation_id: causation_id.map(str::to_string),
                 };
-                serde_json::to_string(&doc).unwrap_or_default()
+                match self.hub.wire_time(time) {
+                    Some(wire_time) => match serde_json::to_value(&doc) {
+                        Ok(mut wire) => {
+                            wire["timestamp"] = Value::String(wire_time);
+                            wire.to_string()
+                        }
+                        Err(_) => String::new(),
+                    },
+                    None => serde_json::to_string(&doc).unwrap_or_default(),
+                }
             })
     }
 }

@@ -21,7 +21,6 @@ use crate::store::ClaimOutcome;
 use super::auth::Caller;
 use super::error::ApiError;
 use super::idempotency::{self, REPLAY_HEADER, RESPONSES_NAMESPACE};
-use super::ids::mint_run_id;
 use super::runs;
 use super::state::WState;
 
@@ -106,7 +105,7 @@ pub(crate) async fn create(
     let scope = idempotency::scope(&caller.tenant);
     let key_hash = idempotency::key_hash(&key);
     let kv_key = format!("{scope}|{key_hash}");
-    let run_id = mint_run_id(&caller.tenant);
+    let run_id = state.config.choices.run_id_form.mint(&caller.tenant);
     let claim = store
         .claim(&scope, &key_hash, &idempotency::fingerprint(&raw), &run_id)
         .map_err(|_| ApiError::internal())?;
@@ -189,10 +188,10 @@ pub(crate) async fn cancel(
     } else {
         json_body(&headers, &body, "cancel request")?.0
     };
-    runs::cancel_run(&state, &caller, &meta, request.reason)?;
+    let status = runs::cancel_run(&state, &caller, &meta, request.reason)?;
     Ok(Json(CancelRunResponse {
         run_id: meta.run_id,
-        status: RunStatus::Cancelled,
+        status,
     })
     .into_response())
 }

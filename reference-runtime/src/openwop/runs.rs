@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use spec::openwop::payloads::{RunCancelled, RunStarted};
-use spec::openwop::{CreateRunRequest, Owner};
+use spec::openwop::{CreateRunRequest, Owner, RunStatus};
 
+use crate::choices::CancelAnswer;
 use crate::defects::Defect;
 use crate::log::AppendError;
 use crate::store::Surface;
@@ -17,7 +18,6 @@ use super::auth::Caller;
 use super::engine::{self, RunContext};
 use super::envelopes::{ENVELOPE_PROGRAM_ID, EnvelopePlan};
 use super::error::{ApiError, details};
-use super::ids::mint_run_id;
 use super::projection::{RUN_META_KIND, RunMeta};
 use super::recorder::Recorder;
 use super::state::WState;
@@ -210,19 +210,23 @@ pub(crate) fn start_run(state: &Arc<WState>, run_id: &str, run: NewRun) -> Resul
 
 /// Starts a validated run under a fresh id.
 pub(crate) fn create_run(state: &Arc<WState>, run: NewRun) -> Result<String, ApiError> {
-    let run_id = mint_run_id(&run.owner.tenant);
+    let run_id = state.config.choices.run_id_form.mint(&run.owner.tenant);
     start_run(state, &run_id, run)?;
     Ok(run_id)
 }
 
-/// Cancels a run: `run.cancelled` is appended (the log refuses it when a terminal event won the
-/// race, which answers 409 `run_terminal`), then the engine task is told to stop.
+/// How long an asynchronous cancel ([`CancelAnswer::Asynchronous`]) waits after answering
+/// before it appends `run.cancelled`.
+const ASYNCHRONOUS_CANCEL_DELAY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Cancels a live run: stops it and appends `run.cancelled`, before answering (`cancelled`) or
+/// just after (`cancelling`), as [`CancelAnswer`] says. A terminal run → 409 `run_terminal`.
 pub(crate) fn cancel_run(
     state: &WState,
     caller: &Caller,
     meta: &RunMeta,
     reason: Option<String>,
-) -> Result<(), ApiError> {
+) -> Result<RunStatus, ApiError> {
     let run_id = meta.run_id.as_str();
     let terminal = || ApiError::new("run_terminal", "the run is already terminal");
     let progress = state
@@ -233,6 +237,7 @@ pub(crate) fn cancel_run(
         tracing::info!(run_id, "refused a cancel for a terminal run");
         return Err(terminal());
     }
+    let answer = state.config.choices.cancel;
     if !state.defects.has(Defect::WNoTerminalOnCancel) {
         let duration_ms = state.hub.store().log(run_id).ok().flatten().map(|record| {
             let elapsed = state.hub.clock().now() - record.created_at;
@@ -245,17 +250,39 @@ pub(crate) fn cancel_run(
             parent_run_id: None,
         };
         let recorder = Recorder::new(Arc::clone(&state.hub), run_id, Arc::clone(&state.defects));
-        match recorder.record("run.cancelled", None, json!(payload)) {
-            Ok(_) => {}
-            Err(AppendError::Terminal { .. }) => return Err(terminal()),
-            Err(AppendError::Store(error)) => {
-                tracing::error!(%error, "appending run.cancelled failed");
-                return Err(ApiError::internal());
+        match answer {
+            CancelAnswer::Synchronous => {
+                match recorder.record("run.cancelled", None, json!(payload)) {
+                    Ok(_) => {}
+                    Err(AppendError::Terminal { .. }) => return Err(terminal()),
+                    Err(AppendError::Store(error)) => {
+                        tracing::error!(%error, "appending run.cancelled failed");
+                        return Err(ApiError::internal());
+                    }
+                }
+            }
+            CancelAnswer::Asynchronous => {
+                tokio::spawn(async move {
+                    tokio::time::sleep(ASYNCHRONOUS_CANCEL_DELAY).await;
+                    match recorder.record("run.cancelled", None, json!(payload)) {
+                        Ok(_) => {}
+                        // A concurrent cancel (or the run's own end) got there first.
+                        Err(AppendError::Terminal { .. }) => {
+                            tracing::info!("an asynchronous cancel found the run terminal");
+                        }
+                        Err(AppendError::Store(error)) => {
+                            tracing::error!(%error, "appending run.cancelled failed");
+                        }
+                    }
+                });
             }
         }
     }
     state.live.cancel(run_id);
-    Ok(())
+    Ok(match answer {
+        CancelAnswer::Synchronous => RunStatus::Cancelled,
+        CancelAnswer::Asynchronous => RunStatus::Cancelling,
+    })
 }
 
 /// Resolves the open interrupt of `node_id` with `resume_value`; returns the interrupt id.

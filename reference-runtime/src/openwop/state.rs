@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::choices::CrossTenantAnswer;
 use crate::defects::{Defect, Defects};
 use crate::log::LogHub;
 use crate::store::{StoredEvent, Surface};
@@ -60,13 +61,20 @@ impl WState {
     }
 
     /// The run the path names, if the caller may read it: 400 for a malformed id, 403 for
-    /// another tenant's id, 404 for no such run.
+    /// another tenant's id (404 under [`CrossTenantAnswer::NotFound`]), 404 for no such run.
     pub(crate) fn readable_run(
         &self,
         caller: &Caller,
         uri: &axum::http::Uri,
     ) -> Result<RunMeta, ApiError> {
-        let run_id = super::ids::run_id_from_path(uri, caller)?;
+        let run_id = super::ids::run_id_from_path(uri, caller).map_err(|refusal| {
+            match self.config.choices.cross_tenant {
+                CrossTenantAnswer::NotFound if refusal.code() == "id_tenant_mismatch" => {
+                    ApiError::not_found()
+                }
+                _ => refusal,
+            }
+        })?;
         self.run_meta(&run_id)
     }
 

@@ -28,6 +28,7 @@ use super::projection::{Projection, RunMeta, parse_event};
 use super::state::WState;
 use super::stream_params::{self, Selection, admits};
 use super::subscribers::SubscriberSlot;
+use crate::choices::MultiAdmitted;
 
 /// `GET /runs/{runId}/events`.
 pub(crate) async fn events(
@@ -154,31 +155,40 @@ struct Pending {
 
 fn render(events: Vec<StoredEvent>, modes: &[StreamMode], state: &WState) -> Vec<Pending> {
     let mixed = modes.len() > 1;
+    let per_mode = mixed && state.config.choices.multi_admitted == MultiAdmitted::OncePerMode;
     let mut frames: Vec<Pending> = events
         .into_iter()
-        .filter_map(|event| {
-            let (mode_index, mode) = modes
+        .flat_map(|event| {
+            let admitting: Vec<(usize, StreamMode)> = modes
                 .iter()
+                .copied()
                 .enumerate()
-                .find(|(_, m)| admits(**m, &event.event_type, &state.defects))?;
-            let id = event.sequence.to_string();
-            let frame = match (mixed, *mode) {
-                (true, mode) => SseFrame::new(id, mode.as_str(), event.json.to_string()),
-                (false, StreamMode::Messages) => {
-                    let doc = parse_event(&event.json)?;
-                    SseFrame::new(id, "ai.message.chunk", doc.payload.to_string())
-                }
-                (false, _) => {
-                    SseFrame::new(id, event.event_type.to_string(), event.json.to_string())
-                }
-            };
-            Some(Pending {
-                sequence: event.sequence,
-                event_type: event.event_type.to_string(),
-                json: event.json.to_string(),
-                frame,
-                mode_index,
-            })
+                .filter(|(_, m)| admits(*m, &event.event_type, &state.defects))
+                .take(if per_mode { modes.len() } else { 1 })
+                .collect();
+            admitting
+                .into_iter()
+                .filter_map(|(mode_index, mode)| {
+                    let id = event.sequence.to_string();
+                    let frame = match (mixed, mode) {
+                        (true, mode) => SseFrame::new(id, mode.as_str(), event.json.to_string()),
+                        (false, StreamMode::Messages) => {
+                            let doc = parse_event(&event.json)?;
+                            SseFrame::new(id, "ai.message.chunk", doc.payload.to_string())
+                        }
+                        (false, _) => {
+                            SseFrame::new(id, event.event_type.to_string(), event.json.to_string())
+                        }
+                    };
+                    Some(Pending {
+                        sequence: event.sequence,
+                        event_type: event.event_type.to_string(),
+                        json: event.json.to_string(),
+                        frame,
+                        mode_index,
+                    })
+                })
+                .collect::<Vec<_>>()
         })
         .collect();
     if mixed && state.defects.has(Defect::WMixedModesReordered) {

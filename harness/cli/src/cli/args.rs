@@ -56,6 +56,47 @@ pub enum Command {
     },
     /// Run the suite against the clean runtime and each known-bad runtime; write the kill matrix.
     Selftest(SelftestArgs),
+    /// List the open points: what the seeds leave open, the options, who takes which.
+    OpenPoints {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = TableOrJson::Table)]
+        format: TableOrJson,
+    },
+    /// Run the suite against every non-standard built-in profile; write the tolerance matrix.
+    Tolerance(ToleranceArgs),
+    /// Run one case file against the standard runtime, every profile and every known-bad
+    /// runtime: does it pass, tolerate every profile, and which defects does it kill?
+    Try(TryArgs),
+}
+
+/// `conformance tolerance`.
+#[derive(Debug, Args)]
+pub struct ToleranceArgs {
+    /// The cases.
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    /// Where to write the tolerance matrix (default `reports/tolerance`).
+    #[arg(long)]
+    pub report_dir: Option<PathBuf>,
+    /// Cases run in parallel per runtime.
+    #[arg(long, default_value_t = 4)]
+    pub jobs: usize,
+    /// Multiply every case timeout by this.
+    #[arg(long, default_value_t = 1.0)]
+    pub time_scale: f64,
+}
+
+/// `conformance try FILE.json`.
+#[derive(Debug, Args)]
+pub struct TryArgs {
+    /// The case file (new or edited; it need not be in the corpus yet).
+    pub file: PathBuf,
+    /// Multiply the case's timeouts by this.
+    #[arg(long, default_value_t = 1.0)]
+    pub time_scale: f64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableOrJson::Table)]
+    pub format: TableOrJson,
 }
 
 /// `write` or `check`.
@@ -77,6 +118,8 @@ pub enum ProfileArg {
     Alternate,
     /// envelopeStrictness strict, with supportedEnvelopes.kinds.
     Strict,
+    /// The other option at every open point it has a knob for (the tolerance matrix's profile).
+    Divergent,
 }
 
 impl From<ProfileArg> for conformance_cli::launch::BuiltInProfile {
@@ -85,6 +128,7 @@ impl From<ProfileArg> for conformance_cli::launch::BuiltInProfile {
             ProfileArg::Standard => conformance_cli::launch::BuiltInProfile::Standard,
             ProfileArg::Alternate => conformance_cli::launch::BuiltInProfile::Alternate,
             ProfileArg::Strict => conformance_cli::launch::BuiltInProfile::Strict,
+            ProfileArg::Divergent => conformance_cli::launch::BuiltInProfile::Divergent,
         }
     }
 }

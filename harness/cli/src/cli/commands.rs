@@ -20,6 +20,9 @@ pub async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::MockProvider(args) => super::run::mock_provider(args).await,
         Command::Schemas { action } => schemas(action),
         Command::Selftest(args) => super::run::selftest(args).await,
+        Command::OpenPoints { format } => super::open_points::list(format),
+        Command::Tolerance(args) => super::open_points::tolerance(args).await,
+        Command::Try(args) => super::try_case::try_file(args).await,
     }
 }
 

@@ -11,7 +11,9 @@
 
 mod args;
 mod commands;
+mod open_points;
 mod run;
+mod try_case;
 
 use std::process::ExitCode;
 
