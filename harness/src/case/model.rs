@@ -310,6 +310,10 @@ pub struct Check {
     /// Why this check reads the requirement the way it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// A precondition, not an assertion: when it does not hold the case cannot be set up, so it
+    /// is not judged (BLOCKED with this check's message), and no later step runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precondition: Option<bool>,
 
     /// The response status is exactly this.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -470,6 +474,11 @@ pub struct JsonExpect {
     /// An object with exactly these keys (closedness).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keys: Option<Vec<String>>,
+    /// None of these (expanded) texts occurs in the value: in any string or member name within
+    /// it, or in a number's text. Scopes a content rule to what the requirement names (e.g. one
+    /// event's payload), so the verdict never depends on what else a read happened to hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_absent: Option<Vec<String>>,
 }
 
 /// JSON types.
