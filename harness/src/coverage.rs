@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use spec::requirements::{Level as RequirementLevel, RequirementRegistry, Testability};
 
-use crate::case::{Case, Check, Step};
+use crate::case::{Case, Check, CheckKind, Step, StepAction};
 
 /// The coverage of a corpus against the requirement registry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -275,12 +275,16 @@ fn step_requirements<'a>(step: &'a Step, cited: &mut BTreeSet<&'a str>) {
     for check in &step.expect {
         check_requirements(check, cited);
     }
-    let nested = step
-        .parallel
-        .iter()
-        .flatten()
-        .chain(step.repeat.iter().flat_map(|r| &r.steps))
-        .chain(step.generate.iter().flat_map(|g| &g.steps));
+    let nested: &[Step] = match &step.action {
+        StepAction::Parallel(steps) => steps,
+        StepAction::Repeat(repeat) => &repeat.steps,
+        StepAction::Generate(generate) => &generate.steps,
+        StepAction::Request(_)
+        | StepAction::Stream(_)
+        | StepAction::PollUntil(_)
+        | StepAction::WaitTerminal(_)
+        | StepAction::Concurrent(_) => &[],
+    };
     for inner in nested {
         step_requirements(inner, cited);
     }
@@ -288,8 +292,10 @@ fn step_requirements<'a>(step: &'a Step, cited: &mut BTreeSet<&'a str>) {
 
 fn check_requirements<'a>(check: &'a Check, cited: &mut BTreeSet<&'a str>) {
     cited.extend(check.requirements.iter().flatten().map(String::as_str));
-    for inner in check.each.iter().flatten() {
-        check_requirements(inner, cited);
+    if let CheckKind::Each(checks) = &check.kind {
+        for inner in checks {
+            check_requirements(inner, cited);
+        }
     }
 }
 

@@ -5,9 +5,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::model::{Case, CaseSurface, Check, Step, case_schema};
+use super::model::{
+    Case, CaseSurface, Check, CheckKind, ConcurrentCopy, HeaderExpect, JsonExpect, Step,
+    StepAction, case_schema,
+};
 use crate::template;
 
 /// A case and where it came from.
@@ -160,7 +163,13 @@ pub fn lint_case(file: &str, bytes: &[u8]) -> Result<LoadedCase, Vec<LintProblem
     super::robustness::lint(&value, &mut |pointer, message| {
         problems.push(problem(pointer, message))
     });
-    // Semantic lint runs whenever the file decodes, so one pass reports every problem.
+    // Semantic lint runs whenever the file decodes, so one pass reports every problem: an
+    // object without exactly one key of its set is reported here and repaired for the rest
+    // of lint, which reads the case typed.
+    let mut value = value;
+    exactly_one_problems(&mut value, &mut |pointer, message| {
+        problems.push(problem(pointer, message))
+    });
     let case: Case = match serde_json::from_value(value) {
         Ok(case) => case,
         Err(e) if problems.is_empty() => {
@@ -241,7 +250,7 @@ fn is_known_need(need: &str) -> bool {
     PREFIXES
         .iter()
         .any(|p| need.strip_prefix(p).is_some_and(|rest| !rest.is_empty()))
-        || matches!(need, "tenant-b" | "subscriber-limit" | "restartable")
+        || matches!(need, "tenant-b" | "subscriber-limit")
 }
 
 fn lint_steps(
@@ -254,13 +263,6 @@ fn lint_steps(
 ) {
     for (i, step) in steps.iter().enumerate() {
         let at = format!("{base}/{i}");
-        let actions = step.actions();
-        if actions.len() != 1 {
-            report(
-                &at,
-                format!("a step has exactly one action, found {actions:?}"),
-            );
-        }
         let step_json = serde_json::to_value(step).unwrap_or(Value::Null);
         let mut expressions = Vec::new();
         // Checks may refer to this step itself; actions only to earlier steps.
@@ -273,51 +275,68 @@ fn lint_steps(
         }
         template::expressions_in(&action_json, &mut expressions);
         lint_expressions(case, &expressions, &at, defined, vars, report);
+        for (pointer, path) in action_paths(&step.action) {
+            for expression in unencoded_run_ids(path) {
+                report(
+                    &format!("{at}/{pointer}"),
+                    format!(
+                        "`${{{expression}}}` fills a run id segment of a path: add `|path` (or `|pct`)"
+                    ),
+                );
+            }
+        }
         let mut scoped_vars = vars.clone();
-        if let Some(parallel) = &step.parallel {
-            let mut inner = defined.clone();
-            lint_steps(
-                case,
-                parallel,
-                &format!("{at}/parallel"),
-                &mut inner,
-                &mut scoped_vars,
-                report,
-            );
-            defined.extend(inner);
-        }
-        if let Some(repeat) = &step.repeat {
-            let mut bounds = Vec::new();
-            template::expressions_in(&repeat.from, &mut bounds);
-            template::expressions_in(&repeat.to, &mut bounds);
-            lint_expressions(
-                case,
-                &bounds,
-                &format!("{at}/repeat"),
-                defined,
-                vars,
-                report,
-            );
-            scoped_vars.insert(repeat.var.clone());
-            lint_steps(
-                case,
-                &repeat.steps,
-                &format!("{at}/repeat/steps"),
-                defined,
-                &mut scoped_vars,
-                report,
-            );
-        }
-        if let Some(generate) = &step.generate {
-            scoped_vars.insert(generate.var.clone());
-            lint_steps(
-                case,
-                &generate.steps,
-                &format!("{at}/generate/steps"),
-                defined,
-                &mut scoped_vars,
-                report,
-            );
+        match &step.action {
+            StepAction::Parallel(parallel) => {
+                let mut inner = defined.clone();
+                lint_steps(
+                    case,
+                    parallel,
+                    &format!("{at}/parallel"),
+                    &mut inner,
+                    &mut scoped_vars,
+                    report,
+                );
+                defined.extend(inner);
+            }
+            StepAction::Repeat(repeat) => {
+                let mut bounds = Vec::new();
+                template::expressions_in(&repeat.from, &mut bounds);
+                template::expressions_in(&repeat.to, &mut bounds);
+                lint_expressions(
+                    case,
+                    &bounds,
+                    &format!("{at}/repeat"),
+                    defined,
+                    vars,
+                    report,
+                );
+                scoped_vars.insert(repeat.var.clone());
+                lint_steps(
+                    case,
+                    &repeat.steps,
+                    &format!("{at}/repeat/steps"),
+                    defined,
+                    &mut scoped_vars,
+                    report,
+                );
+            }
+            StepAction::Generate(generate) => {
+                scoped_vars.insert(generate.var.clone());
+                lint_steps(
+                    case,
+                    &generate.steps,
+                    &format!("{at}/generate/steps"),
+                    defined,
+                    &mut scoped_vars,
+                    report,
+                );
+            }
+            StepAction::Request(_)
+            | StepAction::Stream(_)
+            | StepAction::PollUntil(_)
+            | StepAction::WaitTerminal(_)
+            | StepAction::Concurrent(_) => {}
         }
         if let Some(id) = &step.id
             && !defined.insert(id.clone())
@@ -337,6 +356,55 @@ fn lint_steps(
     }
 }
 
+/// The URL paths an action sends to, with their pointers below the step.
+fn action_paths(action: &StepAction) -> Vec<(&'static str, &str)> {
+    match action {
+        StepAction::Request(request) => vec![("request/path", request.path.as_str())],
+        StepAction::Stream(stream) => vec![("stream/path", stream.path.as_str())],
+        StepAction::PollUntil(poll) => {
+            vec![("poll_until/request/path", poll.request.path.as_str())]
+        }
+        StepAction::Concurrent(concurrent) => match &concurrent.copy {
+            ConcurrentCopy::Request(request) => {
+                vec![("concurrent/request/path", request.path.as_str())]
+            }
+            ConcurrentCopy::Stream(stream) => {
+                vec![("concurrent/stream/path", stream.path.as_str())]
+            }
+        },
+        StepAction::WaitTerminal(_)
+        | StepAction::Parallel(_)
+        | StepAction::Repeat(_)
+        | StepAction::Generate(_) => Vec::new(),
+    }
+}
+
+/// The expressions of a path that fill a segment after `/runs/` without a path-safe filter
+/// (`|path` or `|pct`): a tenant-bound run id's `/` would split the segment.
+fn unencoded_run_ids(path: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = path;
+    while let Some(at) = rest.find("/runs/") {
+        rest = &rest[at + "/runs/".len()..];
+        let segment = rest.split('/').next().unwrap_or_default();
+        let mut within = segment;
+        while let Some(start) = within.find("${") {
+            let Some(len) = within[start..].find('}') else {
+                break;
+            };
+            let expression = &within[start + 2..start + len];
+            let filtered = expression
+                .rsplit_once('|')
+                .is_some_and(|(_, filter)| matches!(filter.trim(), "path" | "pct"));
+            if !filtered {
+                out.push(expression);
+            }
+            within = &within[start + len + 1..];
+        }
+    }
+    out
+}
+
 fn lint_check(
     case: &Case,
     check: &Check,
@@ -345,13 +413,6 @@ fn lint_check(
     vars: &BTreeSet<String>,
     report: &mut dyn FnMut(&str, String),
 ) {
-    let kinds = check.kinds();
-    if kinds.len() != 1 {
-        report(
-            at,
-            format!("a check has exactly one check key, found {kinds:?}"),
-        );
-    }
     let registry = spec::requirements::registry();
     for (i, id) in check.requirements.iter().flatten().enumerate() {
         if registry.get(id).is_none() {
@@ -361,83 +422,165 @@ fn lint_check(
             );
         }
     }
-    if let Some(name) = &check.schema
-        && spec::schema::Published::from_name(name).is_none()
-    {
-        report(
+    match &check.kind {
+        CheckKind::Schema(name) if spec::schema::Published::from_name(name).is_none() => report(
             &format!("{at}/schema"),
             format!("unknown schema `{name}`; one of {:?}", known_schema_names()),
-        );
-    }
-    for (key, step) in [
-        ("events_equal", &check.events_equal),
-        (
-            "exclusive_after/full",
-            &check.exclusive_after.as_ref().map(|e| e.full.clone()),
         ),
-    ] {
-        if let Some(step) = step
-            && !defined.contains(step)
-        {
-            report(&format!("{at}/{key}"), format!("no earlier step `{step}`"));
+        CheckKind::EventsEqual(step) if !defined.contains(step) => report(
+            &format!("{at}/events_equal"),
+            format!("no earlier step `{step}`"),
+        ),
+        CheckKind::ExclusiveAfter(expect) if !defined.contains(&expect.full) => report(
+            &format!("{at}/exclusive_after/full"),
+            format!("no earlier step `{}`", expect.full),
+        ),
+        CheckKind::ListedTypesObserved(listed) => {
+            for (i, step) in listed.steps.iter().enumerate() {
+                if !defined.contains(step) {
+                    report(
+                        &format!("{at}/listed_types_observed/steps/{i}"),
+                        format!("no earlier step `{step}`"),
+                    );
+                }
+            }
         }
-    }
-    for (i, step) in check
-        .listed_types_observed
-        .iter()
-        .flat_map(|l| l.steps.iter().enumerate())
-    {
-        if !defined.contains(step) {
-            report(
-                &format!("{at}/listed_types_observed/steps/{i}"),
-                format!("no earlier step `{step}`"),
-            );
-        }
-    }
-    if let Some(calls) = &check.provider_calls
-        && !case.scripts.contains_key(&calls.script)
-    {
-        report(
+        CheckKind::ProviderCalls(calls) if !case.scripts.contains_key(&calls.script) => report(
             &format!("{at}/provider_calls/script"),
             format!("the case has no script `{}`", calls.script),
-        );
-    }
-    for regex in [
-        check.header.as_ref().and_then(|h| h.matches.as_ref()),
-        check.json.as_ref().and_then(|j| j.matches.as_ref()),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        if let Err(e) = regex::Regex::new(regex) {
-            report(at, format!("invalid regular expression: {e}"));
+        ),
+        CheckKind::Header(HeaderExpect {
+            matches: Some(regex),
+            ..
+        })
+        | CheckKind::Json(JsonExpect {
+            matches: Some(regex),
+            ..
+        }) => {
+            if let Err(e) = regex::Regex::new(regex) {
+                report(at, format!("invalid regular expression: {e}"));
+            }
         }
+        _ => {}
     }
     let mut expressions = Vec::new();
     let check_json = serde_json::to_value(check).unwrap_or(Value::Null);
     template::expressions_in(&check_json, &mut expressions);
     lint_expressions(case, &expressions, at, defined, vars, report);
-    if let Some(selected) = &check.each_with_status {
-        for (i, inner) in selected.expect.iter().enumerate() {
-            lint_check(
-                case,
-                inner,
-                &format!("{at}/each_with_status/expect/{i}"),
-                defined,
-                vars,
-                report,
-            );
+    let (inner_checks, inner_base): (&[Check], String) = match &check.kind {
+        CheckKind::EachWithStatus(selected) => {
+            (&selected.expect, format!("{at}/each_with_status/expect"))
         }
-    }
-    for (i, inner) in check.each.iter().flatten().enumerate() {
+        CheckKind::Each(checks) => (checks, format!("{at}/each")),
+        _ => (&[], String::new()),
+    };
+    for (i, inner) in inner_checks.iter().enumerate() {
         lint_check(
             case,
             inner,
-            &format!("{at}/each/{i}"),
+            &format!("{inner_base}/{i}"),
             defined,
             vars,
             report,
         );
+    }
+}
+
+/// Reports every step, check and concurrent action in `value` (a whole case) that does not
+/// carry exactly one key of its set, and repairs each so that the case decodes for the rest of
+/// lint: of several keys the first is kept; a check without a kind gets an empty `same`, a
+/// step without an action an empty `parallel`. The published schema reports the same
+/// objects (`oneOf`); a concurrent action's problem is left to it alone.
+fn exactly_one_problems(value: &mut Value, report: &mut dyn FnMut(&str, String)) {
+    if let Some(steps) = value.get_mut("steps") {
+        step_shapes(steps, "/steps", report);
+    }
+}
+
+fn step_shapes(steps: &mut Value, base: &str, report: &mut dyn FnMut(&str, String)) {
+    let Some(steps) = steps.as_array_mut() else {
+        return;
+    };
+    for (i, step) in steps.iter_mut().enumerate() {
+        let at = format!("{base}/{i}");
+        let Some(object) = step.as_object_mut() else {
+            continue;
+        };
+        if let Err(problem) = StepAction::key_in(object) {
+            report(&at, problem.to_string());
+            keep_one(
+                object,
+                &problem.found,
+                ("parallel", Value::Array(Vec::new())),
+            );
+        }
+        if let Some(concurrent) = object.get_mut("concurrent").and_then(Value::as_object_mut)
+            && let Err(problem) = ConcurrentCopy::key_in(concurrent)
+        {
+            if problem.found.is_empty() {
+                object.remove("concurrent");
+                object.insert("parallel".into(), Value::Array(Vec::new()));
+            } else {
+                keep_one(concurrent, &problem.found, ("request", Value::Null));
+            }
+        }
+        for (key, nested) in [
+            ("parallel", "parallel"),
+            ("repeat", "repeat/steps"),
+            ("generate", "generate/steps"),
+        ] {
+            let inner = match object.get_mut(key) {
+                Some(Value::Array(_)) if key == "parallel" => object.get_mut(key),
+                Some(Value::Object(o)) => o.get_mut("steps"),
+                _ => None,
+            };
+            if let Some(inner) = inner {
+                step_shapes(inner, &format!("{at}/{nested}"), report);
+            }
+        }
+        if let Some(checks) = object.get_mut("expect") {
+            check_shapes(checks, &format!("{at}/expect"), report);
+        }
+    }
+}
+
+fn check_shapes(checks: &mut Value, base: &str, report: &mut dyn FnMut(&str, String)) {
+    let Some(checks) = checks.as_array_mut() else {
+        return;
+    };
+    for (i, check) in checks.iter_mut().enumerate() {
+        let at = format!("{base}/{i}");
+        let Some(object) = check.as_object_mut() else {
+            continue;
+        };
+        if let Err(problem) = CheckKind::key_in(object) {
+            report(&at, problem.to_string());
+            keep_one(object, &problem.found, ("same", Value::Array(Vec::new())));
+        }
+        if let Some(inner) = object.get_mut("each") {
+            check_shapes(inner, &format!("{at}/each"), report);
+        }
+        if let Some(inner) = object
+            .get_mut("each_with_status")
+            .and_then(|e| e.get_mut("expect"))
+        {
+            check_shapes(inner, &format!("{at}/each_with_status/expect"), report);
+        }
+    }
+}
+
+/// Keeps the first of `found` in `object` and removes the others, or (none found) inserts
+/// `empty`.
+fn keep_one(object: &mut Map<String, Value>, found: &[&str], empty: (&str, Value)) {
+    match found.split_first() {
+        Some((_, rest)) => {
+            for key in rest {
+                object.remove(*key);
+            }
+        }
+        None => {
+            object.insert(empty.0.into(), empty.1);
+        }
     }
 }
 
@@ -523,6 +666,119 @@ mod tests {
         );
         assert!(
             problems.iter().any(|p| p.message.contains("exactly one")),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn an_object_without_exactly_one_key_is_reported_and_the_rest_still_linted() {
+        let mut case = minimal();
+        // A step with no action, a check with no kind, a check with two: each reported once
+        // with its path, and the semantic problems around them are still found.
+        case["steps"][1] = json!({"note": "no action", "expect": [
+            {"level": "SHOULD", "requirements": ["exec.nope"]},
+            {"status": 200, "status_in": [200], "same": ["${defs.absent}"]}
+        ]});
+        let problems = lint(case).unwrap_err();
+        let with = |pointer: &str, text: &str| {
+            problems
+                .iter()
+                .filter(|p| p.pointer == pointer && p.message == text)
+                .count()
+        };
+        assert_eq!(
+            with("/steps/1", "a step has exactly one action, found []"),
+            1,
+            "{problems:?}"
+        );
+        assert_eq!(
+            with(
+                "/steps/1/expect/0",
+                "a check has exactly one check key, found []"
+            ),
+            1,
+            "{problems:?}"
+        );
+        assert_eq!(
+            with(
+                "/steps/1/expect/1",
+                r#"a check has exactly one check key, found ["status", "status_in", "same"]"#
+            ),
+            1,
+            "{problems:?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.pointer == "/steps/1/expect/0/requirements/0"),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn a_concurrent_step_needs_a_request_or_a_stream() {
+        let mut case = minimal();
+        case["steps"][1] = json!({"concurrent": {"count": 2}});
+        let problems = lint(case.clone()).unwrap_err();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.pointer.starts_with("/steps/1/concurrent")),
+            "{problems:?}"
+        );
+        case["steps"][1] =
+            json!({"concurrent": {"count": 2, "request": {"path": "/v1/providers"}}});
+        let loaded = lint(case).unwrap();
+        assert!(matches!(
+            &loaded.case.steps[1].action,
+            StepAction::Concurrent(c) if matches!(c.copy, ConcurrentCopy::Request(_))
+        ));
+    }
+
+    #[test]
+    fn a_case_reads_and_writes_through_its_raw_form() {
+        let value = minimal();
+        let case: Case = serde_json::from_value(value.clone()).unwrap();
+        assert!(matches!(case.steps[0].action, StepAction::Request(_)));
+        assert!(matches!(
+            case.steps[0].expect[0].kind,
+            CheckKind::Status(202)
+        ));
+        assert_eq!(case.steps[0].expect[1].name(), "json");
+        let written = serde_json::to_value(&case).unwrap();
+        let again: Case = serde_json::from_value(written).unwrap();
+        assert_eq!(again, case);
+        let error = serde_json::from_value::<Check>(json!({"status": 1, "json": {"pointer": ""}}))
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            r#"a check has exactly one check key, found ["status", "json"]"#
+        );
+    }
+
+    #[test]
+    fn a_run_id_in_a_path_needs_a_path_safe_filter() {
+        assert_eq!(
+            unencoded_run_ids("/runs/${steps.create.body.runId}/events"),
+            vec!["steps.create.body.runId"]
+        );
+        assert!(unencoded_run_ids("/runs/${steps.create.body.runId|path}/events").is_empty());
+        assert!(unencoded_run_ids("/runs/${steps.create.body.runId | pct}").is_empty());
+        assert!(unencoded_run_ids("/runs/tenant-a~2Frun-x/events").is_empty());
+        assert!(unencoded_run_ids("/v1/executions/${steps.create.body.execution_id}").is_empty());
+        assert_eq!(
+            unencoded_run_ids("/conformance/seams/mock-ai/runs/${steps.c.body.runId|json}/calls"),
+            vec!["steps.c.body.runId|json"]
+        );
+        let mut case = minimal();
+        case["id"] = json!("w.example.minimal");
+        case["surface"] = json!("openwop");
+        case["steps"][1] = json!({"stream": {"path": "/runs/${steps.create.body.runId}/events"}});
+        let problems = lint(case).unwrap_err();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.pointer == "/steps/1/stream/path" && p.message.contains("add `|path`")),
             "{problems:?}"
         );
     }

@@ -2,8 +2,11 @@
 //!
 //! A case is data: what to send, in which order, and which checks (from a closed vocabulary)
 //! judge what came back. Strings may contain `${…}` expressions (see [`crate::template`]).
-//! Steps and checks are objects with exactly one action or check key; the published schema
-//! states that with `oneOf`, and `conformance lint` reports any violation with its JSON path.
+//! Steps, checks and concurrent actions are objects with exactly one key of a closed set: in
+//! Rust they are enums ([`StepAction`], [`CheckKind`], [`ConcurrentCopy`]), read through a raw
+//! form with one optional field per alternative (see [`super::exactly_one`]); the published
+//! schema states "exactly one" with `oneOf`, and `conformance lint` reports any violation with
+//! its JSON path.
 
 use std::collections::BTreeMap;
 
@@ -11,6 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::exactly_one::{NotExactlyOne, exactly_one_of, schema_of_raw_form};
 use crate::verdict::Level;
 
 /// One conformance case.
@@ -74,49 +78,85 @@ pub enum CaseSurface {
     Openwop,
 }
 
-/// One step: exactly one action, then checks on what it recorded.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(extend("oneOf" = [
-    {"required": ["request"]}, {"required": ["stream"]}, {"required": ["poll_until"]},
-    {"required": ["wait_terminal"]}, {"required": ["concurrent"]}, {"required": ["parallel"]},
-    {"required": ["repeat"]}, {"required": ["generate"]}
-]))]
+/// One step of a case: an optional name and note, exactly one action, and checks on what the
+/// action recorded. Read and written through its raw form (the published schema's `Step`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawStep", into = "RawStep")]
 pub struct Step {
     /// A name for references: `${steps.<id>.…}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = r"^[a-z][a-z0-9_]*$"))]
     pub id: Option<String>,
     /// What the step is for.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-    /// Send one HTTP request and read the whole response.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request: Option<RequestSpec>,
-    /// Open an SSE subscription and read frames until a stop condition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stream: Option<StreamSpec>,
-    /// Repeat a request until a condition on its JSON body holds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub poll_until: Option<PollUntilSpec>,
-    /// Wait until an execution or run is terminal (polling its snapshot).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wait_terminal: Option<WaitTerminalSpec>,
-    /// Send the same request N times at once.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub concurrent: Option<ConcurrentSpec>,
-    /// Run several steps at once (races).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parallel: Option<Vec<Step>>,
-    /// Run steps once per integer in a range, with a loop variable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repeat: Option<RepeatSpec>,
-    /// Run steps for generated inputs (property-based, with shrinking).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub generate: Option<GenerateSpec>,
+    /// What the step does.
+    pub action: StepAction,
     /// Checks on what this step recorded.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<Check>,
+}
+
+exactly_one_of! {
+    what = "a step", key = "action";
+    /// One step: exactly one action, then checks on what it recorded.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(rename = "Step")]
+    raw RawStep {
+        /// A name for references: `${steps.<id>.…}`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(regex(pattern = r"^[a-z][a-z0-9_]*$"))]
+        id: Option<String>,
+        /// What the step is for.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    }
+    /// The closed set of step actions; the key of each in a case file is its snake_case name.
+    // Case data is read once and held by reference: variant sizes do not matter.
+    #[allow(clippy::large_enum_variant)]
+    #[derive(Debug, Clone, PartialEq)]
+    one_of StepAction {
+        /// Send one HTTP request and read the whole response.
+        request(RequestSpec) => Request,
+        /// Open an SSE subscription and read frames until a stop condition.
+        stream(StreamSpec) => Stream,
+        /// Repeat a request until a condition on its JSON body holds.
+        poll_until(PollUntilSpec) => PollUntil,
+        /// Wait until an execution or run is terminal (polling its snapshot).
+        wait_terminal(WaitTerminalSpec) => WaitTerminal,
+        /// Send the same request N times at once.
+        concurrent(ConcurrentSpec) => Concurrent,
+        /// Run several steps at once (races).
+        parallel(Vec<Step>) => Parallel,
+        /// Run steps once per integer in a range, with a loop variable.
+        repeat(RepeatSpec) => Repeat,
+        /// Run steps for generated inputs (property-based, with shrinking).
+        generate(GenerateSpec) => Generate,
+    }
+    then {
+        /// Checks on what this step recorded.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        expect: Vec<Check>,
+    }
+}
+
+schema_of_raw_form!(Step => RawStep);
+
+impl TryFrom<RawStep> for Step {
+    type Error = NotExactlyOne;
+
+    fn try_from(mut raw: RawStep) -> Result<Self, Self::Error> {
+        let action = raw.take_one()?;
+        Ok(Step {
+            id: raw.id,
+            note: raw.note,
+            action,
+            expect: raw.expect,
+        })
+    }
+}
+
+impl From<Step> for RawStep {
+    fn from(step: Step) -> Self {
+        RawStep::with_one(step.id, step.note, step.action, step.expect)
+    }
 }
 
 /// Who a request acts as.
@@ -225,20 +265,58 @@ pub struct WaitTerminalSpec {
     pub id: String,
 }
 
-/// The same request, N times at once.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(extend("oneOf" = [{"required": ["request"]}, {"required": ["stream"]}]))]
+/// The same request, N times at once. Read and written through its raw form (the published
+/// schema's `ConcurrentSpec`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawConcurrentSpec", into = "RawConcurrentSpec")]
 pub struct ConcurrentSpec {
     /// How many copies, 2..=256 (an integer or an expression such as
     /// `${target.subscriber_limit + 1}`).
     pub count: Value,
-    /// The request (read whole).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub request: Option<RequestSpec>,
-    /// Or an SSE subscription, each read as a stream until its stop condition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stream: Option<StreamSpec>,
+    /// What each copy sends.
+    pub copy: ConcurrentCopy,
+}
+
+exactly_one_of! {
+    what = "a concurrent step", key = "of `request` or `stream`";
+    /// The same request, N times at once.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(rename = "ConcurrentSpec")]
+    raw RawConcurrentSpec {
+        /// How many copies, 2..=256 (an integer or an expression such as
+        /// `${target.subscriber_limit + 1}`).
+        count: Value,
+    }
+    /// What each copy of a concurrent step sends.
+    #[derive(Debug, Clone, PartialEq)]
+    one_of ConcurrentCopy {
+        /// The request (read whole).
+        request(RequestSpec) => Request,
+        /// Or an SSE subscription, each read as a stream until its stop condition.
+        stream(StreamSpec) => Stream,
+    }
+    then {}
+}
+
+schema_of_raw_form!(ConcurrentSpec => RawConcurrentSpec);
+
+impl TryFrom<RawConcurrentSpec> for ConcurrentSpec {
+    type Error = NotExactlyOne;
+
+    fn try_from(mut raw: RawConcurrentSpec) -> Result<Self, Self::Error> {
+        let copy = raw.take_one()?;
+        Ok(ConcurrentSpec {
+            count: raw.count,
+            copy,
+        })
+    }
+}
+
+impl From<ConcurrentSpec> for RawConcurrentSpec {
+    fn from(spec: ConcurrentSpec) -> Self {
+        RawConcurrentSpec::with_one(spec.count, spec.copy)
+    }
 }
 
 /// A loop over an inclusive integer range.
@@ -297,111 +375,142 @@ pub enum Strategy {
     FaultSequence,
 }
 
-/// One check: exactly one check key, plus optional level, requirement and note.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// One check: exactly one kind from the closed vocabulary [`CheckKind`], plus an optional
+/// level, requirements and note. Read and written through its raw form (the published schema's
+/// `Check`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawCheck", into = "RawCheck")]
 pub struct Check {
     /// The level of this check when it differs from the case's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<Level>,
     /// The requirement ids this check proves, when narrower than the case's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requirements: Option<Vec<String>>,
     /// Why this check reads the requirement the way it does.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     /// A precondition, not an assertion: when it does not hold the case cannot be set up, so it
     /// is not judged (BLOCKED with this check's message), and no later step runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precondition: Option<bool>,
+    /// What the check asserts.
+    pub kind: CheckKind,
+}
 
-    /// The response status is exactly this.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<u16>,
-    /// The response status is one of these.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status_in: Option<Vec<u16>>,
-    /// A response header.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub header: Option<HeaderExpect>,
-    /// A value in the JSON body, by JSON pointer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub json: Option<JsonExpect>,
-    /// The body is the surface's error envelope (schema-valid) with this code.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<ErrorExpect>,
-    /// The JSON body validates against this published schema (`execution-submission`, …).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub schema: Option<String>,
-    /// Every event of the stream (or poll body) validates: envelope schema, registered or
-    /// vendor type, payload definition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub events_valid: Option<bool>,
-    /// Sequence rules over the step's events.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sequence: Option<SequenceExpect>,
-    /// The step's events are exactly those of another step's full log with a sequence greater
-    /// than the cursor, in the same order: the exclusive-cursor rule.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exclusive_after: Option<ExclusiveAfterExpect>,
-    /// Terminal-event rules over the step's events.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub terminal: Option<TerminalExpect>,
-    /// Ordering constraints over the step's events.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub order: Option<OrderExpect>,
-    /// The server closed the stream (not the harness, not a timeout).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub closed_by_server: Option<bool>,
-    /// Frame-level expectations (counts, `event:` names, first frame).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frames: Option<FramesExpect>,
-    /// Keep-alive comments were observed and no silence exceeded the bound.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keepalive: Option<KeepaliveExpect>,
-    /// Fake-provider call counts for a script.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider_calls: Option<ProviderCallsExpect>,
-    /// All these expanded values are equal.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub same: Option<Vec<Value>>,
-    /// All these expanded values are pairwise different.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub distinct: Option<Vec<Value>>,
-    /// Folding the stream's deltas gives exactly the given materialised result.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fold_equals: Option<Value>,
-    /// These event types occur in the step's events.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub events_include: Option<Vec<String>>,
-    /// None of these event types (or vendor events, with `"vendor"`) occur.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub events_exclude: Option<Vec<String>>,
-    /// A condition every matching event satisfies.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub every_event: Option<EveryEventExpect>,
-    /// The step's events equal another step's (sequence and document), batching flattened.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub events_equal: Option<String>,
-    /// None of these expanded strings occurs anywhere in what the step received.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text_absent: Option<Vec<String>>,
-    /// Every response of a concurrent step satisfies these checks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub each: Option<Vec<Check>>,
-    /// Counts over the responses of a concurrent step.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub responses: Option<ResponsesExpect>,
-    /// Checks on the responses of a concurrent step that have a given status.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub each_with_status: Option<EachWithStatus>,
-    /// Events of a type arrive at least this far apart.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event_gaps: Option<EventGapsExpect>,
-    /// Every event type a list in this step's JSON body names occurs among the events of the
-    /// given earlier steps (a host lists only what it emits).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub listed_types_observed: Option<ListedTypesObservedExpect>,
+exactly_one_of! {
+    what = "a check", key = "check key";
+    /// One check: exactly one check key, plus optional level, requirement and note.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[schemars(rename = "Check")]
+    raw RawCheck {
+        /// The level of this check when it differs from the case's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        level: Option<Level>,
+        /// The requirement ids this check proves, when narrower than the case's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        requirements: Option<Vec<String>>,
+        /// Why this check reads the requirement the way it does.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+        /// A precondition, not an assertion: when it does not hold the case cannot be set up,
+        /// so it is not judged (BLOCKED with this check's message), and no later step runs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        precondition: Option<bool>,
+    }
+    /// The closed vocabulary of check kinds; the key of each in a case file is its snake_case
+    /// name. A new kind is one line here and one arm in [`crate::checks::evaluate`].
+    // Case data is read once and held by reference: variant sizes do not matter.
+    #[allow(clippy::large_enum_variant)]
+    #[derive(Debug, Clone, PartialEq)]
+    one_of CheckKind {
+        /// The response status is exactly this.
+        status(u16) => Status,
+        /// The response status is one of these.
+        status_in(Vec<u16>) => StatusIn,
+        /// A response header.
+        header(HeaderExpect) => Header,
+        /// A value in the JSON body, by JSON pointer.
+        json(JsonExpect) => Json,
+        /// The body is the surface's error envelope (schema-valid) with this code.
+        error(ErrorExpect) => Error,
+        /// The JSON body validates against this published schema (`execution-submission`, …).
+        schema(String) => Schema,
+        /// Every event of the stream (or poll body) validates: envelope schema, registered or
+        /// vendor type, payload definition.
+        events_valid(bool) => EventsValid,
+        /// Sequence rules over the step's events.
+        sequence(SequenceExpect) => Sequence,
+        /// The step's events are exactly those of another step's full log with a sequence greater
+        /// than the cursor, in the same order: the exclusive-cursor rule.
+        exclusive_after(ExclusiveAfterExpect) => ExclusiveAfter,
+        /// Terminal-event rules over the step's events.
+        terminal(TerminalExpect) => Terminal,
+        /// Ordering constraints over the step's events.
+        order(OrderExpect) => Order,
+        /// The server closed the stream (not the harness, not a timeout).
+        closed_by_server(bool) => ClosedByServer,
+        /// Frame-level expectations (counts, `event:` names, first frame).
+        frames(FramesExpect) => Frames,
+        /// Keep-alive comments were observed and no silence exceeded the bound.
+        keepalive(KeepaliveExpect) => Keepalive,
+        /// Fake-provider call counts for a script.
+        provider_calls(ProviderCallsExpect) => ProviderCalls,
+        /// All these expanded values are equal.
+        same(Vec<Value>) => Same,
+        /// All these expanded values are pairwise different.
+        distinct(Vec<Value>) => Distinct,
+        /// Folding the stream's deltas gives exactly the given materialised result.
+        fold_equals(Value) => FoldEquals,
+        /// These event types occur in the step's events.
+        events_include(Vec<String>) => EventsInclude,
+        /// None of these event types (or vendor events, with `"vendor"`) occur.
+        events_exclude(Vec<String>) => EventsExclude,
+        /// A condition every matching event satisfies.
+        every_event(EveryEventExpect) => EveryEvent,
+        /// The step's events equal another step's (sequence and document), batching flattened.
+        events_equal(String) => EventsEqual,
+        /// None of these expanded strings occurs anywhere in what the step received.
+        text_absent(Vec<String>) => TextAbsent,
+        /// Every response of a concurrent step satisfies these checks.
+        each(Vec<Check>) => Each,
+        /// Counts over the responses of a concurrent step.
+        responses(ResponsesExpect) => Responses,
+        /// Checks on the responses of a concurrent step that have a given status.
+        each_with_status(EachWithStatus) => EachWithStatus,
+        /// Events of a type arrive at least this far apart.
+        event_gaps(EventGapsExpect) => EventGaps,
+        /// Every event type a list in this step's JSON body names occurs among the events of the
+        /// given earlier steps (a host lists only what it emits).
+        listed_types_observed(ListedTypesObservedExpect) => ListedTypesObserved,
+    }
+    then {}
+}
+
+schema_of_raw_form!(Check => RawCheck);
+
+impl TryFrom<RawCheck> for Check {
+    type Error = NotExactlyOne;
+
+    fn try_from(mut raw: RawCheck) -> Result<Self, Self::Error> {
+        let kind = raw.take_one()?;
+        Ok(Check {
+            level: raw.level,
+            requirements: raw.requirements,
+            note: raw.note,
+            precondition: raw.precondition,
+            kind,
+        })
+    }
+}
+
+impl From<Check> for RawCheck {
+    fn from(check: Check) -> Self {
+        RawCheck::with_one(
+            check.level,
+            check.requirements,
+            check.note,
+            check.precondition,
+            check.kind,
+        )
+    }
 }
 
 /// A list of event types in a JSON body, each of which must have been observed.
@@ -710,81 +819,10 @@ impl StreamSpec {
     }
 }
 
-impl Step {
-    /// The names of the actions set on this step (exactly one in a valid case).
-    pub fn actions(&self) -> Vec<&'static str> {
-        let mut out = Vec::new();
-        if self.request.is_some() {
-            out.push("request");
-        }
-        if self.stream.is_some() {
-            out.push("stream");
-        }
-        if self.poll_until.is_some() {
-            out.push("poll_until");
-        }
-        if self.wait_terminal.is_some() {
-            out.push("wait_terminal");
-        }
-        if self.concurrent.is_some() {
-            out.push("concurrent");
-        }
-        if self.parallel.is_some() {
-            out.push("parallel");
-        }
-        if self.repeat.is_some() {
-            out.push("repeat");
-        }
-        if self.generate.is_some() {
-            out.push("generate");
-        }
-        out
-    }
-}
-
 impl Check {
-    /// The names of the check kinds set on this check (exactly one in a valid case).
-    pub fn kinds(&self) -> Vec<&'static str> {
-        let mut out = Vec::new();
-        macro_rules! kind {
-            ($($field:ident),*) => { $( if self.$field.is_some() { out.push(stringify!($field)); } )* };
-        }
-        kind!(
-            status,
-            status_in,
-            header,
-            json,
-            error,
-            schema,
-            events_valid,
-            sequence,
-            exclusive_after,
-            terminal,
-            order,
-            closed_by_server,
-            frames,
-            keepalive,
-            provider_calls,
-            same,
-            distinct,
-            fold_equals,
-            events_include,
-            events_exclude,
-            every_event,
-            events_equal,
-            text_absent,
-            each,
-            responses,
-            each_with_status,
-            event_gaps,
-            listed_types_observed
-        );
-        out
-    }
-
-    /// The one check kind (the first set, for valid checks the only one).
-    pub fn kind(&self) -> &'static str {
-        self.kinds().first().copied().unwrap_or("empty")
+    /// The check's kind name, as in the case file (`status`, `frames`, …).
+    pub fn name(&self) -> &'static str {
+        self.kind.name()
     }
 }
 
@@ -799,46 +837,22 @@ pub fn case_schema() -> Value {
             ),
         );
     }
-    // Every check object carries exactly one check key besides level, requirements and note.
-    let check_keys = [
-        "status",
-        "status_in",
-        "header",
-        "json",
-        "error",
-        "schema",
-        "events_valid",
-        "sequence",
-        "exclusive_after",
-        "terminal",
-        "order",
-        "closed_by_server",
-        "frames",
-        "keepalive",
-        "provider_calls",
-        "same",
-        "distinct",
-        "fold_equals",
-        "events_include",
-        "events_exclude",
-        "every_event",
-        "events_equal",
-        "text_absent",
-        "each",
-        "responses",
-        "each_with_status",
-        "event_gaps",
-        "listed_types_observed",
-    ];
-    if let Some(check) = schema
-        .pointer_mut("/$defs/Check")
-        .and_then(Value::as_object_mut)
-    {
-        let one_of: Vec<Value> = check_keys
-            .iter()
-            .map(|k| serde_json::json!({"required": [k]}))
-            .collect();
-        check.insert("oneOf".into(), Value::Array(one_of));
+    // Every "exactly one of" object carries exactly one key of its set.
+    for (definition, names) in [
+        ("Step", StepAction::NAMES),
+        ("ConcurrentSpec", ConcurrentCopy::NAMES),
+        ("Check", CheckKind::NAMES),
+    ] {
+        if let Some(object) = schema
+            .pointer_mut(&format!("/$defs/{definition}"))
+            .and_then(Value::as_object_mut)
+        {
+            let one_of: Vec<Value> = names
+                .iter()
+                .map(|k| serde_json::json!({"required": [k]}))
+                .collect();
+            object.insert("oneOf".into(), Value::Array(one_of));
+        }
     }
     schema
 }

@@ -124,7 +124,7 @@ fn explain(id: &str, corpus: &CorpusArgs) -> anyhow::Result<u8> {
         let name = step.id.clone().unwrap_or_else(|| format!("#{i}"));
         crate::outln!(
             "  {name}: {} — {} check(s){}",
-            step.actions().join(","),
+            step.action.name(),
             step.expect.len(),
             step.note
                 .as_ref()
@@ -134,7 +134,7 @@ fn explain(id: &str, corpus: &CorpusArgs) -> anyhow::Result<u8> {
         for check in &step.expect {
             crate::outln!(
                 "      - {}{}",
-                check.kind(),
+                check.name(),
                 check
                     .level
                     .map(|l| format!(" [{}]", l.as_str()))

@@ -10,7 +10,10 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::http::{HttpDriver, PreparedRequest, ReadMode, StopCondition};
-use crate::case::{Case, CaseSurface, JsonExpect, Principal, RequestSpec, Step};
+use crate::case::{
+    Case, CaseSurface, ConcurrentCopy, JsonExpect, Principal, RepeatSpec, RequestSpec, Step,
+    StepAction,
+};
 use crate::checks::{self, EvalContext, json_condition, observe};
 use crate::report::{Counterexample, ServedScript};
 use crate::target::Target;
@@ -243,73 +246,92 @@ impl CaseRunner {
             .id
             .clone()
             .unwrap_or_else(|| format!("#{}", location.trim_start_matches("/steps/")));
-        if let Some(repeat) = &step.repeat {
-            let bounds = (
-                state.scope.expand(&repeat.from),
-                state.scope.expand(&repeat.to),
-            );
-            let (from, to) = match bounds {
-                (Ok(from), Ok(to)) => (from.as_i64(), to.as_i64()),
-                (Err(e), _) | (_, Err(e)) => return self.template_failure(&e, &location, state),
-            };
-            let (Some(from), Some(to)) = (from, to) else {
-                state.error = Some(format!("{location}: repeat bounds are not integers"));
-                state.stopped = true;
-                return;
-            };
-            for n in from..=to {
-                state.scope.vars.insert(repeat.var.clone(), json!(n));
-                self.run_steps(&repeat.steps, format!("{location}/repeat/steps"), state)
-                    .await;
-                if state.stopped {
-                    break;
+        match &step.action {
+            StepAction::Repeat(repeat) => self.run_repeat(repeat, &location, state).await,
+            StepAction::Generate(generate) => {
+                crate::generate::run_generate(self, generate, &name, &location, state).await;
+            }
+            StepAction::Parallel(parallel) => {
+                self.run_parallel(parallel, &name, &location, state).await;
+            }
+            StepAction::Request(_)
+            | StepAction::Stream(_)
+            | StepAction::PollUntil(_)
+            | StepAction::WaitTerminal(_)
+            | StepAction::Concurrent(_) => {
+                match self
+                    .perform(
+                        step,
+                        name,
+                        location.clone(),
+                        state.case.surface,
+                        &state.scope,
+                        state.deadline,
+                        state.started,
+                    )
+                    .await
+                {
+                    (location, Ok(record)) => self.judge(step, &location, record, state),
+                    (location, Err(e)) => self.template_failure(&e, &location, state),
                 }
             }
-            state.scope.vars.remove(&repeat.var);
-            return;
         }
-        if let Some(generate) = &step.generate {
-            crate::generate::run_generate(self, generate, &name, &location, state).await;
+    }
+
+    /// Runs a repeat's steps once per integer of its inclusive range.
+    async fn run_repeat(&self, repeat: &RepeatSpec, location: &str, state: &mut CaseState<'_>) {
+        let bounds = (
+            state.scope.expand(&repeat.from),
+            state.scope.expand(&repeat.to),
+        );
+        let (from, to) = match bounds {
+            (Ok(from), Ok(to)) => (from.as_i64(), to.as_i64()),
+            (Err(e), _) | (_, Err(e)) => return self.template_failure(&e, location, state),
+        };
+        let (Some(from), Some(to)) = (from, to) else {
+            state.error = Some(format!("{location}: repeat bounds are not integers"));
+            state.stopped = true;
             return;
-        }
-        if let Some(parallel) = &step.parallel {
-            let mut futures = Vec::new();
-            for (i, inner) in parallel.iter().enumerate() {
-                let inner_location = format!("{location}/parallel/{i}");
-                let inner_name = inner.id.clone().unwrap_or_else(|| format!("{name}.{i}"));
-                futures.push(self.perform(
-                    inner,
-                    inner_name,
-                    inner_location,
-                    state.case.surface,
-                    &state.scope,
-                    state.deadline,
-                    state.started,
-                ));
+        };
+        for n in from..=to {
+            state.scope.vars.insert(repeat.var.clone(), json!(n));
+            self.run_steps(&repeat.steps, format!("{location}/repeat/steps"), state)
+                .await;
+            if state.stopped {
+                break;
             }
-            let results = join_all(futures).await;
-            for (inner, (location, record)) in parallel.iter().zip(results) {
-                match record {
-                    Ok(record) => self.judge(inner, &location, record, state),
-                    Err(e) => return self.template_failure(&e, &location, state),
-                }
-            }
-            return;
         }
-        match self
-            .perform(
-                step,
-                name,
-                location.clone(),
+        state.scope.vars.remove(&repeat.var);
+    }
+
+    /// Performs the steps of a `parallel` at once, then judges each.
+    async fn run_parallel(
+        &self,
+        parallel: &[Step],
+        name: &str,
+        location: &str,
+        state: &mut CaseState<'_>,
+    ) {
+        let mut futures = Vec::new();
+        for (i, inner) in parallel.iter().enumerate() {
+            let inner_location = format!("{location}/parallel/{i}");
+            let inner_name = inner.id.clone().unwrap_or_else(|| format!("{name}.{i}"));
+            futures.push(self.perform(
+                inner,
+                inner_name,
+                inner_location,
                 state.case.surface,
                 &state.scope,
                 state.deadline,
                 state.started,
-            )
-            .await
-        {
-            (location, Ok(record)) => self.judge(step, &location, record, state),
-            (location, Err(e)) => self.template_failure(&e, &location, state),
+            ));
+        }
+        let results = join_all(futures).await;
+        for (inner, (location, record)) in parallel.iter().zip(results) {
+            match record {
+                Ok(record) => self.judge(inner, &location, record, state),
+                Err(e) => return self.template_failure(&e, &location, state),
+            }
         }
     }
 
@@ -447,119 +469,119 @@ impl CaseRunner {
                 provider_calls: Vec::new(),
             };
             let result: Result<StepRecord, TemplateError> = async {
-                if let Some(request) = &step.request {
-                    let prepared = self.prepare(request, scope, surface_default)?;
-                    let exchange = self
-                        .driver
-                        .exchange(prepared, ReadMode::Whole, deadline, started)
-                        .await;
-                    let completed = Instant::now() < deadline || exchange.response.is_some();
-                    return Ok(record("request", vec![exchange], completed));
-                }
-                if let Some(stream) = &step.stream {
-                    let (prepared, stop) = self.prepare_stream(stream, scope, surface_default)?;
-                    let windowed = stop.duration.is_some();
-                    let exchange = self
-                        .driver
-                        .exchange(prepared, ReadMode::Stream(stop), deadline, started)
-                        .await;
-                    // A window the case's budget cut short was not observed in full.
-                    let completed = !(windowed
-                        && exchange
-                            .response
-                            .as_ref()
-                            .is_some_and(|r| matches!(r.end, crate::transcript::BodyEnd::Timeout)));
-                    return Ok(record("stream", vec![exchange], completed));
-                }
-                if let Some(poll) = &step.poll_until {
-                    let (exchange, completed) = self
-                        .poll(
-                            &poll.request,
-                            &poll.until,
-                            poll.interval_ms,
-                            scope,
-                            deadline,
-                            started,
-                        )
-                        .await?;
-                    return Ok(record(
-                        "poll_until",
-                        exchange.into_iter().collect(),
-                        completed,
-                    ));
-                }
-                if let Some(wait) = &step.wait_terminal {
-                    let id = scope.interpolate(&wait.id)?;
-                    let (path, terminal) = match surface {
-                        CaseSurface::Execution => (
-                            format!("/v1/executions/{id}"),
-                            json!(["succeeded", "failed", "cancelled"]),
-                        ),
-                        CaseSurface::Openwop => (
-                            format!("/runs/{}", spec::openwop::encode_run_id_for_path(&id)),
-                            json!(["completed", "failed", "cancelled"]),
-                        ),
-                    };
-                    let request = RequestSpec {
-                        method: "GET".into(),
-                        path,
-                        query: BTreeMap::new(),
-                        headers: BTreeMap::new(),
-                        auth: None,
-                        json: None,
-                        body: None,
-                        body_filler_bytes: None,
-                    };
-                    let until = JsonExpect {
-                        pointer: "/status".into(),
-                        one_of: terminal.as_array().cloned(),
-                        ..JsonExpect::default()
-                    };
-                    let (exchange, completed) = self
-                        .poll(&request, &until, None, scope, deadline, started)
-                        .await?;
-                    return Ok(record(
-                        "wait_terminal",
-                        exchange.into_iter().collect(),
-                        completed,
-                    ));
-                }
-                if let Some(concurrent) = &step.concurrent {
-                    let count = scope.expand(&concurrent.count)?;
-                    let count = count
-                        .as_u64()
-                        .filter(|n| (2..=256).contains(n))
-                        .ok_or_else(|| {
-                            TemplateError::Missing(
-                                concurrent.count.to_string(),
-                                format!("`count` must be an integer in 2..=256, got {count}"),
+                match &step.action {
+                    StepAction::Request(request) => {
+                        let prepared = self.prepare(request, scope, surface_default)?;
+                        let exchange = self
+                            .driver
+                            .exchange(prepared, ReadMode::Whole, deadline, started)
+                            .await;
+                        let completed = Instant::now() < deadline || exchange.response.is_some();
+                        Ok(record("request", vec![exchange], completed))
+                    }
+                    StepAction::Stream(stream) => {
+                        let (prepared, stop) =
+                            self.prepare_stream(stream, scope, surface_default)?;
+                        let windowed = stop.duration.is_some();
+                        let exchange = self
+                            .driver
+                            .exchange(prepared, ReadMode::Stream(stop), deadline, started)
+                            .await;
+                        // A window the case's budget cut short was not observed in full.
+                        let completed = !(windowed
+                            && exchange.response.as_ref().is_some_and(|r| {
+                                matches!(r.end, crate::transcript::BodyEnd::Timeout)
+                            }));
+                        Ok(record("stream", vec![exchange], completed))
+                    }
+                    StepAction::PollUntil(poll) => {
+                        let (exchange, completed) = self
+                            .poll(
+                                &poll.request,
+                                &poll.until,
+                                poll.interval_ms,
+                                scope,
+                                deadline,
+                                started,
                             )
-                        })?;
-                    let (prepared, mode) = match (&concurrent.request, &concurrent.stream) {
-                        (Some(request), _) => (
-                            self.prepare(request, scope, surface_default)?,
-                            ReadMode::Whole,
-                        ),
-                        (None, Some(stream)) => {
-                            let (prepared, stop) =
-                                self.prepare_stream(stream, scope, surface_default)?;
-                            (prepared, ReadMode::Stream(stop))
-                        }
-                        (None, None) => {
-                            return Err(TemplateError::Syntax(
-                                "concurrent".into(),
-                                "needs a `request` or a `stream`".into(),
-                            ));
-                        }
-                    };
-                    let exchanges = join_all((0..count).map(|_| {
-                        self.driver
-                            .exchange(prepared.clone(), mode.clone(), deadline, started)
-                    }))
-                    .await;
-                    return Ok(record("concurrent", exchanges, true));
+                            .await?;
+                        Ok(record(
+                            "poll_until",
+                            exchange.into_iter().collect(),
+                            completed,
+                        ))
+                    }
+                    StepAction::WaitTerminal(wait) => {
+                        let id = scope.interpolate(&wait.id)?;
+                        let (path, terminal) = match surface {
+                            CaseSurface::Execution => (
+                                format!("/v1/executions/{id}"),
+                                json!(["succeeded", "failed", "cancelled"]),
+                            ),
+                            CaseSurface::Openwop => (
+                                format!("/runs/{}", spec::openwop::encode_run_id_for_path(&id)),
+                                json!(["completed", "failed", "cancelled"]),
+                            ),
+                        };
+                        let request = RequestSpec {
+                            method: "GET".into(),
+                            path,
+                            query: BTreeMap::new(),
+                            headers: BTreeMap::new(),
+                            auth: None,
+                            json: None,
+                            body: None,
+                            body_filler_bytes: None,
+                        };
+                        let until = JsonExpect {
+                            pointer: "/status".into(),
+                            one_of: terminal.as_array().cloned(),
+                            ..JsonExpect::default()
+                        };
+                        let (exchange, completed) = self
+                            .poll(&request, &until, None, scope, deadline, started)
+                            .await?;
+                        Ok(record(
+                            "wait_terminal",
+                            exchange.into_iter().collect(),
+                            completed,
+                        ))
+                    }
+                    StepAction::Concurrent(concurrent) => {
+                        let count = scope.expand(&concurrent.count)?;
+                        let count = count
+                            .as_u64()
+                            .filter(|n| (2..=256).contains(n))
+                            .ok_or_else(|| {
+                                TemplateError::Missing(
+                                    concurrent.count.to_string(),
+                                    format!("`count` must be an integer in 2..=256, got {count}"),
+                                )
+                            })?;
+                        let (prepared, mode) = match &concurrent.copy {
+                            ConcurrentCopy::Request(request) => (
+                                self.prepare(request, scope, surface_default)?,
+                                ReadMode::Whole,
+                            ),
+                            ConcurrentCopy::Stream(stream) => {
+                                let (prepared, stop) =
+                                    self.prepare_stream(stream, scope, surface_default)?;
+                                (prepared, ReadMode::Stream(stop))
+                            }
+                        };
+                        let exchanges = join_all((0..count).map(|_| {
+                            self.driver
+                                .exchange(prepared.clone(), mode.clone(), deadline, started)
+                        }))
+                        .await;
+                        Ok(record("concurrent", exchanges, true))
+                    }
+                    // Structural actions run their own steps (see `run_step`); nested in a
+                    // `parallel` they record nothing.
+                    StepAction::Parallel(_) | StepAction::Repeat(_) | StepAction::Generate(_) => {
+                        Ok(record("none", Vec::new(), true))
+                    }
                 }
-                Ok(record("none", Vec::new(), true))
             }
             .await;
             (location.clone(), result)

@@ -1,0 +1,109 @@
+//! `exclusive_after`: a resumed read sends exactly the events after the cursor.
+
+use crate::case::ExclusiveAfterExpect;
+use crate::checks::Outcome;
+use crate::checks::events::{ObservedEvent, observe};
+use crate::checks::json_match::json_equal;
+use crate::transcript::StepRecord;
+use crate::verdict::CheckOutcome;
+
+/// The step's events are exactly those of the full log with a sequence above the cursor, in
+/// order and unchanged.
+pub(in crate::checks) fn exclusive_after(
+    out: &Outcome<'_>,
+    step: &StepRecord,
+    expect: &ExclusiveAfterExpect,
+) -> CheckOutcome {
+    let (_, observed) = observed!(out, step);
+    let cursor = match out.ctx.scope.expand(&expect.cursor) {
+        Ok(v) => v,
+        Err(e) => return out.template(&e),
+    };
+    // Cursors may exceed 64 bits (a well-formed decimal integer past the end of any log).
+    let Some(cursor) = cursor
+        .as_u64()
+        .map(i128::from)
+        .or_else(|| cursor.as_i64().map(i128::from))
+        .or_else(|| cursor.as_str().and_then(|s| s.parse::<i128>().ok()))
+        .or_else(|| {
+            cursor
+                .as_str()
+                .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+                .map(|_| i128::MAX)
+        })
+    else {
+        return out.fail(
+            "the cursor is not an integer",
+            "an integer cursor",
+            cursor.to_string(),
+        );
+    };
+    let Some(full_step) = out.ctx.steps.get(&expect.full) else {
+        return out.fail(
+            format!("step `{}` recorded nothing", expect.full),
+            "the full log",
+            "nothing",
+        );
+    };
+    let full = match out.response(full_step) {
+        Ok(r) => observe(r),
+        Err(failure) => return *failure,
+    };
+    let expected: Vec<&ObservedEvent> = full
+        .events
+        .iter()
+        .filter(|e| e.sequence.is_some_and(|s| i128::from(s) > cursor))
+        .collect();
+    let got: Vec<&ObservedEvent> = observed.events.iter().collect();
+    let expected_seqs: Vec<Option<u64>> = expected.iter().map(|e| e.sequence).collect();
+    let got_seqs: Vec<Option<u64>> = got.iter().map(|e| e.sequence).collect();
+    if expected_seqs != got_seqs {
+        let reason = if got
+            .iter()
+            .any(|e| e.sequence.is_some_and(|s| i128::from(s) == cursor))
+        {
+            format!("event {cursor} (the cursor itself) was re-sent")
+        } else if got
+            .iter()
+            .any(|e| e.sequence.is_some_and(|s| i128::from(s) < cursor))
+        {
+            "events at or before the cursor were sent".to_string()
+        } else {
+            "the events after the cursor differ from the full log's".to_string()
+        };
+        return out.fail(
+            reason,
+            format!(
+                "sequences sent: {:?} (those > {cursor})",
+                expected_seqs.iter().flatten().collect::<Vec<_>>()
+            ),
+            format!(
+                "sequences sent: [{}]",
+                got_seqs
+                    .iter()
+                    .map(|s| s.map_or("?".into(), |s| s.to_string()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+    }
+    for (want, have) in expected.iter().zip(&got) {
+        if have.frame_event.as_deref() != Some("ai.message.chunk")
+            && want.frame_event.as_deref() != Some("ai.message.chunk")
+            && !json_equal(&want.doc, &have.doc)
+        {
+            return out.fail(
+                format!(
+                    "event {} differs from the full log's",
+                    want.sequence.unwrap_or_default()
+                ),
+                want.doc.to_string(),
+                have.doc.to_string(),
+            );
+        }
+    }
+    out.pass(format!(
+        "exactly the {} event(s) after {cursor}, in log order",
+        got.len()
+    ))
+}

@@ -1,0 +1,203 @@
+//! Checks on which events a step received: `events_include` / `events_exclude`,
+//! `every_event`, `events_equal`, `listed_types_observed`.
+
+use serde_json::Value;
+use spec::registry::{TypeNameVerdict, orgs};
+
+use super::render_types;
+use crate::case::{EveryEventExpect, ListedTypesObservedExpect};
+use crate::checks::Outcome;
+use crate::checks::events::{ObservedEvent, observe};
+use crate::checks::json_match::{json_condition, json_equal};
+use crate::transcript::StepRecord;
+use crate::verdict::CheckOutcome;
+
+/// Each of `types` occurs (`include`) or none does (`"vendor"`: any vendor type).
+pub(in crate::checks) fn events_include(
+    out: &Outcome<'_>,
+    step: &StepRecord,
+    types: &[String],
+    include: bool,
+) -> CheckOutcome {
+    let (_, observed) = observed!(out, step);
+    let is_vendor = |t: &str| orgs().classify_type(t) == TypeNameVerdict::Vendor;
+    let present = |wanted: &str| {
+        observed.events.iter().any(|e| {
+            let kind = e.event_type.as_deref().unwrap_or_default();
+            if wanted == "vendor" {
+                is_vendor(kind)
+            } else {
+                kind == wanted
+            }
+        })
+    };
+    let offending: Vec<&String> = types.iter().filter(|t| present(t) != include).collect();
+    if offending.is_empty() {
+        out.pass(if include {
+            "every expected type occurs"
+        } else {
+            "no excluded type occurs"
+        })
+    } else if include {
+        out.fail(
+            format!("missing: {offending:?}"),
+            format!("events of types {types:?}"),
+            render_types(&observed.events),
+        )
+    } else {
+        out.fail(
+            format!("present: {offending:?}"),
+            format!("no events of types {types:?}"),
+            render_types(&observed.events),
+        )
+    }
+}
+
+/// Every event of the type (and passing the filter) satisfies the condition.
+pub(in crate::checks) fn every_event(
+    out: &Outcome<'_>,
+    step: &StepRecord,
+    expect: &EveryEventExpect,
+) -> CheckOutcome {
+    let (_, observed) = observed!(out, step);
+    let mut checked = 0;
+    for event in &observed.events {
+        if expect
+            .event_type
+            .as_deref()
+            .is_some_and(|t| event.event_type.as_deref() != Some(t))
+        {
+            continue;
+        }
+        if let Some(filter) = &expect.filter {
+            match json_condition(Some(&event.doc), filter, out.ctx.scope) {
+                Err(e) => return out.template(&e),
+                Ok(Err(_)) => continue,
+                Ok(Ok(())) => {}
+            }
+        }
+        checked += 1;
+        match json_condition(Some(&event.doc), &expect.json, out.ctx.scope) {
+            Err(e) => return out.template(&e),
+            Ok(Ok(())) => {}
+            Ok(Err(m)) => {
+                return out.fail(
+                    format!(
+                        "event {} fails the condition at `{}`",
+                        event.sequence.map_or("?".into(), |s| s.to_string()),
+                        expect.json.pointer
+                    ),
+                    m.expected,
+                    m.actual,
+                );
+            }
+        }
+    }
+    out.pass(format!("{checked} event(s) satisfy the condition"))
+}
+
+/// The step's events equal another step's, sequence and document, batching flattened.
+pub(in crate::checks) fn events_equal(
+    out: &Outcome<'_>,
+    step: &StepRecord,
+    other: &str,
+) -> CheckOutcome {
+    let (_, observed) = observed!(out, step);
+    let Some(other_step) = out.ctx.steps.get(other) else {
+        return out.fail(
+            format!("step `{other}` recorded nothing"),
+            "its events",
+            "nothing",
+        );
+    };
+    let theirs = match out.response(other_step) {
+        Ok(r) => observe(r),
+        Err(failure) => return *failure,
+    };
+    let mine: Vec<(Option<u64>, &Value)> = observed
+        .events
+        .iter()
+        .map(|e| (e.sequence, &e.doc))
+        .collect();
+    let want: Vec<(Option<u64>, &Value)> =
+        theirs.events.iter().map(|e| (e.sequence, &e.doc)).collect();
+    let same = mine.len() == want.len()
+        && mine
+            .iter()
+            .zip(&want)
+            .all(|(a, b)| a.0 == b.0 && json_equal(a.1, b.1));
+    if same {
+        out.pass(format!("the same {} event(s) as `{other}`", mine.len()))
+    } else {
+        out.fail(
+            format!("the events differ from `{other}`'s"),
+            render_types(&theirs.events),
+            render_types(&observed.events),
+        )
+    }
+}
+
+/// Every event type a list in this step's body names occurs among the given steps' events.
+pub(in crate::checks) fn listed_types_observed(
+    out: &Outcome<'_>,
+    step: &StepRecord,
+    expect: &ListedTypesObservedExpect,
+) -> CheckOutcome {
+    let response = match out.response(step) {
+        Ok(r) => r,
+        Err(failure) => return *failure,
+    };
+    let listed = response
+        .json
+        .as_ref()
+        .and_then(|body| body.pointer(&expect.pointer))
+        .and_then(Value::as_array);
+    let Some(listed) = listed else {
+        return out.fail(
+            format!("`{}` is not a list", expect.pointer),
+            "an array of event types",
+            response
+                .json
+                .as_ref()
+                .and_then(|body| body.pointer(&expect.pointer))
+                .map_or("nothing".to_string(), Value::to_string),
+        );
+    };
+    let mut observed: Vec<ObservedEvent> = Vec::new();
+    for id in &expect.steps {
+        let Some(other) = out.ctx.steps.get(id) else {
+            return out.fail(
+                format!("step `{id}` recorded nothing"),
+                "its events",
+                "nothing",
+            );
+        };
+        match out.response(other) {
+            Ok(r) => observed.extend(observe(r).events),
+            Err(failure) => return *failure,
+        }
+    }
+    let seen = |wanted: &str| {
+        observed
+            .iter()
+            .any(|e| e.event_type.as_deref() == Some(wanted))
+    };
+    let never: Vec<String> = listed
+        .iter()
+        .filter(|t| !t.as_str().is_some_and(seen))
+        .map(Value::to_string)
+        .collect();
+    if never.is_empty() {
+        out.pass(format!(
+            "each of the {} listed type(s) occurs in {:?}",
+            listed.len(),
+            expect.steps
+        ))
+    } else {
+        out.fail(
+            format!("listed but never observed: {}", never.join(", ")),
+            format!("every type of `{}` among the events", expect.pointer),
+            render_types(&observed),
+        )
+    }
+}

@@ -1,0 +1,67 @@
+//! Checks on event logs, one concept per module: validity ([`validity`]), sequences
+//! ([`sequence`]), the exclusive cursor ([`cursor`]), terminal rules ([`terminal`]), ordering
+//! ([`order`], by [`selector`]s), SSE frames ([`frames`]), how the stream was held
+//! ([`connection`]), materialisation ([`fold`]), event sets ([`event_set`]) and arrival spacing
+//! ([`gaps`]). This module holds what they share: reading a step's events.
+
+use super::Outcome;
+use super::events::{Observed, ObservedEvent, observe};
+use crate::transcript::{ResponseRecord, StepRecord};
+use crate::verdict::CheckOutcome;
+
+fn observed_of<'r>(
+    out: &Outcome<'_>,
+    step: &'r StepRecord,
+) -> Result<(&'r ResponseRecord, Observed), Box<CheckOutcome>> {
+    let response = out.response(step)?;
+    Ok((response, observe(response)))
+}
+
+/// The step's response and its observed events, or (from the calling check) the failure
+/// saying why there is none.
+macro_rules! observed {
+    ($out:expr, $step:expr) => {
+        match super::observed_of($out, $step) {
+            Ok(pair) => pair,
+            Err(failure) => return *failure,
+        }
+    };
+}
+
+mod connection;
+mod cursor;
+mod event_set;
+mod fold;
+mod frames;
+mod gaps;
+mod order;
+mod selector;
+mod sequence;
+mod terminal;
+mod validity;
+
+pub(super) use connection::{closed_by_server, keepalive};
+pub(super) use cursor::exclusive_after;
+pub(super) use event_set::{events_equal, events_include, every_event, listed_types_observed};
+pub(super) use fold::fold_equals;
+pub(super) use frames::frames;
+pub(super) use gaps::event_gaps;
+pub(super) use order::order;
+pub(super) use sequence::sequence;
+pub(super) use terminal::terminal;
+pub(super) use validity::events_valid;
+
+/// One line per event: its sequence and type (for failure messages).
+fn render_types(events: &[ObservedEvent]) -> String {
+    events
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e.sequence.map_or("?".into(), |s| s.to_string()),
+                e.event_type.as_deref().unwrap_or("?")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

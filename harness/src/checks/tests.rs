@@ -1,0 +1,602 @@
+//! Every check kind, run on small made-up transcripts: one it passes and one it fails (with
+//! the verdict the check's level gives). The kinds are enumerated from [`CheckKind::NAMES`], so
+//! a kind without its pair fails [`every_kind_has_a_passing_and_a_failing_transcript`]: no
+//! check can be added that has not been shown able to fail.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::{EvalContext, evaluate};
+use crate::case::{CaseSurface, Check, CheckKind};
+use crate::template::Scope;
+use crate::transcript::{
+    BodyEnd, Exchange, FrameKind, FrameRecord, Header, ProviderCallCount, RequestRecord,
+    ResponseRecord, StepRecord,
+};
+use crate::verdict::{CheckOutcome, Level, Verdict};
+
+// ---- made-up transcripts ----------------------------------------------------------------
+
+/// What a check is judged against: the step, earlier steps by id, and expansion values.
+#[derive(Clone, Default)]
+struct Transcript {
+    step: Option<StepRecord>,
+    others: BTreeMap<String, StepRecord>,
+    scope: Scope,
+}
+
+impl Transcript {
+    fn of(responses: Vec<ResponseRecord>) -> Self {
+        Transcript {
+            step: Some(step(responses)),
+            ..Transcript::default()
+        }
+    }
+
+    fn with_step(mut self, id: &str, responses: Vec<ResponseRecord>) -> Self {
+        self.others.insert(id.to_string(), step(responses));
+        self
+    }
+
+    fn with_def(mut self, name: &str, value: Value) -> Self {
+        self.scope.defs.insert(name.to_string(), value);
+        self
+    }
+
+    fn with_provider_calls(mut self, script: &str, count: u32) -> Self {
+        if let Some(step) = &mut self.step {
+            step.provider_calls.push(ProviderCallCount {
+                script: script.to_string(),
+                instance: "openai-primary".into(),
+                role: Some("text-primary".into()),
+                count,
+            });
+        }
+        self
+    }
+}
+
+fn step(responses: Vec<ResponseRecord>) -> StepRecord {
+    StepRecord {
+        step: "s".into(),
+        location: "/steps/0".into(),
+        action: "request".into(),
+        exchanges: responses
+            .into_iter()
+            .map(|response| Exchange {
+                request: RequestRecord {
+                    method: "GET".into(),
+                    url: "http://host.invalid/path".into(),
+                    headers: Vec::new(),
+                    body: None,
+                },
+                response: Some(response),
+                transport_error: None,
+                sent_at_ms: 0,
+            })
+            .collect(),
+        bindings: Vec::new(),
+        completed: true,
+        provider_calls: Vec::new(),
+    }
+}
+
+/// A whole JSON response.
+fn json_response(status: u16, body: Value) -> ResponseRecord {
+    let text = body.to_string();
+    ResponseRecord {
+        status,
+        headers: vec![Header {
+            name: "content-type".into(),
+            value: "application/json".into(),
+        }],
+        headers_at_ms: 5,
+        body_bytes: text.len() as u64,
+        body: text,
+        body_utf8: true,
+        json: Some(body),
+        frames: Vec::new(),
+        trailing_partial_frame: None,
+        end: BodyEnd::ServerClosed,
+        end_at_ms: 10,
+    }
+}
+
+/// A JSON response with one header replaced.
+fn with_header(mut response: ResponseRecord, name: &str, value: &str) -> ResponseRecord {
+    response.headers.retain(|h| h.name != name);
+    response.headers.push(Header {
+        name: name.into(),
+        value: value.into(),
+    });
+    response
+}
+
+/// An SSE response that the server closed at `end_at_ms`.
+fn sse(frames: Vec<FrameRecord>, end_at_ms: u64) -> ResponseRecord {
+    ResponseRecord {
+        status: 200,
+        headers: vec![Header {
+            name: "content-type".into(),
+            value: "text/event-stream".into(),
+        }],
+        headers_at_ms: 5,
+        body: String::new(),
+        body_bytes: 0,
+        body_utf8: true,
+        json: None,
+        frames,
+        trailing_partial_frame: None,
+        end: BodyEnd::ServerClosed,
+        end_at_ms,
+    }
+}
+
+/// An event frame whose `id:` is the document's sequence and `event:` its type.
+fn frame(at_ms: u64, doc: Value) -> FrameRecord {
+    FrameRecord {
+        at_ms,
+        kind: FrameKind::Event {
+            id: doc["sequence"].as_u64().map(|s| s.to_string()),
+            event: doc["type"].as_str().map(str::to_string),
+            data: doc.to_string(),
+            json: Some(doc),
+            retry: None,
+        },
+    }
+}
+
+fn comment(at_ms: u64) -> FrameRecord {
+    FrameRecord {
+        at_ms,
+        kind: FrameKind::Comment {
+            text: "keep-alive".into(),
+        },
+    }
+}
+
+/// An execution event (surface X) with the envelope fields and those of its type.
+fn x_event(sequence: u64, event_type: &str, fields: Value) -> Value {
+    let status = match event_type {
+        "execution.accepted" => "accepted",
+        "route.selected" | "route.attempt_failed" => "routing",
+        "execution.completed" => "succeeded",
+        "execution.failed" => "failed",
+        _ => "running",
+    };
+    let mut doc = json!({
+        "execution_id": "0b7e7a4e-0000-4000-8000-000000000001",
+        "sequence": sequence,
+        "time": "2026-01-01T00:00:00Z",
+        "type": event_type,
+        "status": status,
+    });
+    if let (Some(doc), Value::Object(fields)) = (doc.as_object_mut(), fields) {
+        doc.extend(fields);
+    }
+    doc
+}
+
+fn accepted(sequence: u64) -> Value {
+    x_event(sequence, "execution.accepted", json!({}))
+}
+
+fn delta(sequence: u64, text: &str) -> Value {
+    x_event(
+        sequence,
+        "output.delta",
+        json!({"delta": text, "output_index": 0}),
+    )
+}
+
+fn completed(sequence: u64) -> Value {
+    x_event(
+        sequence,
+        "execution.completed",
+        json!({"target": {"provider": "openai-primary", "model": "gpt-fake"}}),
+    )
+}
+
+/// A stream of execution events, one frame each, 10 ms apart.
+fn x_stream(events: Vec<Value>) -> ResponseRecord {
+    let frames: Vec<FrameRecord> = events
+        .into_iter()
+        .enumerate()
+        .map(|(i, doc)| frame(10 * (i as u64 + 1), doc))
+        .collect();
+    let end = 10 * (frames.len() as u64 + 1);
+    sse(frames, end)
+}
+
+fn x_error(code: &str) -> Value {
+    json!({"error": {"code": code, "message": "made up", "retryable": false}})
+}
+
+// ---- the examples ------------------------------------------------------------------------
+
+/// One check, a transcript it passes and a transcript it fails.
+struct Example {
+    check: Value,
+    surface: CaseSurface,
+    passes: Transcript,
+    fails: Transcript,
+}
+
+fn example(check: Value, passes: Transcript, fails: Transcript) -> Example {
+    Example {
+        check,
+        surface: CaseSurface::Execution,
+        passes,
+        fails,
+    }
+}
+
+/// One example per check kind.
+fn examples() -> Vec<Example> {
+    let ok = |status: u16| json_response(status, json!({}));
+    vec![
+        example(
+            json!({"status": 200}),
+            Transcript::of(vec![ok(200)]),
+            Transcript::of(vec![ok(500)]),
+        ),
+        example(
+            json!({"status_in": [200, 202]}),
+            Transcript::of(vec![ok(202)]),
+            Transcript::of(vec![ok(404)]),
+        ),
+        example(
+            json!({"header": {"name": "Content-Type", "matches": "^application/json"}}),
+            Transcript::of(vec![ok(200)]),
+            Transcript::of(vec![with_header(ok(200), "content-type", "text/plain")]),
+        ),
+        example(
+            json!({"json": {"pointer": "/state", "equals": "done"}}),
+            Transcript::of(vec![json_response(200, json!({"state": "done"}))]),
+            Transcript::of(vec![json_response(200, json!({"state": "running"}))]),
+        ),
+        example(
+            json!({"error": {"code": "not_found"}}),
+            Transcript::of(vec![json_response(404, x_error("not_found"))]),
+            Transcript::of(vec![json_response(404, x_error("invalid_request"))]),
+        ),
+        example(
+            json!({"schema": "execution-error"}),
+            Transcript::of(vec![json_response(400, x_error("invalid_request"))]),
+            Transcript::of(vec![json_response(400, json!({"message": "bad"}))]),
+        ),
+        example(
+            json!({"events_valid": true}),
+            Transcript::of(vec![x_stream(vec![accepted(1), completed(2)])]),
+            Transcript::of(vec![x_stream(vec![
+                accepted(1),
+                json!({"type": "execution.completed"}),
+            ])]),
+        ),
+        example(
+            json!({"sequence": {"first": 1, "contiguous": true}}),
+            Transcript::of(vec![x_stream(vec![
+                accepted(1),
+                delta(2, "a"),
+                completed(3),
+            ])]),
+            Transcript::of(vec![x_stream(vec![accepted(1), completed(3)])]),
+        ),
+        example(
+            json!({"exclusive_after": {"cursor": 1, "full": "full"}}),
+            Transcript::of(vec![x_stream(vec![delta(2, "a"), completed(3)])]).with_step(
+                "full",
+                vec![x_stream(vec![accepted(1), delta(2, "a"), completed(3)])],
+            ),
+            Transcript::of(vec![x_stream(vec![
+                accepted(1),
+                delta(2, "a"),
+                completed(3),
+            ])])
+            .with_step(
+                "full",
+                vec![x_stream(vec![accepted(1), delta(2, "a"), completed(3)])],
+            ),
+        ),
+        example(
+            json!({"terminal": {"exactly_one_last": true}}),
+            Transcript::of(vec![x_stream(vec![accepted(1), completed(2)])]),
+            Transcript::of(vec![x_stream(vec![accepted(1), delta(2, "a")])]),
+        ),
+        example(
+            json!({"order": {"before": ["route.selected@attempt=1", "output.delta"]}}),
+            Transcript::of(vec![x_stream(vec![
+                x_event(1, "route.selected", json!({"attempt": 1})),
+                delta(2, "a"),
+            ])]),
+            Transcript::of(vec![x_stream(vec![
+                x_event(1, "route.selected", json!({"attempt": 2})),
+                delta(2, "a"),
+            ])]),
+        ),
+        example(
+            json!({"closed_by_server": true}),
+            Transcript::of(vec![x_stream(vec![accepted(1)])]),
+            Transcript::of(vec![ResponseRecord {
+                end: BodyEnd::ClientStopped,
+                ..x_stream(vec![accepted(1)])
+            }]),
+        ),
+        example(
+            json!({"frames": {"min": 2, "ids_numeric": true}}),
+            Transcript::of(vec![x_stream(vec![accepted(1), completed(2)])]),
+            Transcript::of(vec![sse(
+                vec![
+                    frame(10, accepted(1)),
+                    FrameRecord {
+                        at_ms: 20,
+                        kind: FrameKind::Event {
+                            id: Some("two".into()),
+                            event: Some("execution.completed".into()),
+                            data: completed(2).to_string(),
+                            json: Some(completed(2)),
+                            retry: None,
+                        },
+                    },
+                ],
+                30,
+            )]),
+        ),
+        example(
+            json!({"keepalive": {"min_comments": 2, "max_gap_ms": 1000}}),
+            Transcript::of(vec![sse(vec![comment(400), comment(800)], 1200)]),
+            Transcript::of(vec![sse(vec![comment(400), comment(800)], 3000)]),
+        ),
+        example(
+            json!({"provider_calls": {"script": "main", "count": 1}}),
+            Transcript::of(vec![ok(200)]).with_provider_calls("main", 1),
+            Transcript::of(vec![ok(200)]).with_provider_calls("main", 2),
+        ),
+        example(
+            json!({"same": ["${defs.first}", "${defs.second}"]}),
+            Transcript::of(vec![ok(200)])
+                .with_def("first", json!("e-1"))
+                .with_def("second", json!("e-1")),
+            Transcript::of(vec![ok(200)])
+                .with_def("first", json!("e-1"))
+                .with_def("second", json!("e-2")),
+        ),
+        example(
+            json!({"distinct": ["${defs.first}", "${defs.second}"]}),
+            Transcript::of(vec![ok(200)])
+                .with_def("first", json!("e-1"))
+                .with_def("second", json!("e-2")),
+            Transcript::of(vec![ok(200)])
+                .with_def("first", json!("e-1"))
+                .with_def("second", json!("e-1")),
+        ),
+        example(
+            json!({"fold_equals": {"outputs": [{"index": 0, "type": "text", "text": "Hello"}]}}),
+            Transcript::of(vec![x_stream(vec![
+                accepted(1),
+                delta(2, "Hel"),
+                delta(3, "lo"),
+                completed(4),
+            ])]),
+            Transcript::of(vec![x_stream(vec![
+                accepted(1),
+                delta(2, "Hel"),
+                delta(3, "p"),
+                completed(4),
+            ])]),
+        ),
+        example(
+            json!({"events_include": ["output.delta"]}),
+            Transcript::of(vec![x_stream(vec![accepted(1), delta(2, "a")])]),
+            Transcript::of(vec![x_stream(vec![accepted(1), completed(2)])]),
+        ),
+        example(
+            json!({"events_exclude": ["execution.failed"]}),
+            Transcript::of(vec![x_stream(vec![accepted(1), completed(2)])]),
+            Transcript::of(vec![x_stream(vec![
+                accepted(1),
+                x_event(
+                    2,
+                    "execution.failed",
+                    json!({"error": {"code": "internal_error", "message": "m", "retryable": false}}),
+                ),
+            ])]),
+        ),
+        example(
+            json!({"every_event": {"type": "output.delta", "json": {"pointer": "/output_index", "equals": 0}}}),
+            Transcript::of(vec![x_stream(vec![accepted(1), delta(2, "a")])]),
+            Transcript::of(vec![x_stream(vec![
+                accepted(1),
+                x_event(2, "output.delta", json!({"delta": "a", "output_index": 1})),
+            ])]),
+        ),
+        example(
+            json!({"events_equal": "first"}),
+            Transcript::of(vec![x_stream(vec![accepted(1), completed(2)])])
+                .with_step("first", vec![x_stream(vec![accepted(1), completed(2)])]),
+            Transcript::of(vec![x_stream(vec![accepted(1)])])
+                .with_step("first", vec![x_stream(vec![accepted(1), completed(2)])]),
+        ),
+        example(
+            json!({"text_absent": ["sk-canary-0001"]}),
+            Transcript::of(vec![json_response(200, json!({"note": "nothing secret"}))]),
+            Transcript::of(vec![json_response(200, json!({"echo": "sk-canary-0001"}))]),
+        ),
+        example(
+            json!({"each": [{"status": 200}]}),
+            Transcript::of(vec![ok(200), ok(200)]),
+            Transcript::of(vec![ok(200), ok(500)]),
+        ),
+        example(
+            json!({"responses": {"status_counts": {"202": 1, "200": 1}}}),
+            Transcript::of(vec![ok(202), ok(200)]),
+            Transcript::of(vec![ok(202), ok(202)]),
+        ),
+        example(
+            json!({"each_with_status": {"status": 200, "expect": [{"json": {"pointer": "/ok", "equals": true}}]}}),
+            Transcript::of(vec![json_response(200, json!({"ok": true})), ok(429)]),
+            Transcript::of(vec![json_response(200, json!({"ok": false})), ok(429)]),
+        ),
+        example(
+            json!({"event_gaps": {"type": "output.delta", "min_ms": 100}}),
+            Transcript::of(vec![sse(
+                vec![frame(10, delta(1, "a")), frame(210, delta(2, "b"))],
+                300,
+            )]),
+            Transcript::of(vec![sse(
+                vec![frame(10, delta(1, "a")), frame(60, delta(2, "b"))],
+                300,
+            )]),
+        ),
+        example(
+            json!({"listed_types_observed": {"pointer": "/types", "steps": ["log"]}}),
+            Transcript::of(vec![json_response(200, json!({"types": ["output.delta"]}))])
+                .with_step("log", vec![x_stream(vec![accepted(1), delta(2, "a")])]),
+            Transcript::of(vec![json_response(
+                200,
+                json!({"types": ["output.delta", "tool.call.started"]}),
+            )])
+            .with_step("log", vec![x_stream(vec![accepted(1), delta(2, "a")])]),
+        ),
+    ]
+}
+
+// ---- judging -----------------------------------------------------------------------------
+
+fn parse(check: &Value) -> Check {
+    serde_json::from_value(check.clone())
+        .unwrap_or_else(|e| panic!("the example check {check} does not parse: {e}"))
+}
+
+fn judge(check: &Check, surface: CaseSurface, level: Level, on: &Transcript) -> Vec<CheckOutcome> {
+    let step = on.step.as_ref().expect("a transcript has a step");
+    let requirements = vec!["exec.example".to_string()];
+    let ctx = EvalContext {
+        surface,
+        case_level: level,
+        case_requirements: &requirements,
+        step,
+        steps: &on.others,
+        scope: &on.scope,
+        location: "/steps/0/expect/0".into(),
+    };
+    evaluate(check, &ctx)
+}
+
+fn render(outcomes: &[CheckOutcome]) -> String {
+    outcomes
+        .iter()
+        .map(|o| format!("{:?} {}: {}", o.verdict, o.check, o.message))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+#[test]
+fn every_kind_has_a_passing_and_a_failing_transcript() {
+    let covered: Vec<&str> = examples().iter().map(|e| parse(&e.check).name()).collect();
+    let missing: Vec<&&str> = CheckKind::NAMES
+        .iter()
+        .filter(|name| !covered.contains(name))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "check kinds without a passing and a failing transcript in checks/tests.rs: {missing:?}"
+    );
+    let mut seen = covered.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(
+        seen.len(),
+        covered.len(),
+        "one example per kind: {covered:?}"
+    );
+}
+
+#[test]
+fn every_kind_passes_its_passing_transcript() {
+    for example in examples() {
+        let check = parse(&example.check);
+        let outcomes = judge(&check, example.surface, Level::Must, &example.passes);
+        assert!(
+            !outcomes.is_empty() && outcomes.iter().all(|o| o.verdict == Verdict::Pass),
+            "`{}` should pass: {}",
+            check.name(),
+            render(&outcomes)
+        );
+        assert!(
+            outcomes.iter().all(|o| o.check == check.name()
+                || matches!(
+                    check.kind,
+                    CheckKind::Each(_) | CheckKind::EachWithStatus(_)
+                )),
+            "outcomes name their kind: {}",
+            render(&outcomes)
+        );
+    }
+}
+
+#[test]
+fn every_kind_fails_its_failing_transcript_at_its_level() {
+    for level in [Level::Must, Level::Should, Level::May] {
+        for example in examples() {
+            let check = parse(&example.check);
+            let outcomes = judge(&check, example.surface, level, &example.fails);
+            assert!(
+                outcomes
+                    .iter()
+                    .any(|o| o.verdict == level.failure_verdict() && o.level == level),
+                "`{}` at {} should give {:?}: {}",
+                check.name(),
+                level.as_str(),
+                level.failure_verdict(),
+                render(&outcomes)
+            );
+            assert!(
+                outcomes.iter().all(|o| o.verdict != Verdict::Error),
+                "`{}` judged its failing transcript, it did not break: {}",
+                check.name(),
+                render(&outcomes)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_check_level_overrides_the_case_level() {
+    let check = parse(&json!({"status": 200, "level": "SHOULD"}));
+    let fails = Transcript::of(vec![json_response(500, json!({}))]);
+    let outcomes = judge(&check, CaseSurface::Execution, Level::Must, &fails);
+    assert_eq!(outcomes.len(), 1);
+    assert_eq!(outcomes[0].verdict, Verdict::Warn);
+    assert_eq!(outcomes[0].level, Level::Should);
+}
+
+#[test]
+fn terminal_types_of_surface_x_come_from_the_protocol() {
+    // `execution.failed` is terminal on surface X as `execution.completed` is; nothing else is.
+    let check = parse(&json!({"terminal": {"exactly_one_last": true}}));
+    let failed = x_event(
+        2,
+        "execution.failed",
+        json!({"error": {"code": "cancelled", "message": "m", "retryable": false}}),
+    );
+    let ends_failed = Transcript::of(vec![x_stream(vec![accepted(1), failed])]);
+    let outcomes = judge(&check, CaseSurface::Execution, Level::Must, &ends_failed);
+    assert!(
+        outcomes.iter().all(|o| o.verdict == Verdict::Pass),
+        "{}",
+        render(&outcomes)
+    );
+    let two = Transcript::of(vec![x_stream(vec![
+        accepted(1),
+        completed(2),
+        completed(3),
+    ])]);
+    let outcomes = judge(&check, CaseSurface::Execution, Level::Must, &two);
+    assert!(
+        outcomes.iter().any(|o| o.verdict == Verdict::Fail),
+        "{}",
+        render(&outcomes)
+    );
+}
