@@ -13,7 +13,8 @@
 //! | `provider.<role>` | the target's provider id for a role (`text-primary`, …) |
 //! | `target.<fact>` | a fact of the target (`keepalive_window_ms`, `subscriber_limit`, …) |
 //!
-//! `[index]` selects an array element; `[member=value]` selects the first element (an object)
+//! `[index]` selects an array element, `[last]` the last one; `[member=value]` selects the first
+//! element (an object)
 //! whose `member` is the string `value`, so a value the host chose is read from what it sent:
 //! `${steps.suspended.events[type=node.suspended].payload.nodeId|segment}` is the node id of the
 //! first `node.suspended` event a step read (the value may contain `.`, not `]`).
@@ -190,6 +191,8 @@ enum Segment {
     Index(usize),
     /// The first array element whose member `0` is the string `1`.
     Where(String, String),
+    /// The last array element.
+    Last,
 }
 
 struct Parsed {
@@ -248,6 +251,7 @@ fn parse(expression: &str) -> Result<Parsed, TemplateError> {
                     path.push(Segment::Where(member.to_string(), value.to_string()));
                 }
                 Some(_) => return Err(syntax("a selector is `[member=value]`")),
+                None if inner == "last" => path.push(Segment::Last),
                 None => {
                     let index = inner.parse().map_err(|_| {
                         syntax("index must be a non-negative integer or `member=value`")
@@ -307,6 +311,13 @@ fn descend(mut value: Value, path: &[Segment]) -> Result<Value, String> {
                 at.push_str(&format!("[{index}]"));
                 match value {
                     Value::Array(mut items) if *index < items.len() => items.swap_remove(*index),
+                    _ => return Err(at),
+                }
+            }
+            Segment::Last => {
+                at.push_str("[last]");
+                match value {
+                    Value::Array(mut items) => items.pop().ok_or_else(|| at.clone())?,
                     _ => return Err(at),
                 }
             }
@@ -474,6 +485,11 @@ mod tests {
             s.evaluate("steps.suspended.events[type=node.resumed].payload.nodeId"),
             Err(TemplateError::Missing(..))
         ));
+        assert_eq!(
+            s.expand_str("${steps.suspended.events[last].payload.nodeId}")
+                .unwrap(),
+            json!("second")
+        );
         assert!(matches!(
             s.evaluate("steps.suspended.events[=x]"),
             Err(TemplateError::Syntax(..))
