@@ -17,8 +17,9 @@
 //! - an entry naming a case the corpus does not have → STALE too
 //!   ([`Baseline::unknown_case_results`]).
 //!
-//! ERROR and SKIP cases are left as they are: a broken harness or an absent capability says
-//! nothing about whether the expected failure still happens. A "failure" here is a FAIL or WARN
+//! ERROR, SKIP and BLOCKED cases are left as they are: a broken harness, an absent capability or
+//! a case the harness could not judge says nothing about whether the expected failure still
+//! happens. A "failure" here is a FAIL or WARN
 //! verdict (a broken MUST or SHOULD); INFO observations are never baselined.
 
 use std::collections::BTreeSet;
@@ -181,8 +182,8 @@ impl Baseline {
 
     /// The baseline that expects exactly the failures of a run (`--write-baseline`): one entry
     /// per failing check (by location) of every FAIL, WARN or XFAIL case, or one whole-case
-    /// entry when the case failed without a failing check. ERROR, SKIP and STALE cases get no
-    /// entry. Entries are sorted by case and check.
+    /// entry when the case failed without a failing check. ERROR, SKIP, BLOCKED and STALE cases
+    /// get no entry. Entries are sorted by case and check.
     pub fn from_failures(report: &RunReport) -> Baseline {
         let mut entries = BTreeSet::new();
         for case in &report.cases {
@@ -312,7 +313,8 @@ pub fn apply(baseline: &Baseline, mut case: CaseResult) -> CaseResult {
     case.raw_verdict = raw;
     case.verdict = raw;
     let entries: Vec<&ExpectedFailure> = baseline.entries_for(&case.id).collect();
-    if entries.is_empty() || matches!(raw, Verdict::Error | Verdict::Skip) {
+    // A case that was not judged neither confirms nor contradicts its entries.
+    if entries.is_empty() || matches!(raw, Verdict::Error | Verdict::Skip | Verdict::Blocked) {
         return case;
     }
 

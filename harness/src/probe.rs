@@ -1,7 +1,9 @@
 //! What a target can do, learned over HTTP exactly as for any host: the execution surface's
 //! runtime info and provider manifests, the run events surface's discovery document, and the
-//! stream modes its `400 unsupported_stream_mode` lists. Cases needing something absent are
-//! SKIP with the reason.
+//! stream modes its `400 unsupported_stream_mode` lists. Cases needing something the host lacks
+//! are SKIP with the reason; what the probe could not establish (a document that answered but
+//! could not be read, providers none of which is bound to a role, stream modes it could not
+//! probe) is recorded in [`ProbeFindings::unjudgeable`], and cases needing it are BLOCKED.
 
 use std::collections::BTreeSet;
 
@@ -20,6 +22,60 @@ pub struct ProbeFindings {
     pub implementation: Option<String>,
     /// Problems worth reporting (never fatal on their own).
     pub notes: Vec<String>,
+    /// Needs the probe could not establish either way, with why (see
+    /// [`Target::unjudgeable`]).
+    pub unjudgeable: std::collections::BTreeMap<String, String>,
+}
+
+impl ProbeFindings {
+    /// Records what probing found in the target (capabilities, what could not be established,
+    /// the self-description); the notes stay here for the caller to report.
+    pub fn apply_to(&self, target: &mut Target) {
+        target
+            .capabilities
+            .extend(self.capabilities.iter().cloned());
+        target.unjudgeable.extend(
+            self.unjudgeable
+                .iter()
+                .map(|(need, why)| (need.clone(), why.clone())),
+        );
+        target.implementation = self.implementation.clone();
+    }
+}
+
+/// What a discovery request gave.
+enum Document {
+    /// A JSON document.
+    Read(Value),
+    /// Nothing there (404, 405, 410, or no answer at all): the host does not serve it.
+    Absent,
+    /// An answer that is not the document (another status, not JSON), with what came.
+    Unreadable(String),
+}
+
+/// Classifies the answer to `GET <path>`.
+fn document(path: &str, exchange: &crate::transcript::Exchange) -> Document {
+    let Some(response) = &exchange.response else {
+        return Document::Absent;
+    };
+    if matches!(response.status, 404 | 405 | 410) {
+        return Document::Absent;
+    }
+    let content_type = response
+        .headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("content-type"))
+        .map(|h| h.value.clone())
+        .unwrap_or_else(|| "no content-type".into());
+    match (&response.json, response.status) {
+        (Some(json), 200) => Document::Read(json.clone()),
+        (None, 200) => Document::Unreadable(format!(
+            "GET {path} answered 200 ({content_type}) with a body that is not JSON"
+        )),
+        (_, status) => {
+            Document::Unreadable(format!("GET {path} answered {status} ({content_type})"))
+        }
+    }
 }
 
 /// Probes a target. Every request is bounded by `timeout`.
@@ -55,42 +111,81 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
 
     // Surface X.
     let runtime = fetch(get("/v1/runtime", false)).await;
-    if let Some(body) = runtime
-        .response
-        .as_ref()
-        .filter(|r| r.status == 200)
-        .and_then(|r| r.json.clone())
-        && body.get("protocol_version").is_some()
-    {
-        found.capabilities.insert("surface:execution".into());
-    }
-    let providers = fetch(get("/v1/providers", false)).await;
-    if let Some(data) = providers
-        .response
-        .as_ref()
-        .and_then(|r| r.json.as_ref())
-        .and_then(|j| j.get("data"))
-        .and_then(Value::as_array)
-    {
-        let ids: BTreeSet<&str> = data
-            .iter()
-            .filter_map(|m| m.get("provider").and_then(Value::as_str))
-            .collect();
-        for (role, id) in &target.providers {
-            if ids.contains(id.as_str()) {
-                found.capabilities.insert(format!("provider:{role}"));
+    let execution = match document("/v1/runtime", &runtime) {
+        Document::Read(body) if body.get("protocol_version").is_some() => {
+            found.capabilities.insert("surface:execution".into());
+            true
+        }
+        Document::Read(_) => {
+            found.unjudgeable.insert(
+                "surface:execution".into(),
+                "the runtime info document GET /v1/runtime is unreadable: its JSON has no protocol_version".into(),
+            );
+            false
+        }
+        Document::Unreadable(what) => {
+            found.unjudgeable.insert(
+                "surface:execution".into(),
+                format!("the runtime info document is unreadable: {what}"),
+            );
+            false
+        }
+        Document::Absent => false,
+    };
+    if execution {
+        let providers = fetch(get("/v1/providers", false)).await;
+        let listed = match document("/v1/providers", &providers) {
+            Document::Read(body) => body.get("data").and_then(Value::as_array).map(|data| {
+                data.iter()
+                    .filter_map(|m| m.get("provider").and_then(Value::as_str))
+                    .map(String::from)
+                    .collect::<BTreeSet<String>>()
+            }),
+            _ => None,
+        };
+        match listed {
+            Some(ids) => {
+                for (role, id) in &target.providers {
+                    if ids.contains(id.as_str()) {
+                        found.capabilities.insert(format!("provider:{role}"));
+                    } else if !ids.is_empty() {
+                        // The host has providers, but none the harness's fake for this role
+                        // stands behind: the harness cannot judge, the host lacks nothing.
+                        found.unjudgeable.insert(
+                            format!("provider:{role}"),
+                            format!(
+                                "no fake provider is bound to role `{role}`: the host lists providers [{}] and none is `{id}` (--provider-role {role}=<id>)",
+                                ids.iter().cloned().collect::<Vec<_>>().join(", ")
+                            ),
+                        );
+                    }
+                }
+            }
+            None => {
+                for role in target.providers.keys() {
+                    found.unjudgeable.insert(
+                        format!("provider:{role}"),
+                        "the provider manifests GET /v1/providers are unreadable (no JSON `data` array)".into(),
+                    );
+                }
             }
         }
     }
 
     // Surface W.
     let discovery = fetch(get("/.well-known/openwop", false)).await;
-    if let Some(doc) = discovery
-        .response
-        .as_ref()
-        .filter(|r| r.status == 200)
-        .and_then(|r| r.json.clone())
-    {
+    let discovery = match document("/.well-known/openwop", &discovery) {
+        Document::Read(doc) => Some(doc),
+        Document::Unreadable(what) => {
+            found.unjudgeable.insert(
+                "surface:openwop".into(),
+                format!("the discovery document is unreadable: {what}"),
+            );
+            None
+        }
+        Document::Absent => None,
+    };
+    if let Some(doc) = discovery {
         found.capabilities.insert("surface:openwop".into());
         for id in doc
             .get("fixtures")
@@ -141,6 +236,11 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
         });
         if found.capabilities.contains("fixture:conformance-noop") {
             probe_stream_modes(&fetch, target, &mut found).await;
+        } else {
+            found.unjudgeable.insert(
+                "stream-mode:*".into(),
+                "the stream modes were not probed: the host does not list fixture `conformance-noop`, the run the probe needs".into(),
+            );
         }
     }
     if target.principals.contains_key("b") {
@@ -212,10 +312,11 @@ where
         .and_then(Value::as_str)
         .map(String::from);
     let Some(run_id) = run_id else {
-        found
-            .notes
-            .push("could not create a conformance-noop run to probe stream modes".into());
-        found.capabilities.insert("stream-mode:updates".into());
+        found.unjudgeable.insert(
+            "stream-mode:*".into(),
+            "the stream modes were not probed: the probe could not create a conformance-noop run"
+                .into(),
+        );
         return;
     };
     let refused = fetch(PreparedRequest {
@@ -238,10 +339,10 @@ where
         .cloned()
         .unwrap_or_default();
     if supported.is_empty() {
-        found
-            .notes
-            .push("the stream-mode probe got no details.supported; assuming `updates` only".into());
-        found.capabilities.insert("stream-mode:updates".into());
+        found.unjudgeable.insert(
+            "stream-mode:*".into(),
+            "the stream modes are unknown: an unsupported streamMode got no 400 listing details.supported".into(),
+        );
     }
     for mode in supported.iter().filter_map(Value::as_str) {
         if spec::openwop::StreamMode::from_name(mode).is_some() {

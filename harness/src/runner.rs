@@ -1,5 +1,6 @@
-//! The runner: selects cases, skips what the target cannot do (always with the reason), runs
-//! the rest in parallel, and assembles the one report model every format renders.
+//! The runner: selects cases, skips what the host lacks and blocks what the harness cannot
+//! judge (always with the reason), runs the rest in parallel, and assembles the one report model
+//! every format renders.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -11,10 +12,11 @@ use crate::case::{CaseSurface, LoadedCase};
 use crate::driver::{CaseExecution, CaseRunner};
 use crate::report::{
     CaseResult, REPORT_FORMAT_VERSION, RequirementResult, RunOptionsSummary, RunReport, Summary,
-    TargetSummary,
+    SurfaceJudgement, TargetSummary,
 };
+use crate::target::NeedStatus;
 use crate::transcript::{FrameKind, StepRecord};
-use crate::verdict::{CheckOutcome, Verdict};
+use crate::verdict::{CheckOutcome, Level, Verdict};
 
 /// Which cases run.
 #[derive(Debug, Clone, Default)]
@@ -131,8 +133,18 @@ pub async fn run(
     let results: Vec<CaseResult> = results.into_iter().map(|(_, r)| r).collect();
 
     let run_errors = sanity_errors(&results);
-    let summary = summarise(&results);
-    let verdict = run_verdict(&results, &run_errors);
+    let surfaces = judge_surfaces(
+        &results,
+        |surface| {
+            runner
+                .target
+                .has(&format!("surface:{}", surface_name(surface)))
+        },
+        |surface| filters.surfaces.contains(&surface),
+    );
+    let not_judged = not_judged(&results, &surfaces);
+    let summary = Summary::of(&results);
+    let verdict = run_verdict(&results, &run_errors, &not_judged);
     let target = &runner.target;
     let digest = {
         let mut hasher = Sha256::new();
@@ -172,6 +184,8 @@ pub async fn run(
         verdict,
         run_errors,
         summary,
+        not_judged,
+        surfaces,
         requirements: requirement_results(&results),
         cases: results,
     }
@@ -179,82 +193,101 @@ pub async fn run(
 
 /// A case that could not be run at all.
 fn errored(loaded: &LoadedCase, reason: String) -> CaseResult {
+    case_result(
+        loaded,
+        Verdict::Error,
+        Some(reason),
+        0,
+        CaseExecution::default(),
+    )
+}
+
+/// The one place a case's result is assembled.
+fn case_result(
+    loaded: &LoadedCase,
+    verdict: Verdict,
+    reason: Option<String>,
+    duration_ms: u64,
+    execution: CaseExecution,
+) -> CaseResult {
     let case = &loaded.case;
     CaseResult {
         id: case.id.clone(),
         title: case.title.clone(),
         file: loaded.file.clone(),
         level: case.level,
-        surface: surface_name(case.surface),
-        tags: case.tags.clone(),
-        requirements: case.requirements.clone(),
-        verdict: Verdict::Error,
-        raw_verdict: Verdict::Error,
-        reason: Some(reason),
-        duration_ms: 0,
-        checks: Vec::new(),
-        transcript: Vec::new(),
-        counterexample: None,
-        provider_scripts: Vec::new(),
-    }
-}
-
-fn surface_name(surface: CaseSurface) -> String {
-    match surface {
-        CaseSurface::Execution => "execution".into(),
-        CaseSurface::Openwop => "openwop".into(),
-    }
-}
-
-/// Runs one case (or skips it) and judges it.
-pub async fn run_one(runner: CaseRunner, loaded: LoadedCase) -> CaseResult {
-    let runner = &runner;
-    let case = &loaded.case;
-    let started = Instant::now();
-    let missing: Vec<&String> = case
-        .needs
-        .iter()
-        .filter(|n| match n.strip_prefix('!') {
-            // `!name`: the case is about hosts that do not have `name`.
-            Some(absent) => runner.target.has(absent),
-            None => !runner.target.has(n),
-        })
-        .collect();
-    let (verdict, reason, execution) = if !missing.is_empty() {
-        let reasons: Vec<String> = missing
-            .iter()
-            .map(|need| match need.strip_prefix('!') {
-                Some(present) => {
-                    format!("the target has {present} (the case is for hosts without it)")
-                }
-                None => format!("the target does not have {need}"),
-            })
-            .collect();
-        (Verdict::Skip, Some(reasons.join("; ")), None)
-    } else {
-        let execution = runner.run(case).await;
-        let (verdict, reason) = judge(&execution);
-        (verdict, reason, Some(execution))
-    };
-    let execution = execution.map(|e| scrub(e, &runner.target.secrets()));
-    let execution = execution.unwrap_or_default();
-    CaseResult {
-        id: case.id.clone(),
-        title: case.title.clone(),
-        file: loaded.file.clone(),
-        level: case.level,
-        surface: surface_name(case.surface),
+        surface: surface_name(case.surface).to_string(),
         tags: case.tags.clone(),
         requirements: case.requirements.clone(),
         verdict,
         raw_verdict: verdict,
         reason,
-        duration_ms: started.elapsed().as_millis() as u64,
+        duration_ms,
         checks: execution.checks,
         transcript: execution.transcript,
         counterexample: execution.counterexample,
         provider_scripts: execution.provider_scripts,
     }
+}
+
+fn surface_name(surface: CaseSurface) -> &'static str {
+    match surface {
+        CaseSurface::Execution => "execution",
+        CaseSurface::Openwop => "openwop",
+    }
+}
+
+/// Why a case is not run: SKIP when the host lacks an optional capability it does not advertise
+/// (any such need decides: the case does not apply), BLOCKED when the harness could not
+/// establish what the case needs or cannot set it up; `None` when it can run.
+fn not_run(runner: &CaseRunner, case: &crate::case::Case) -> Option<(Verdict, String)> {
+    let target = &runner.target;
+    // The surface first: when its discovery document could not be read, nothing the case
+    // needs is known either way.
+    match target.need_status(&format!("surface:{}", surface_name(case.surface))) {
+        NeedStatus::Met => {}
+        NeedStatus::Lacking(reason) => return Some((Verdict::Skip, reason)),
+        NeedStatus::Unjudgeable(reason) => return Some((Verdict::Blocked, reason)),
+    }
+    let mut lacking = Vec::new();
+    let mut unjudgeable = Vec::new();
+    for need in &case.needs {
+        match target.need_status(need) {
+            NeedStatus::Met => {}
+            NeedStatus::Lacking(reason) => lacking.push(reason),
+            NeedStatus::Unjudgeable(reason) => unjudgeable.push(reason),
+        }
+    }
+    if !lacking.is_empty() {
+        return Some((Verdict::Skip, lacking.join("; ")));
+    }
+    if !case.scripts.is_empty() && target.upstream.is_none() {
+        unjudgeable.push(
+            "the case scripts fake providers and none is running for this target (--providers-listen)"
+                .into(),
+        );
+    }
+    (!unjudgeable.is_empty()).then(|| (Verdict::Blocked, unjudgeable.join("; ")))
+}
+
+/// Runs one case (or skips or blocks it) and judges it.
+pub async fn run_one(runner: CaseRunner, loaded: LoadedCase) -> CaseResult {
+    let started = Instant::now();
+    let (verdict, reason, execution) = match not_run(&runner, &loaded.case) {
+        Some((verdict, reason)) => (verdict, Some(reason), CaseExecution::default()),
+        None => {
+            let execution = runner.run(&loaded.case).await;
+            let (verdict, reason) = judge(&execution);
+            (verdict, reason, scrub(execution, &runner.target.secrets()))
+        }
+    };
+    case_result(
+        &loaded,
+        verdict,
+        reason,
+        started.elapsed().as_millis() as u64,
+        execution,
+    )
 }
 
 /// The case verdict: ERROR when the harness or environment broke, else the worst check.
@@ -359,7 +392,7 @@ fn sanity_errors(results: &[CaseResult]) -> Vec<String> {
         .collect();
     let ran = results
         .iter()
-        .filter(|r| r.verdict != Verdict::Skip)
+        .filter(|r| !matches!(r.verdict, Verdict::Skip | Verdict::Blocked))
         .count();
     if !statuses.is_empty() && statuses.iter().all(|s| *s == 401) {
         errors.push(
@@ -390,7 +423,7 @@ fn sanity_errors(results: &[CaseResult]) -> Vec<String> {
     if ran > 0
         && results
             .iter()
-            .filter(|r| r.verdict != Verdict::Skip)
+            .filter(|r| !matches!(r.verdict, Verdict::Skip | Verdict::Blocked))
             .all(|r| r.verdict == Verdict::Error)
     {
         errors.push("every case that ran ended in ERROR".into());
@@ -398,30 +431,139 @@ fn sanity_errors(results: &[CaseResult]) -> Vec<String> {
     errors
 }
 
-/// Recomputes the summary, requirement results and verdict after cases were added or adjusted
-/// (e.g. STALE rows for baseline entries naming unknown cases).
+/// Recomputes the summary, surface judgements, requirement results and verdict after cases were
+/// added or adjusted (e.g. STALE rows for baseline entries naming unknown cases).
 pub fn refresh(report: &mut RunReport) {
-    report.summary = summarise(&report.cases);
+    let previous = report.surfaces.clone();
+    let flag = |surface: CaseSurface, of: fn(&SurfaceJudgement) -> bool| {
+        previous
+            .iter()
+            .any(|s| s.surface == surface_name(surface) && of(s))
+    };
+    report.surfaces = judge_surfaces(
+        &report.cases,
+        |surface| flag(surface, |s| s.served),
+        |surface| flag(surface, |s| s.requested),
+    );
+    report.not_judged = not_judged(&report.cases, &report.surfaces);
+    report.summary = Summary::of(&report.cases);
     report.requirements = requirement_results(&report.cases);
-    report.verdict = run_verdict(&report.cases, &report.run_errors);
+    report.verdict = run_verdict(&report.cases, &report.run_errors, &report.not_judged);
 }
 
-fn summarise(results: &[CaseResult]) -> Summary {
-    let mut by_verdict = BTreeMap::new();
-    for result in results {
-        *by_verdict
-            .entry(result.verdict.as_str().to_string())
-            .or_insert(0) += 1;
+/// Per surface: whether it is served and requested, and how much of it was judged.
+fn judge_surfaces(
+    results: &[CaseResult],
+    served: impl Fn(CaseSurface) -> bool,
+    requested: impl Fn(CaseSurface) -> bool,
+) -> Vec<SurfaceJudgement> {
+    let registry = spec::requirements::registry();
+    let is_must = |id: &String| {
+        registry
+            .get(id)
+            .is_some_and(|r| Level::of_requirement(r.level) == Level::Must)
+    };
+    [CaseSurface::Execution, CaseSurface::Openwop]
+        .into_iter()
+        .map(|surface| {
+            let name = surface_name(surface);
+            let cases: Vec<&CaseResult> = results.iter().filter(|r| r.surface == name).collect();
+            let proved = |case: &&CaseResult| -> BTreeSet<String> {
+                case.requirements
+                    .iter()
+                    .chain(case.checks.iter().flat_map(|c| &c.requirements))
+                    .filter(|id| is_must(id))
+                    .cloned()
+                    .collect()
+            };
+            let judged_cases: Vec<&&CaseResult> = cases
+                .iter()
+                .filter(|c| c.verdict.is_judged() && !c.checks.is_empty())
+                .collect();
+            let must: BTreeSet<String> = cases.iter().flat_map(proved).collect();
+            let must_judged: BTreeSet<String> =
+                judged_cases.iter().flat_map(|c| proved(c)).collect();
+            SurfaceJudgement {
+                surface: name.to_string(),
+                served: served(surface),
+                requested: requested(surface),
+                cases: cases.len() as u32,
+                cases_judged: judged_cases.len() as u32,
+                must_requirements: must.len() as u32,
+                must_requirements_judged: must_judged.len() as u32,
+            }
+        })
+        .collect()
+}
+
+/// What the run could not judge that conformance needs, and why: each distinct reason MUST
+/// cases were BLOCKED for, and each served (with selected cases) or requested surface no case of
+/// which was judged. Empty when the run judged what it had to.
+pub fn not_judged(results: &[CaseResult], surfaces: &[SurfaceJudgement]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut blocked: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for case in results
+        .iter()
+        .filter(|c| c.verdict == Verdict::Blocked && c.level == Level::Must)
+    {
+        blocked
+            .entry(case.reason.as_deref().unwrap_or("no reason recorded"))
+            .or_default()
+            .push(&case.id);
     }
-    Summary {
-        total: results.len() as u32,
-        by_verdict,
+    for (reason, ids) in blocked {
+        let shown: Vec<&str> = ids.iter().take(3).copied().collect();
+        let more = if ids.len() > shown.len() {
+            format!(", and {} more", ids.len() - shown.len())
+        } else {
+            String::new()
+        };
+        out.push(format!(
+            "{} MUST case(s) BLOCKED ({}{more}): {reason}",
+            ids.len(),
+            shown.join(", ")
+        ));
     }
+    for surface in surfaces {
+        let needs_judging = surface.requested || (surface.served && surface.cases > 0);
+        if !needs_judging || surface.cases_judged > 0 {
+            continue;
+        }
+        let why = if surface.cases == 0 {
+            "no case of it was selected".to_string()
+        } else {
+            let of = |verdict: Verdict| {
+                results
+                    .iter()
+                    .filter(|c| c.surface == surface.surface && c.verdict == verdict)
+                    .count()
+            };
+            format!(
+                "none of its {} case(s) was judged ({} SKIP, {} BLOCKED, {} ERROR)",
+                surface.cases,
+                of(Verdict::Skip),
+                of(Verdict::Blocked),
+                of(Verdict::Error)
+            )
+        };
+        let whose = match (surface.requested, surface.served) {
+            (true, false) => "requested with --surface, not served by the host",
+            (true, true) => "requested with --surface and served by the host",
+            _ => "served by the host",
+        };
+        out.push(format!("surface {} ({whose}): {why}", surface.surface));
+    }
+    out
 }
 
 /// The run's verdict, which sets the exit code: ERROR for run-level trouble, FAIL when any case
-/// failed or a baseline entry is stale, ERROR when a case errored, else WARN/INFO/PASS.
-pub fn run_verdict(results: &[CaseResult], run_errors: &[String]) -> Verdict {
+/// failed or a baseline entry is stale, ERROR when a case errored, BLOCKED when the run could not
+/// judge what conformance needs (`not_judged`), else WARN/PASS.
+pub fn run_verdict(
+    results: &[CaseResult],
+    run_errors: &[String],
+    not_judged: &[String],
+) -> Verdict {
     if !run_errors.is_empty() {
         return Verdict::Error;
     }
@@ -430,6 +572,9 @@ pub fn run_verdict(results: &[CaseResult], run_errors: &[String]) -> Verdict {
     }
     if results.iter().any(|r| r.verdict == Verdict::Error) {
         return Verdict::Error;
+    }
+    if !not_judged.is_empty() {
+        return Verdict::Blocked;
     }
     if results.iter().any(|r| r.verdict == Verdict::Warn) {
         return Verdict::Warn;
@@ -446,7 +591,10 @@ fn requirement_results(results: &[CaseResult]) -> Vec<RequirementResult> {
                 .entry(id.clone())
                 .or_insert((Verdict::Pass, BTreeSet::new()));
             entry.1.insert(result.id.clone());
-            if matches!(result.verdict, Verdict::Skip | Verdict::Error) && result.checks.is_empty()
+            if matches!(
+                result.verdict,
+                Verdict::Skip | Verdict::Blocked | Verdict::Error
+            ) && result.checks.is_empty()
             {
                 entry.0 = entry.0.worst(result.verdict);
             }

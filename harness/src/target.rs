@@ -59,6 +59,22 @@ pub struct Target {
     pub upstream: Option<Arc<dyn Upstream>>,
     /// The host's self-description.
     pub implementation: Option<String>,
+    /// Needs the harness could not establish either way, with why (a discovery document it
+    /// could not read, providers none of which is bound to a role, stream modes it could not
+    /// probe). A key is a need (`surface:openwop`, `provider:text-primary`) or a family
+    /// (`stream-mode:*`). A case needing one is BLOCKED, never SKIP.
+    pub unjudgeable: BTreeMap<String, String>,
+}
+
+/// Whether a case's need holds for a target, and if not, whose fact that is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NeedStatus {
+    /// The target has it.
+    Met,
+    /// The host lacks an optional capability it does not advertise: the case is SKIP.
+    Lacking(String),
+    /// The harness cannot tell or cannot set the case up: the case is BLOCKED.
+    Unjudgeable(String),
 }
 
 impl std::fmt::Debug for Target {
@@ -96,6 +112,59 @@ impl Target {
         }
     }
 
+    /// Whether `need` (a case's `needs` entry, `!name` for "does not have") holds, and if not,
+    /// whether that is a fact about the host (it lacks an optional capability) or about the
+    /// harness (it could not establish the need, or the operator did not give what it takes).
+    pub fn need_status(&self, need: &str) -> NeedStatus {
+        if let Some(present) = need.strip_prefix('!') {
+            if let Some(reason) = self.unjudgeable_reason(present) {
+                return NeedStatus::Unjudgeable(reason);
+            }
+            return if self.has(present) {
+                NeedStatus::Lacking(format!(
+                    "the target has {present} (the case is for hosts without it)"
+                ))
+            } else {
+                NeedStatus::Met
+            };
+        }
+        if self.has(need) {
+            return NeedStatus::Met;
+        }
+        if let Some(reason) = self.unjudgeable_reason(need) {
+            return NeedStatus::Unjudgeable(reason);
+        }
+        if let Some(fixture) = need.strip_prefix("fixture:") {
+            return NeedStatus::Unjudgeable(format!(
+                "the host's discovery document does not list fixture `{fixture}`, so the harness cannot set the case up"
+            ));
+        }
+        if let Some(mock) = need.strip_prefix("mock-provider:") {
+            return NeedStatus::Unjudgeable(format!(
+                "the host's discovery document does not list `{mock}` in testing.mockProviders, so the harness cannot set the case up"
+            ));
+        }
+        if let Some(fact) = need.strip_prefix("fact:") {
+            return NeedStatus::Unjudgeable(format!(
+                "the operator gave no fact `{fact}` (--fact {fact}=… or --facts-file)"
+            ));
+        }
+        if need == "tenant-b" {
+            return NeedStatus::Unjudgeable(
+                "the operator gave no second principal (--auth-b or CONFORMANCE_AUTH_B)".into(),
+            );
+        }
+        NeedStatus::Lacking(format!("the target does not have {need}"))
+    }
+
+    /// Why the harness could not establish `need`, when it could not.
+    fn unjudgeable_reason(&self, need: &str) -> Option<String> {
+        self.unjudgeable.get(need).cloned().or_else(|| {
+            let family = need.split_once(':').map(|(family, _)| family)?;
+            self.unjudgeable.get(&format!("{family}:*")).cloned()
+        })
+    }
+
     /// Every secret value the harness holds, for scrubbing reports.
     pub fn secrets(&self) -> Vec<String> {
         let mut secrets: Vec<String> = self
@@ -107,5 +176,64 @@ impl Target {
             .collect();
         secrets.extend(self.canary.clone());
         secrets
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target() -> Target {
+        Target {
+            kind: "external".into(),
+            base_url: "http://host".into(),
+            headers: Vec::new(),
+            principals: BTreeMap::new(),
+            providers: BTreeMap::new(),
+            facts: BTreeMap::new(),
+            capabilities: ["capability:heartbeat".to_string()].into_iter().collect(),
+            canary: None,
+            upstream: None,
+            implementation: None,
+            unjudgeable: [(
+                "stream-mode:*".to_string(),
+                "the stream-mode probe failed".to_string(),
+            )]
+            .into_iter()
+            .collect(),
+        }
+    }
+
+    #[test]
+    fn a_missing_capability_is_the_hosts_fact_and_a_missing_setup_the_harnesss() {
+        let target = target();
+        assert_eq!(target.need_status("capability:heartbeat"), NeedStatus::Met);
+        assert!(matches!(
+            target.need_status("capability:providerUsage"),
+            NeedStatus::Lacking(_)
+        ));
+        assert!(matches!(
+            target.need_status("!capability:heartbeat"),
+            NeedStatus::Lacking(_)
+        ));
+        assert_eq!(
+            target.need_status("!capability:providerUsage"),
+            NeedStatus::Met
+        );
+        for need in [
+            "fixture:conformance-noop",
+            "mock-provider:stream-text",
+            "fact:heartbeat_interval_ms",
+            "tenant-b",
+        ] {
+            assert!(
+                matches!(target.need_status(need), NeedStatus::Unjudgeable(_)),
+                "{need}"
+            );
+        }
+        assert_eq!(
+            target.need_status("stream-mode:debug"),
+            NeedStatus::Unjudgeable("the stream-mode probe failed".into())
+        );
     }
 }

@@ -13,8 +13,16 @@
 //! | `provider.<role>` | the target's provider id for a role (`text-primary`, …) |
 //! | `target.<fact>` | a fact of the target (`keepalive_window_ms`, `subscriber_limit`, …) |
 //!
+//! `[index]` selects an array element, `[last]` the last one; `[member=value]` selects the first
+//! element (an object)
+//! whose `member` is the string `value`, so a value the host chose is read from what it sent:
+//! `${steps.suspended.events[type=node.suspended].payload.nodeId|segment}` is the node id of the
+//! first `node.suspended` event a step read (the value may contain `.`, not `]`).
+//!
 //! Filters: `path` (a tenant-bound id encoded for a URL path segment, `/` → `~2F`), `pct`
-//! (the same id percent-encoded, `/` → `%2F`), `json` (the value as JSON text), `len`.
+//! (the same id percent-encoded, `/` → `%2F`), `segment` (any string percent-encoded as one URL
+//! path segment: every byte outside RFC 3986's unreserved set), `json` (the value as JSON
+//! text), `len`.
 //! A string that is exactly one expression becomes the value itself (a number stays a number);
 //! otherwise values are interpolated as text.
 
@@ -181,6 +189,10 @@ fn lone_expression(text: &str) -> Option<&str> {
 enum Segment {
     Name(String),
     Index(usize),
+    /// The first array element whose member `0` is the string `1`.
+    Where(String, String),
+    /// The last array element.
+    Last,
 }
 
 struct Parsed {
@@ -212,12 +224,12 @@ fn parse(expression: &str) -> Result<Parsed, TemplateError> {
     let path_text = parts.next().unwrap_or_default().trim();
     let filters: Vec<String> = parts.map(|f| f.trim().to_string()).collect();
     for filter in &filters {
-        if !matches!(filter.as_str(), "path" | "pct" | "json" | "len") {
-            return Err(syntax("unknown filter (path, pct, json, len)"));
+        if !matches!(filter.as_str(), "path" | "pct" | "segment" | "json" | "len") {
+            return Err(syntax("unknown filter (path, pct, segment, json, len)"));
         }
     }
     let mut path = Vec::new();
-    for piece in path_text.split('.') {
+    for piece in split_outside_brackets(path_text) {
         let (name, mut indices) = match piece.find('[') {
             Some(i) => (&piece[..i], &piece[i..]),
             None => (piece, ""),
@@ -233,10 +245,20 @@ fn parse(expression: &str) -> Result<Parsed, TemplateError> {
         }
         path.push(Segment::Name(name.to_string()));
         while let Some(close) = indices.find(']') {
-            let index = indices[1..close]
-                .parse()
-                .map_err(|_| syntax("index must be a non-negative integer"))?;
-            path.push(Segment::Index(index));
+            let inner = &indices[1..close];
+            match inner.split_once('=') {
+                Some((member, value)) if !member.is_empty() && !value.is_empty() => {
+                    path.push(Segment::Where(member.to_string(), value.to_string()));
+                }
+                Some(_) => return Err(syntax("a selector is `[member=value]`")),
+                None if inner == "last" => path.push(Segment::Last),
+                None => {
+                    let index = inner.parse().map_err(|_| {
+                        syntax("index must be a non-negative integer or `member=value`")
+                    })?;
+                    path.push(Segment::Index(index));
+                }
+            }
             indices = &indices[close + 1..];
         }
         if !indices.is_empty() {
@@ -248,6 +270,26 @@ fn parse(expression: &str) -> Result<Parsed, TemplateError> {
         filters,
         offset,
     })
+}
+
+/// Splits a path at the `.`s that are not inside `[…]` (a selector's value may hold dots).
+fn split_outside_brackets(text: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            '.' if depth == 0 => {
+                pieces.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    pieces.push(&text[start..]);
+    pieces
 }
 
 fn descend(mut value: Value, path: &[Segment]) -> Result<Value, String> {
@@ -272,6 +314,25 @@ fn descend(mut value: Value, path: &[Segment]) -> Result<Value, String> {
                     _ => return Err(at),
                 }
             }
+            Segment::Last => {
+                at.push_str("[last]");
+                match value {
+                    Value::Array(mut items) => items.pop().ok_or_else(|| at.clone())?,
+                    _ => return Err(at),
+                }
+            }
+            Segment::Where(member, wanted) => {
+                at.push_str(&format!("[{member}={wanted}]"));
+                match value {
+                    Value::Array(items) => items
+                        .into_iter()
+                        .find(|item| {
+                            item.get(member).and_then(Value::as_str) == Some(wanted.as_str())
+                        })
+                        .ok_or_else(|| at.clone())?,
+                    _ => return Err(at),
+                }
+            }
         };
     }
     Ok(value)
@@ -288,6 +349,20 @@ fn apply_filter(expression: &str, filter: &str, value: Value) -> Result<Value, T
                 .as_str()
                 .ok_or_else(|| missing("not a string"))?
                 .replace('/', "%2F"),
+        ),
+        "segment" => Value::String(
+            value
+                .as_str()
+                .ok_or_else(|| missing("not a string"))?
+                .bytes()
+                .map(|b| {
+                    if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                        (b as char).to_string()
+                    } else {
+                        format!("%{b:02X}")
+                    }
+                })
+                .collect(),
         ),
         "json" => Value::String(value.to_string()),
         "len" => Value::from(match &value {
@@ -381,6 +456,44 @@ mod tests {
             .providers
             .insert("text-primary".into(), "openai-primary".into());
         scope
+    }
+
+    #[test]
+    fn selectors_read_a_value_the_host_chose() {
+        let mut s = scope();
+        s.steps.insert(
+            "suspended".into(),
+            json!({"events": [
+                {"type": "run.started", "payload": {}},
+                {"type": "node.suspended", "payload": {"nodeId": "gate/1 a"}},
+                {"type": "node.suspended", "payload": {"nodeId": "second"}}
+            ]}),
+        );
+        assert_eq!(
+            s.expand_str("${steps.suspended.events[type=node.suspended].payload.nodeId}")
+                .unwrap(),
+            json!("gate/1 a")
+        );
+        assert_eq!(
+            s.interpolate(
+                "/interrupts/${steps.suspended.events[type=node.suspended].payload.nodeId|segment}"
+            )
+            .unwrap(),
+            "/interrupts/gate%2F1%20a"
+        );
+        assert!(matches!(
+            s.evaluate("steps.suspended.events[type=node.resumed].payload.nodeId"),
+            Err(TemplateError::Missing(..))
+        ));
+        assert_eq!(
+            s.expand_str("${steps.suspended.events[last].payload.nodeId}")
+                .unwrap(),
+            json!("second")
+        );
+        assert!(matches!(
+            s.evaluate("steps.suspended.events[=x]"),
+            Err(TemplateError::Syntax(..))
+        ));
     }
 
     #[test]

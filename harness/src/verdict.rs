@@ -68,8 +68,14 @@ impl Level {
 
 /// The verdict of a check, a case, a requirement or a run.
 ///
-/// Ordered from best to worst for aggregation, except that [`Verdict::Error`] and
-/// [`Verdict::Skip`] are never a host's failure; see [`Verdict::worst`].
+/// Ordered from best to worst for aggregation, except that [`Verdict::Error`],
+/// [`Verdict::Skip`] and [`Verdict::Blocked`] are never a host's failure; see
+/// [`Verdict::worst`].
+///
+/// SKIP and BLOCKED differ in whose fact the reason is: SKIP is a fact about the host (it lacks
+/// an optional capability it does not advertise); BLOCKED is a fact about the harness (it could
+/// not judge: a discovery document unreadable, a fixture the host does not list, no fake
+/// provider bound for a role, a fact the operator did not give, a precondition that failed).
 #[derive(
     Debug,
     Clone,
@@ -89,8 +95,11 @@ pub enum Verdict {
     Pass,
     /// A MAY observation or a contract decision differed (not a failure).
     Info,
-    /// The case needs a capability the host does not have (with the reason).
+    /// The case needs an optional capability the host does not have (with the reason).
     Skip,
+    /// The harness could not judge the case (with the reason); never the host's failure, but a
+    /// BLOCKED case of level MUST means the run does not conform.
+    Blocked,
     /// Failed, but the baseline expects it to fail.
     Xfail,
     /// A SHOULD was broken.
@@ -115,12 +124,19 @@ impl Verdict {
         matches!(self, Verdict::Fail | Verdict::Stale)
     }
 
+    /// Whether a case with this verdict was judged: its checks ran against the host and say
+    /// something about it (not SKIP, BLOCKED or ERROR).
+    pub fn is_judged(self) -> bool {
+        !matches!(self, Verdict::Skip | Verdict::Blocked | Verdict::Error)
+    }
+
     /// The wire spelling.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Pass => "PASS",
             Verdict::Info => "INFO",
             Verdict::Skip => "SKIP",
+            Verdict::Blocked => "BLOCKED",
             Verdict::Xfail => "XFAIL",
             Verdict::Warn => "WARN",
             Verdict::Fail => "FAIL",
@@ -179,5 +195,13 @@ mod tests {
         assert_eq!(Verdict::Info.worst(Verdict::Pass), Verdict::Info);
         assert_eq!(Level::Should.failure_verdict(), Verdict::Warn);
         assert_eq!(Level::Contract.failure_verdict(), Verdict::Info);
+        assert_eq!(Verdict::Skip.worst(Verdict::Blocked), Verdict::Blocked);
+        assert_eq!(Verdict::Blocked.worst(Verdict::Fail), Verdict::Fail);
+        assert!(!Verdict::Blocked.is_judged());
+        assert!(Verdict::Xfail.is_judged());
+        assert_eq!(
+            serde_json::to_string(&Verdict::Blocked).unwrap(),
+            "\"BLOCKED\""
+        );
     }
 }

@@ -300,6 +300,8 @@ fn report(cases: Vec<CaseResult>) -> RunReport {
         verdict: Verdict::Fail,
         run_errors: vec![],
         summary: Summary::default(),
+        not_judged: vec![],
+        surfaces: vec![],
         requirements: vec![],
         cases,
     }

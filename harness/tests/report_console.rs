@@ -73,13 +73,22 @@ fn reporter_prints_non_pass_cases_and_the_summary() {
     for id in [
         "FAIL  w.resume.exclusive-cursor",
         "SKIP  w.feedback.signals-listed",
+        "BLOCKED w.terminal.approve",
         "ERROR x.idempotency.different-request-fails",
         "XFAIL x.idempotency.concurrent-same-key",
     ] {
         assert!(text.contains(id), "{id} missing:\n{text}");
     }
-    assert!(text.contains("Conformance: ERROR (5 case(s)"));
-    assert!(text.contains("1 PASS, 1 FAIL, 1 SKIP, 1 XFAIL, 1 ERROR"));
+    assert!(text.contains("Conformance: ERROR (6 case(s)"));
+    assert!(text.contains("1 PASS, 1 FAIL, 1 SKIP, 1 BLOCKED, 1 XFAIL, 1 ERROR"));
+    assert!(
+        text.contains("not judged: 1 MUST case(s) BLOCKED (w.terminal.approve): the host's discovery document does not list fixture `conformance-approval`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("openwop (served): 1 of 3 case(s) judged, 1 of 2 MUST requirement(s) judged"),
+        "{text}"
+    );
     assert!(text.contains("exit code 3: a harness or environment error"));
     assert!(text.contains(&written.html.display().to_string()));
     assert!(text.contains("repro scripts: 2"));

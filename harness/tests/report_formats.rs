@@ -15,6 +15,8 @@ fn empty_report() -> RunReport {
     let mut report = realistic_report();
     report.cases.clear();
     report.requirements.clear();
+    report.not_judged.clear();
+    report.surfaces.clear();
     report.summary = Summary {
         total: 0,
         by_verdict: BTreeMap::new(),
@@ -170,10 +172,14 @@ fn junit_maps_verdicts_to_statuses() {
     let xml = junit::to_junit_xml(&realistic_report()).unwrap();
     let parsed = quick_junit::Report::deserialize_from_str(&xml).expect("valid JUnit XML");
     let suites: Vec<&str> = parsed.test_suites.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(suites, ["execution", "openwop"]);
-    assert_eq!(parsed.tests, 5);
+    // What the run could not judge is an error test case of the `harness` suite.
+    assert_eq!(suites, ["execution", "openwop", "harness"]);
+    assert_eq!(parsed.tests, 7);
     assert_eq!(parsed.failures, 1);
-    assert_eq!(parsed.errors, 1);
+    // The ERROR case, the BLOCKED MUST case, and `not-judged`.
+    assert_eq!(parsed.errors, 3);
+    assert!(xml.contains(r#"type="blocked""#), "{xml}");
+    assert!(xml.contains(r#"type="not-judged""#), "{xml}");
     // SKIP and XFAIL are skipped (a skip is not a pass).
     assert_eq!(parsed.skipped, 2);
     assert!(xml.contains(r#"<property name="level" value="MUST"/>"#));

@@ -405,6 +405,7 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         canary: Some(canary),
         upstream: upstream.map(|u| Arc::new(u) as Arc<dyn harness::target::Upstream>),
         implementation: None,
+        unjudgeable: Default::default(),
     };
     Ok(BuiltIn { target, runtime })
 }

@@ -55,7 +55,7 @@ pub struct KillMatrix {
     /// Format version.
     pub format_version: u32,
     /// The clean runtime's verdict counts, per built-in profile (`standard`, `alternate`).
-    pub clean: BTreeMap<String, BTreeMap<String, u32>>,
+    pub clean: BTreeMap<String, BTreeMap<Verdict, u32>>,
     /// Clean-runtime cases that did not PASS or SKIP, under either profile, each prefixed with
     /// its profile (must be empty).
     pub clean_failures: Vec<String>,
@@ -121,8 +121,9 @@ pub(crate) async fn run_against(
     let driver = HttpDriver::new(&ClientOptions::default(), Limits::default())
         .map_err(|e| SelftestError::Client(e.to_string()))?;
     let mut target = running.target.clone();
-    let findings = harness::probe::probe(&driver, &target, Duration::from_secs(10)).await;
-    target.capabilities.extend(findings.capabilities);
+    harness::probe::probe(&driver, &target, Duration::from_secs(10))
+        .await
+        .apply_to(&mut target);
     let runner = CaseRunner {
         driver,
         target: Arc::new(target),

@@ -45,7 +45,7 @@ pub struct ProfileRun {
     /// The open points where it takes an option other than the standard profile's.
     pub diverges_at: Vec<String>,
     /// Verdict counts.
-    pub counts: BTreeMap<String, u32>,
+    pub counts: BTreeMap<Verdict, u32>,
     /// Every case's verdict.
     pub cases: BTreeMap<String, Verdict>,
 }
@@ -62,7 +62,7 @@ pub struct PointRow {
     /// `profile: case` for every bordering case that ran (not SKIP) against such a profile.
     pub exercised_by: Vec<String>,
     /// Verdict counts of those runs.
-    pub verdicts: BTreeMap<String, u32>,
+    pub verdicts: BTreeMap<Verdict, u32>,
 }
 
 impl PointRow {
@@ -190,7 +190,7 @@ pub fn matrix_from_reports(
                 .unwrap_or_default();
             let mut divergent_options = BTreeMap::new();
             let mut exercised_by = Vec::new();
-            let mut verdicts: BTreeMap<String, u32> = BTreeMap::new();
+            let mut verdicts: BTreeMap<Verdict, u32> = BTreeMap::new();
             for (profile, report) in reports {
                 let Some(option) = point.option_of(profile.as_str()) else {
                     continue;
@@ -204,7 +204,7 @@ pub fn matrix_from_reports(
                         && c.requirements.iter().any(|r| point.borders.contains(r))
                 }) {
                     exercised_by.push(format!("{profile}: {}", result.id));
-                    *verdicts.entry(result.verdict.to_string()).or_default() += 1;
+                    *verdicts.entry(result.verdict).or_default() += 1;
                 }
             }
             PointRow {
@@ -271,7 +271,7 @@ pub fn write_matrix(matrix: &ToleranceMatrix, dir: &Path) -> Result<(), Selftest
     Ok(())
 }
 
-fn counts(counts: &BTreeMap<String, u32>) -> String {
+fn counts(counts: &BTreeMap<Verdict, u32>) -> String {
     counts
         .iter()
         .map(|(v, n)| format!("{n} {v}"))

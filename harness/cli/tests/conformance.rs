@@ -31,11 +31,9 @@ impl Shared {
                 let driver = HttpDriver::new(&ClientOptions::default(), Limits::default())
                     .map_err(|e| e.to_string())?;
                 let mut target = built_in.target.clone();
-                target.capabilities.extend(
-                    harness::probe::probe(&driver, &target, Duration::from_secs(10))
-                        .await
-                        .capabilities,
-                );
+                harness::probe::probe(&driver, &target, Duration::from_secs(10))
+                    .await
+                    .apply_to(&mut target);
                 let runner = CaseRunner {
                     driver,
                     target: Arc::new(target),

@@ -59,11 +59,9 @@ async fn a_streamed_execution_transcript() {
     let built_in = start_built_in(&BuiltInOptions::default()).await.unwrap();
     let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
     let mut target = built_in.target.clone();
-    target.capabilities.extend(
-        harness::probe::probe(&driver, &target, Duration::from_secs(10))
-            .await
-            .capabilities,
-    );
+    harness::probe::probe(&driver, &target, Duration::from_secs(10))
+        .await
+        .apply_to(&mut target);
     let runner = CaseRunner {
         driver,
         target: Arc::new(target),

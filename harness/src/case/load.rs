@@ -160,6 +160,9 @@ pub fn lint_case(file: &str, bytes: &[u8]) -> Result<LoadedCase, Vec<LintProblem
             .map(|v| problem(&v.instance_path, v.message))
             .collect(),
     };
+    super::robustness::lint(&value, &mut |pointer, message| {
+        problems.push(problem(pointer, message))
+    });
     // Semantic lint runs whenever the file decodes, so one pass reports every problem: an
     // object without exactly one key of its set is reported here and repaired for the rest
     // of lint, which reads the case typed.

@@ -1,8 +1,10 @@
-//! Conformance cases: the file format ([`model`]) and loading with lint ([`load`]).
+//! Conformance cases: the file format ([`model`]), loading with lint ([`load`]) and the
+//! robustness rules lint and the engine enforce ([`robustness`]).
 
 pub mod exactly_one;
 pub mod load;
 pub mod model;
+pub mod robustness;
 
 pub use exactly_one::NotExactlyOne;
 pub use load::{Corpus, LintProblem, LoadCasesError, LoadedCase, lint_case, load_corpus};

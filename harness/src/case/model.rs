@@ -387,6 +387,9 @@ pub struct Check {
     pub requirements: Option<Vec<String>>,
     /// Why this check reads the requirement the way it does.
     pub note: Option<String>,
+    /// A precondition, not an assertion: when it does not hold the case cannot be set up, so it
+    /// is not judged (BLOCKED with this check's message), and no later step runs.
+    pub precondition: Option<bool>,
     /// What the check asserts.
     pub kind: CheckKind,
 }
@@ -407,6 +410,10 @@ exactly_one_of! {
         /// Why this check reads the requirement the way it does.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
+        /// A precondition, not an assertion: when it does not hold the case cannot be set up,
+        /// so it is not judged (BLOCKED with this check's message), and no later step runs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        precondition: Option<bool>,
     }
     /// The closed vocabulary of check kinds; the key of each in a case file is its snake_case
     /// name. A new kind is one line here and one arm in [`crate::checks::evaluate`].
@@ -488,6 +495,7 @@ impl TryFrom<RawCheck> for Check {
             level: raw.level,
             requirements: raw.requirements,
             note: raw.note,
+            precondition: raw.precondition,
             kind,
         })
     }
@@ -495,7 +503,13 @@ impl TryFrom<RawCheck> for Check {
 
 impl From<Check> for RawCheck {
     fn from(check: Check) -> Self {
-        RawCheck::with_one(check.level, check.requirements, check.note, check.kind)
+        RawCheck::with_one(
+            check.level,
+            check.requirements,
+            check.note,
+            check.precondition,
+            check.kind,
+        )
     }
 }
 
@@ -572,6 +586,11 @@ pub struct JsonExpect {
     /// A member of a registry the `spec` crate owns (read from it, never copied into cases).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_registry: Option<SpecRegistry>,
+    /// None of these (expanded) texts occurs in the value: in any string or member name within
+    /// it, or in a number's text. Scopes a content rule to what the requirement names (e.g. one
+    /// event's payload), so the verdict never depends on what else a read happened to hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_absent: Option<Vec<String>>,
 }
 
 /// Registries of the `spec` crate a JSON value can be checked against.

@@ -38,7 +38,8 @@ pub fn json_condition(
         || expect.length.is_some()
         || expect.contains.is_some()
         || expect.keys.is_some()
-        || expect.in_registry.is_some();
+        || expect.in_registry.is_some()
+        || expect.text_absent.is_some();
     if expect.optional == Some(true) && found.is_none() {
         return Ok(Ok(()));
     }
@@ -135,7 +136,28 @@ pub fn json_condition(
             return mismatch(format!("an object with exactly the members {wanted:?}"));
         }
     }
+    if let Some(needles) = &expect.text_absent {
+        for needle in needles {
+            let needle = scope.interpolate(needle)?;
+            if !needle.is_empty() && holds_text(value, &needle) {
+                return mismatch(format!("no `{needle}` anywhere in the value"));
+            }
+        }
+    }
     Ok(Ok(()))
+}
+
+/// Whether `needle` occurs in a string, member name or number within `value`.
+fn holds_text(value: &Value, needle: &str) -> bool {
+    match value {
+        Value::String(s) => s.contains(needle),
+        Value::Number(n) => n.to_string().contains(needle),
+        Value::Array(items) => items.iter().any(|i| holds_text(i, needle)),
+        Value::Object(map) => map
+            .iter()
+            .any(|(k, v)| k.contains(needle) || holds_text(v, needle)),
+        Value::Bool(_) | Value::Null => false,
+    }
 }
 
 /// JSON equality where numbers compare by value (`1` equals `1.0`).

@@ -76,8 +76,23 @@ impl CaseRunner {
     /// Runs one case.
     pub async fn run(&self, case: &Case) -> CaseExecution {
         let started = Instant::now();
-        let budget = Duration::from_millis(case.timeout_ms.unwrap_or(DEFAULT_CASE_TIMEOUT_MS))
-            .mul_f64(self.time_scale.max(0.01));
+        // The case's own time, extended by the waits it takes from the target's facts (a
+        // keep-alive window, a heartbeat interval): those are the host's, not the case's.
+        let fact_waits = serde_json::to_value(case)
+            .map(|doc| {
+                let scope = Scope {
+                    target: self.target.facts.clone(),
+                    ..Scope::default()
+                };
+                crate::case::robustness::fact_waits_ms(&doc, &scope)
+            })
+            .unwrap_or(0);
+        let budget = Duration::from_millis(
+            case.timeout_ms
+                .unwrap_or(DEFAULT_CASE_TIMEOUT_MS)
+                .saturating_add(fact_waits),
+        )
+        .mul_f64(self.time_scale.max(0.01));
         let mut state = CaseState {
             case,
             scope: Scope {
@@ -324,14 +339,17 @@ impl CaseRunner {
         state.stopped = true;
         match error {
             TemplateError::Syntax(..) => state.error = Some(format!("{location}: {error}")),
+            // A value a later step needs is not there: the case cannot be set up further, so
+            // it is not judged (whatever the host broke to cause it, the case that is about it
+            // judges it).
             TemplateError::Missing(..) => state.checks.push(CheckOutcome {
                 check: "implicit:value-available".into(),
                 location: location.to_string(),
                 step: None,
                 level: state.case.level,
                 requirements: state.case.requirements.clone(),
-                verdict: state.case.level.failure_verdict(),
-                message: format!("the case cannot go on: {error}"),
+                verdict: Verdict::Blocked,
+                message: format!("the case cannot go on, so it was not judged: {error}"),
                 expected: Some("the value from an earlier response".into()),
                 actual: Some("missing".into()),
             }),
@@ -374,13 +392,14 @@ impl CaseRunner {
                 step: Some(record.step.clone()),
                 level: state.case.level,
                 requirements: state.case.requirements.clone(),
-                verdict: state.case.level.failure_verdict(),
+                // The harness's own budget ran out: it could not judge, the host broke no bound.
+                verdict: Verdict::Error,
                 message: format!(
-                    "step `{}` did not complete within the case's time; later steps did not run",
+                    "step `{}` did not complete within the case's budget (timeout_ms plus the waits it takes from facts; a longer --time-scale gives more); later steps did not run",
                     record.step
                 ),
-                expected: Some("the host to answer within the case's time".into()),
-                actual: Some("the case's time ran out".into()),
+                expected: Some("the step to complete within the case's budget".into()),
+                actual: Some("the case's budget ran out".into()),
             });
             state.stopped = true;
         }
@@ -399,7 +418,22 @@ impl CaseRunner {
                 scope: &state.scope,
                 location: format!("{location}/expect/{i}"),
             };
-            state.checks.extend(checks::evaluate(check, &ctx));
+            let outcomes = checks::evaluate(check, &ctx);
+            if check.precondition == Some(true) {
+                state.checks.extend(outcomes.into_iter().map(|mut outcome| {
+                    if !outcome.passed() && outcome.verdict != Verdict::Error {
+                        outcome.verdict = Verdict::Blocked;
+                        outcome.message = format!(
+                            "a precondition did not hold, so the case was not judged: {}",
+                            outcome.message
+                        );
+                        state.stopped = true;
+                    }
+                    outcome
+                }));
+            } else {
+                state.checks.extend(outcomes);
+            }
         }
         state.transcript.push(record);
     }
@@ -448,11 +482,17 @@ impl CaseRunner {
                     StepAction::Stream(stream) => {
                         let (prepared, stop) =
                             self.prepare_stream(stream, scope, surface_default)?;
+                        let windowed = stop.duration.is_some();
                         let exchange = self
                             .driver
                             .exchange(prepared, ReadMode::Stream(stop), deadline, started)
                             .await;
-                        Ok(record("stream", vec![exchange], true))
+                        // A window the case's budget cut short was not observed in full.
+                        let completed = !(windowed
+                            && exchange.response.as_ref().is_some_and(|r| {
+                                matches!(r.end, crate::transcript::BodyEnd::Timeout)
+                            }));
+                        Ok(record("stream", vec![exchange], completed))
                     }
                     StepAction::PollUntil(poll) => {
                         let (exchange, completed) = self

@@ -10,10 +10,8 @@ use std::sync::Mutex;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::model::{CaseResult, RunReport};
-use super::{
-    VERDICT_DISPLAY_ORDER, WrittenReports, exit_code, exit_code_meaning, first_failing_check,
-};
+use super::model::{CaseResult, RunReport, SurfaceJudgement};
+use super::{WrittenReports, exit_code, exit_code_meaning, first_failing_check};
 use crate::verdict::Verdict;
 
 /// Reports progress on stderr (or any writer).
@@ -152,17 +150,11 @@ pub fn summary_text(report: &RunReport, written: Option<&WrittenReports>) -> Str
         report.duration_ms,
         one_line(&report.target.base_url)
     );
-    let counts: Vec<String> = VERDICT_DISPLAY_ORDER
-        .iter()
-        .filter_map(|verdict| {
-            let count = report
-                .summary
-                .by_verdict
-                .get(verdict.as_str())
-                .copied()
-                .unwrap_or(0);
-            (count > 0).then(|| format!("{count} {verdict}"))
-        })
+    let counts: Vec<String> = report
+        .summary
+        .counts()
+        .filter(|(_, count)| *count > 0)
+        .map(|(verdict, count)| format!("{count} {verdict}"))
         .collect();
     if counts.is_empty() {
         out.push_str("  no case ran\n");
@@ -171,6 +163,16 @@ pub fn summary_text(report: &RunReport, written: Option<&WrittenReports>) -> Str
     }
     for error in &report.run_errors {
         out.push_str(&format!("  run error: {}\n", one_line(error)));
+    }
+    for surface in report
+        .surfaces
+        .iter()
+        .filter(|s| s.cases > 0 || s.requested)
+    {
+        out.push_str(&format!("  {}\n", surface_line(surface)));
+    }
+    for what in &report.not_judged {
+        out.push_str(&format!("  not judged: {}\n", one_line(what)));
     }
     let code = exit_code(report.verdict);
     out.push_str(&format!(
@@ -196,6 +198,25 @@ pub fn summary_text(report: &RunReport, written: Option<&WrittenReports>) -> Str
     out
 }
 
+/// One surface's judgement in a line: `openwop (served): 40 of 52 case(s) judged, 31 of 38 MUST
+/// requirement(s) judged`.
+pub fn surface_line(surface: &SurfaceJudgement) -> String {
+    format!(
+        "{} ({}): {} of {} case(s) judged, {} of {} MUST requirement(s) judged",
+        surface.surface,
+        match (surface.served, surface.requested) {
+            (true, true) => "served, requested",
+            (true, false) => "served",
+            (false, true) => "not served, requested",
+            (false, false) => "not served",
+        },
+        surface.cases_judged,
+        surface.cases,
+        surface.must_requirements_judged,
+        surface.must_requirements
+    )
+}
+
 fn one_line(text: &str) -> String {
     let flat: String = text
         .chars()
@@ -215,6 +236,7 @@ fn colored(verdict: Verdict, line: &str) -> String {
         Verdict::Warn => "33",
         Verdict::Info => "34",
         Verdict::Skip => "90",
+        Verdict::Blocked => "35;1",
         Verdict::Xfail => "35",
         Verdict::Stale => "33;1",
         Verdict::Error => "31;1",

@@ -18,7 +18,7 @@ mod transcript;
 use std::fmt::Write as _;
 
 use super::model::{CaseResult, RequirementResult, RunReport};
-use super::{VERDICT_DISPLAY_ORDER, exit_code, exit_code_meaning, repro};
+use super::{exit_code, exit_code_meaning, repro};
 use crate::verdict::{CheckOutcome, Verdict};
 use diff::diff;
 use transcript::transcript;
@@ -95,13 +95,7 @@ fn summary(out: &mut String, report: &RunReport) {
         esc(&report.target.base_url),
         duration(report.duration_ms)
     );
-    for verdict in VERDICT_DISPLAY_ORDER {
-        let count = report
-            .summary
-            .by_verdict
-            .get(verdict.as_str())
-            .copied()
-            .unwrap_or(0);
+    for (verdict, count) in report.summary.counts() {
         let zero = if count == 0 { " zero" } else { "" };
         let _ = write!(
             out,
@@ -116,6 +110,29 @@ fn summary(out: &mut String, report: &RunReport) {
             let _ = write!(out, "<li>{}</li>", esc(error));
         }
         out.push_str("</ul></div>\n");
+    }
+    if !report.not_judged.is_empty() {
+        out.push_str("<div class=\"box error\"><strong>Not judged</strong> — the host does not conform until these are judged:<ul>");
+        for what in &report.not_judged {
+            let _ = write!(out, "<li>{}</li>", esc(what));
+        }
+        out.push_str("</ul></div>\n");
+    }
+    let shown: Vec<_> = report
+        .surfaces
+        .iter()
+        .filter(|s| s.cases > 0 || s.requested)
+        .collect();
+    if !shown.is_empty() {
+        out.push_str("<ul class=\"surfaces\">");
+        for surface in shown {
+            let _ = write!(
+                out,
+                "<li>{}</li>",
+                esc(&super::console::surface_line(surface))
+            );
+        }
+        out.push_str("</ul>\n");
     }
     let target = &report.target;
     let options = &report.options;
@@ -216,7 +233,7 @@ fn requirements(out: &mut String, requirements: &[RequirementResult]) {
 }
 
 fn needs_attention(verdict: Verdict) -> bool {
-    repro::needs_repro(verdict)
+    repro::needs_repro(verdict) || verdict == Verdict::Blocked
 }
 
 fn cases(out: &mut String, report: &RunReport) {
@@ -277,7 +294,7 @@ fn case_section(out: &mut String, case: &CaseResult, stop_at: usize) {
     );
     if let Some(reason) = &case.reason {
         let class = match case.verdict {
-            Verdict::Error => "error",
+            Verdict::Error | Verdict::Blocked => "error",
             Verdict::Fail | Verdict::Stale => "fail",
             _ => "warn",
         };

@@ -3,9 +3,11 @@
 //! Mapping: FAIL and STALE → `<failure>`; ERROR → `<error>`; SKIP → `<skipped>` with the
 //! reason; XFAIL → `<skipped type="xfail">` with the baseline's reason (as pytest does); PASS,
 //! INFO and WARN → passed, with a `verdict` property and, for INFO and WARN, a `<system-out>`
-//! listing the checks that did not hold. Every test case carries the properties `level`,
-//! `requirements` and `verdict`. Run-level errors become an `<error>` test case `run` in a
-//! `harness` suite, so CI sees them. Control characters are written as visible `\u{..}`
+//! listing the checks that did not hold; BLOCKED → `<error type="blocked">` for a MUST case (the
+//! run does not conform), `<skipped type="blocked">` otherwise, with the reason. Every test case
+//! carries the properties `level`, `requirements` and `verdict`. Run-level errors become an
+//! `<error>` test case `run` in a `harness` suite, and what the run could not judge an `<error>`
+//! test case `not-judged` there, so CI sees them. Control characters are written as visible `\u{..}`
 //! escapes (XML 1.0 cannot carry them).
 
 use std::time::Duration;
@@ -42,6 +44,7 @@ pub fn to_junit_xml(report: &RunReport) -> Result<String, quick_junit::Serialize
         junit.add_test_suite(suite);
     }
 
+    let mut harness_suite = TestSuite::new("harness");
     if !report.run_errors.is_empty() {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
         status.set_type("run-error");
@@ -49,9 +52,19 @@ pub fn to_junit_xml(report: &RunReport) -> Result<String, quick_junit::Serialize
         status.set_description(xml_text(&report.run_errors.join("\n")));
         let mut case = TestCase::new("run", status);
         case.set_classname("harness");
-        let mut suite = TestSuite::new("harness");
-        suite.add_test_case(case);
-        junit.add_test_suite(suite);
+        harness_suite.add_test_case(case);
+    }
+    if !report.not_judged.is_empty() {
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status.set_type("not-judged");
+        status.set_message(xml_text(&report.not_judged[0]));
+        status.set_description(xml_text(&report.not_judged.join("\n")));
+        let mut case = TestCase::new("not-judged", status);
+        case.set_classname("harness");
+        harness_suite.add_test_case(case);
+    }
+    if !harness_suite.test_cases.is_empty() {
+        junit.add_test_suite(harness_suite);
     }
     junit.to_string()
 }
@@ -109,6 +122,19 @@ fn status(case: &CaseResult) -> TestCaseStatus {
             status.set_message(xml_text(or_default(
                 reason,
                 "the harness or environment broke",
+            )));
+            status
+        }
+        Verdict::Blocked => {
+            let mut status = if case.level == crate::verdict::Level::Must {
+                TestCaseStatus::non_success(NonSuccessKind::Error)
+            } else {
+                TestCaseStatus::skipped()
+            };
+            status.set_type("blocked");
+            status.set_message(xml_text(or_default(
+                reason,
+                "the harness could not judge the case",
             )));
             status
         }

@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use super::model::{CaseResult, RunReport};
-use super::{VERDICT_DISPLAY_ORDER, exit_code, exit_code_meaning, first_failing_check};
+use super::{exit_code, exit_code_meaning, first_failing_check};
 use crate::verdict::Verdict;
 
 /// Longest message shown in a table cell or list item, in characters.
@@ -44,13 +44,7 @@ pub fn to_markdown(report: &RunReport) -> String {
     );
 
     out.push_str("| Verdict | Cases |\n|:--|--:|\n");
-    for verdict in VERDICT_DISPLAY_ORDER {
-        let count = report
-            .summary
-            .by_verdict
-            .get(verdict.as_str())
-            .copied()
-            .unwrap_or(0);
+    for (verdict, count) in report.summary.counts() {
         if count > 0 {
             let _ = writeln!(out, "| {} {verdict} | {count} |", verdict_icon(verdict));
         }
@@ -63,6 +57,37 @@ pub fn to_markdown(report: &RunReport) -> String {
         out.push_str("### Run errors\n\n");
         for error in &report.run_errors {
             let _ = writeln!(out, "- {}", cell(error));
+        }
+        out.push('\n');
+    }
+
+    if !report.not_judged.is_empty() {
+        out.push_str("### Not judged (the host does not conform until these are judged)\n\n");
+        for what in &report.not_judged {
+            let _ = writeln!(out, "- {}", cell(what));
+        }
+        out.push('\n');
+    }
+    let shown: Vec<_> = report
+        .surfaces
+        .iter()
+        .filter(|s| s.cases > 0 || s.requested)
+        .collect();
+    if !shown.is_empty() {
+        out.push_str(
+            "| Surface | Served | Cases judged | MUST requirements judged |\n|:--|:--|--:|--:|\n",
+        );
+        for surface in shown {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} of {} | {} of {} |",
+                cell(&surface.surface),
+                if surface.served { "yes" } else { "no" },
+                surface.cases_judged,
+                surface.cases,
+                surface.must_requirements_judged,
+                surface.must_requirements
+            );
         }
         out.push('\n');
     }
@@ -98,6 +123,15 @@ pub fn to_markdown(report: &RunReport) -> String {
         out.push('\n');
     }
 
+    list_section(
+        &mut out,
+        "Blocked (the harness could not judge)",
+        report
+            .cases
+            .iter()
+            .filter(|c| c.verdict == Verdict::Blocked),
+        "no reason recorded",
+    );
     list_section(
         &mut out,
         "Skipped",
@@ -171,6 +205,7 @@ pub fn verdict_icon(verdict: Verdict) -> &'static str {
         Verdict::Pass => "✅",
         Verdict::Info => "ℹ️",
         Verdict::Skip => "⏭️",
+        Verdict::Blocked => "🚧",
         Verdict::Xfail => "🔕",
         Verdict::Warn => "⚠️",
         Verdict::Fail => "❌",

@@ -29,12 +29,13 @@ use crate::verdict::{CheckOutcome, Verdict};
 
 /// Every verdict, in the order reports list counts: the host's outcomes first, then the
 /// baseline's, then the harness's.
-pub const VERDICT_DISPLAY_ORDER: [Verdict; 8] = [
+pub const VERDICT_DISPLAY_ORDER: [Verdict; 9] = [
     Verdict::Pass,
     Verdict::Fail,
     Verdict::Warn,
     Verdict::Info,
     Verdict::Skip,
+    Verdict::Blocked,
     Verdict::Xfail,
     Verdict::Stale,
     Verdict::Error,
@@ -42,14 +43,20 @@ pub const VERDICT_DISPLAY_ORDER: [Verdict; 8] = [
 
 /// The process exit code a run with this overall verdict ends with: 0 conforms (PASS, INFO,
 /// WARN, SKIP, XFAIL), 1 a conformance failure (FAIL, STALE), 3 a harness or environment error
-/// (ERROR). Code 2 (usage or configuration error) is decided before any report exists.
+/// (ERROR), 4 not judged (BLOCKED: a MUST case the harness could not judge, or a served or
+/// requested surface with no judged case). Code 2 (usage or configuration error) is decided
+/// before any report exists.
 pub fn exit_code(run_verdict: Verdict) -> u8 {
     match run_verdict {
         Verdict::Pass | Verdict::Info | Verdict::Warn | Verdict::Skip | Verdict::Xfail => 0,
         Verdict::Fail | Verdict::Stale => 1,
         Verdict::Error => 3,
+        Verdict::Blocked => NOT_JUDGED_EXIT_CODE,
     }
 }
+
+/// The exit code of a run that could not judge what conformance needs (see [`exit_code`]).
+pub const NOT_JUDGED_EXIT_CODE: u8 = 4;
 
 /// What an exit code means, in one sentence.
 pub fn exit_code_meaning(code: u8) -> &'static str {
@@ -59,6 +66,9 @@ pub fn exit_code_meaning(code: u8) -> &'static str {
         }
         1 => "a conformance failure (a MUST broken, or a stale baseline entry)",
         2 => "a usage or configuration error",
+        NOT_JUDGED_EXIT_CODE => {
+            "not judged: the harness could not judge a MUST case, or a surface the host serves or the operator asked for (the host does not conform until it is judged)"
+        }
         _ => "a harness or environment error (the run cannot conclude anything about the host)",
     }
 }

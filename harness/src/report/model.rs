@@ -37,6 +37,14 @@ pub struct RunReport {
     pub run_errors: Vec<String>,
     /// Counts of case verdicts.
     pub summary: Summary,
+    /// What the run could not judge and why (a BLOCKED case of level MUST, an advertised or
+    /// requested surface with no judged case): when not empty, the run does not conform.
+    #[serde(default)]
+    pub not_judged: Vec<String>,
+    /// Per surface: whether the host serves it, and how many of the MUST requirements its
+    /// selected cases prove were judged.
+    #[serde(default)]
+    pub surfaces: Vec<SurfaceJudgement>,
     /// Per-requirement verdicts (every requirement any case proves).
     pub requirements: Vec<RequirementResult>,
     /// Per-case results, in run order.
@@ -82,8 +90,53 @@ pub struct RunOptionsSummary {
 pub struct Summary {
     /// Cases run or skipped.
     pub total: u32,
-    /// By verdict name (`PASS`, `FAIL`, …).
-    pub by_verdict: BTreeMap<String, u32>,
+    /// By verdict (serialised by its name: `PASS`, `FAIL`, …); verdicts no case had are absent.
+    pub by_verdict: BTreeMap<Verdict, u32>,
+}
+
+impl Summary {
+    /// Counts the verdicts of `cases`.
+    pub fn of(cases: &[CaseResult]) -> Summary {
+        let mut by_verdict = BTreeMap::new();
+        for case in cases {
+            *by_verdict.entry(case.verdict).or_insert(0) += 1;
+        }
+        Summary {
+            total: cases.len() as u32,
+            by_verdict,
+        }
+    }
+
+    /// How many cases had `verdict`.
+    pub fn count(&self, verdict: Verdict) -> u32 {
+        self.by_verdict.get(&verdict).copied().unwrap_or(0)
+    }
+
+    /// Every verdict with its count, in [`super::VERDICT_DISPLAY_ORDER`] (zero counts included).
+    pub fn counts(&self) -> impl Iterator<Item = (Verdict, u32)> + '_ {
+        super::VERDICT_DISPLAY_ORDER
+            .into_iter()
+            .map(|verdict| (verdict, self.count(verdict)))
+    }
+}
+
+/// How much of one surface the run judged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SurfaceJudgement {
+    /// `execution` or `openwop`.
+    pub surface: String,
+    /// Whether the host serves it (its discovery document was read).
+    pub served: bool,
+    /// Whether the operator asked for it (`--surface`).
+    pub requested: bool,
+    /// Cases of this surface that ran.
+    pub cases: u32,
+    /// Of those, cases judged (not SKIP, BLOCKED or ERROR).
+    pub cases_judged: u32,
+    /// MUST requirements the cases of this surface prove.
+    pub must_requirements: u32,
+    /// Of those, requirements at least one judged check proved.
+    pub must_requirements_judged: u32,
 }
 
 /// One requirement's verdict across the cases that prove it.
@@ -126,7 +179,7 @@ pub struct CaseResult {
     pub verdict: Verdict,
     /// The verdict before the baseline was applied.
     pub raw_verdict: Verdict,
-    /// Why it was skipped, errored, or what the baseline said.
+    /// Why it was skipped, blocked, errored, or what the baseline said.
     pub reason: Option<String>,
     /// Wall time in milliseconds.
     pub duration_ms: u64,

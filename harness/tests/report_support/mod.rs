@@ -3,11 +3,9 @@
 
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
-
 use harness::report::{
     CaseResult, REPORT_FORMAT_VERSION, RequirementResult, RunOptionsSummary, RunReport,
-    ServedScript, Summary, TargetSummary,
+    ServedScript, Summary, SurfaceJudgement, TargetSummary,
 };
 use harness::transcript::{
     BodyEnd, Exchange, FrameKind, FrameRecord, Header, ProviderCallCount, REDACTED, RequestRecord,
@@ -322,6 +320,21 @@ pub fn skip_case() -> CaseResult {
     case
 }
 
+pub fn blocked_case() -> CaseResult {
+    let mut case = case(
+        "w.terminal.approve",
+        "An approved run completes",
+        "openwop",
+        Verdict::Blocked,
+    );
+    case.requirements = vec!["events.terminal.exactly-one".into()];
+    case.reason = Some(
+        "the host's discovery document does not list fixture `conformance-approval`, so the harness cannot set the case up"
+            .into(),
+    );
+    case
+}
+
 pub fn error_case() -> CaseResult {
     let mut case = case(
         "x.idempotency.different-request-fails",
@@ -439,15 +452,31 @@ pub fn realistic_report() -> RunReport {
         pass_case(),
         fail_case(),
         skip_case(),
+        blocked_case(),
         error_case(),
         xfail_case(),
     ];
-    let mut by_verdict = BTreeMap::new();
-    for case in &cases {
-        *by_verdict
-            .entry(case.verdict.as_str().to_string())
-            .or_insert(0) += 1;
-    }
+    let surfaces = vec![
+        SurfaceJudgement {
+            surface: "execution".into(),
+            served: true,
+            requested: false,
+            cases: 3,
+            cases_judged: 2,
+            must_requirements: 3,
+            must_requirements_judged: 2,
+        },
+        SurfaceJudgement {
+            surface: "openwop".into(),
+            served: true,
+            requested: false,
+            cases: 3,
+            cases_judged: 1,
+            must_requirements: 2,
+            must_requirements_judged: 1,
+        },
+    ];
+    let not_judged = harness::runner::not_judged(&cases, &surfaces);
     RunReport {
         format_version: REPORT_FORMAT_VERSION,
         run_id: "20261130T101500Z-4f2a".into(),
@@ -473,10 +502,9 @@ pub fn realistic_report() -> RunReport {
         },
         verdict: Verdict::Error,
         run_errors: Vec::new(),
-        summary: Summary {
-            total: cases.len() as u32,
-            by_verdict,
-        },
+        summary: Summary::of(&cases),
+        not_judged,
+        surfaces,
         requirements: vec![
             requirement(
                 "exec.submission.returns-202",

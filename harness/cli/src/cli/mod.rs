@@ -8,6 +8,7 @@
 //! | 1 | a conformance failure (a MUST case failed, or a baseline entry is stale) |
 //! | 2 | usage or configuration error (bad flags, unreadable files, invalid cases) |
 //! | 3 | harness or environment error (target unreachable, every request refused, a case ERROR) |
+//! | 4 | not judged (a MUST case BLOCKED, or a served or requested surface with no judged case) |
 
 mod args;
 mod commands;

@@ -143,6 +143,7 @@ async fn external_target(args: &RunArgs, url: &str) -> anyhow::Result<Target> {
         canary,
         upstream,
         implementation: None,
+        unjudgeable: Default::default(),
     })
 }
 
@@ -274,18 +275,29 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         Duration::from_secs(10).mul_f64(args.time_scale),
     )
     .await;
-    if !findings
-        .capabilities
+    let unreadable: Vec<&String> = findings
+        .unjudgeable
         .iter()
-        .any(|c| c.starts_with("surface:"))
+        .filter(|(need, _)| need.starts_with("surface:"))
+        .map(|(_, why)| why)
+        .collect();
+    if unreadable.is_empty()
+        && !findings
+            .capabilities
+            .iter()
+            .any(|c| c.starts_with("surface:"))
     {
         return Err(environment(format!(
             "{} answers neither /v1/runtime nor /.well-known/openwop: is it running?",
             target.base_url
         )));
     }
-    target.capabilities.extend(findings.capabilities);
-    target.implementation = findings.implementation;
+    // A document that answered but could not be read: the run goes on, and every case that
+    // needs it is BLOCKED with this reason (the run then does not conform).
+    for why in unreadable {
+        eprintln!("note: {why}");
+    }
+    findings.apply_to(&mut target);
     for note in &findings.notes {
         eprintln!("note: {note}");
     }

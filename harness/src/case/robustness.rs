@@ -1,0 +1,306 @@
+//! Case robustness, enforced rather than reviewed: a case never names an identifier the host
+//! chooses (a node id of `spec/fixtures/`), and a case's budget covers its waits.
+//!
+//! Both work on a case's JSON document (what the author wrote), so they hold whatever shape the
+//! case model gives steps.
+//!
+//! Budget rule: a case's `timeout_ms` (default [`crate::driver::DEFAULT_CASE_TIMEOUT_MS`]) is its
+//! own time. Stream windows it declares as numbers must fit in it (lint rejects a case whose
+//! literal waits exceed it); windows it takes from facts (`"${target.keepalive_window_ms}"`) are
+//! the host's, and extend the budget at run time by their value for this target
+//! ([`fact_waits_ms`]). Waits add up along the steps; the branches of a `parallel` step wait at
+//! once (the longest counts); a `repeat` with literal bounds waits once per iteration.
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use serde_json::Value;
+
+use crate::template::Scope;
+
+/// Every node id the fixture workflows of `spec/fixtures/` use: a host seeding a fixture may
+/// name its nodes otherwise, so a case must read them from what the host sent.
+pub fn fixture_node_ids() -> &'static BTreeSet<String> {
+    static IDS: LazyLock<BTreeSet<String>> = LazyLock::new(|| {
+        let mut ids = BTreeSet::new();
+        for fixture in spec::fixtures::all() {
+            collect_node_ids(&fixture.definition, &mut ids);
+        }
+        ids
+    });
+    &IDS
+}
+
+fn collect_node_ids(value: &Value, ids: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, member) in map {
+                if key == "nodes"
+                    && let Some(nodes) = member.as_array()
+                {
+                    ids.extend(
+                        nodes
+                            .iter()
+                            .filter_map(|n| n.get("id").and_then(Value::as_str))
+                            .map(String::from),
+                    );
+                }
+                collect_node_ids(member, ids);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| collect_node_ids(i, ids)),
+        _ => {}
+    }
+}
+
+/// Reports, at its JSON pointer, every robustness problem of a case document: a fixture node id
+/// named in a request path segment or in a body member whose name says it holds a node
+/// (`nodeId`, `node`, …), and literal waits exceeding the case's budget.
+pub fn lint(case: &Value, report: &mut dyn FnMut(&str, String)) {
+    let steps = case.get("steps").and_then(Value::as_array);
+    let mut requests = Vec::new();
+    collect_requests(
+        steps.map(Vec::as_slice).unwrap_or(&[]),
+        "/steps",
+        &mut requests,
+    );
+    let ids = fixture_node_ids();
+    for (pointer, request) in &requests {
+        if let Some(path) = request.get("path").and_then(Value::as_str) {
+            let path = path.split(['?', '#']).next().unwrap_or_default();
+            for segment in path.split('/').filter(|s| ids.contains(*s)) {
+                report(
+                    &format!("{pointer}/path"),
+                    format!(
+                        "the path names `{segment}`, a node id of spec/fixtures/: node ids are the host's choice; read it from what the host sent (e.g. `${{steps.<id>.events[type=node.suspended].payload.nodeId|segment}}`)"
+                    ),
+                );
+            }
+        }
+        for member in ["json", "body"] {
+            if let Some(body) = request.get(member) {
+                node_ids_in_body(body, &format!("{pointer}/{member}"), ids, report);
+            }
+        }
+    }
+    let budget = case
+        .get("timeout_ms")
+        .and_then(Value::as_u64)
+        .unwrap_or(crate::driver::DEFAULT_CASE_TIMEOUT_MS);
+    let waits = literal_waits_ms(case);
+    if waits > budget {
+        report(
+            "/timeout_ms",
+            format!(
+                "the case's declared waits ({waits} ms of stream windows) exceed its budget ({budget} ms): raise timeout_ms or shorten the windows"
+            ),
+        );
+    }
+}
+
+fn node_ids_in_body(
+    value: &Value,
+    pointer: &str,
+    ids: &BTreeSet<String>,
+    report: &mut dyn FnMut(&str, String),
+) {
+    match value {
+        Value::Object(map) => {
+            for (key, member) in map {
+                let at = format!("{pointer}/{key}");
+                let names_a_node = key.to_ascii_lowercase().contains("node");
+                match member.as_str() {
+                    Some(text) if names_a_node && ids.contains(text) => report(
+                        &at,
+                        format!(
+                            "`{key}` is `{text}`, a node id of spec/fixtures/: node ids are the host's choice; read it from what the host sent"
+                        ),
+                    ),
+                    _ => node_ids_in_body(member, &at, ids, report),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                node_ids_in_body(item, &format!("{pointer}/{i}"), ids, report);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every request object of the steps (`request`, `stream`, and the `request` of `poll_until`
+/// and `concurrent`), with its pointer, through `parallel`, `repeat` and `generate`.
+fn collect_requests<'a>(steps: &'a [Value], base: &str, out: &mut Vec<(String, &'a Value)>) {
+    for (i, step) in steps.iter().enumerate() {
+        let at = format!("{base}/{i}");
+        for member in ["request", "stream"] {
+            if let Some(request) = step.get(member) {
+                out.push((format!("{at}/{member}"), request));
+            }
+        }
+        for member in ["poll_until", "concurrent"] {
+            if let Some(request) = step.get(member).and_then(|m| m.get("request")) {
+                out.push((format!("{at}/{member}/request"), request));
+            }
+        }
+        if let Some(inner) = step.get("parallel").and_then(Value::as_array) {
+            collect_requests(inner, &format!("{at}/parallel"), out);
+        }
+        for member in ["repeat", "generate"] {
+            if let Some(inner) = step
+                .get(member)
+                .and_then(|m| m.get("steps"))
+                .and_then(Value::as_array)
+            {
+                collect_requests(inner, &format!("{at}/{member}/steps"), out);
+            }
+        }
+    }
+}
+
+/// The waits a case declares as numbers (stream `until.duration_ms`), in milliseconds before
+/// `--time-scale`.
+pub fn literal_waits_ms(case: &Value) -> u64 {
+    waits(steps_of(case), &|value| value.as_u64())
+}
+
+/// The waits a case takes from facts (stream `until.duration_ms` written as an expression on
+/// `${target.…}`), expanded in `scope`, in milliseconds before `--time-scale`: what the case's
+/// budget is extended by. A wait whose expression cannot be expanded counts as zero (the step
+/// itself reports why).
+pub fn fact_waits_ms(case: &Value, scope: &Scope) -> u64 {
+    waits(steps_of(case), &|value| {
+        let text = value.as_str()?;
+        if !text.contains("${target.") {
+            return None;
+        }
+        let expanded = scope.expand_str(text).ok()?;
+        expanded
+            .as_u64()
+            .or_else(|| expanded.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
+    })
+}
+
+fn steps_of(case: &Value) -> &[Value] {
+    case.get("steps")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+/// The waits of steps run one after another, counting the windows `window` recognises.
+fn waits(steps: &[Value], window: &dyn Fn(&Value) -> Option<u64>) -> u64 {
+    steps.iter().map(|step| step_waits(step, window)).sum()
+}
+
+fn step_waits(step: &Value, window: &dyn Fn(&Value) -> Option<u64>) -> u64 {
+    let own = step
+        .pointer("/stream/until/duration_ms")
+        .and_then(window)
+        .unwrap_or(0);
+    let parallel = step
+        .get("parallel")
+        .and_then(Value::as_array)
+        .map(|branches| {
+            branches
+                .iter()
+                .map(|b| step_waits(b, window))
+                .max()
+                .unwrap_or(0)
+        })
+        .unwrap_or(0);
+    let repeat = step.get("repeat").map_or(0, |repeat| {
+        let body = waits(
+            repeat
+                .get("steps")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or(&[]),
+            window,
+        );
+        let count = match (
+            repeat.get("from").and_then(Value::as_i64),
+            repeat.get("to").and_then(Value::as_i64),
+        ) {
+            (Some(from), Some(to)) if to >= from => (to - from + 1) as u64,
+            _ => 1,
+        };
+        body * count
+    });
+    let generate = step
+        .pointer("/generate/steps")
+        .and_then(Value::as_array)
+        .map_or(0, |inner| waits(inner, window));
+    own + parallel + repeat + generate
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn problems(case: Value) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        lint(&case, &mut |pointer, message| {
+            out.push((pointer.to_string(), message))
+        });
+        out
+    }
+
+    #[test]
+    fn fixture_node_ids_come_from_the_fixtures() {
+        let ids = fixture_node_ids();
+        assert!(ids.contains("approve"));
+        assert!(ids.contains("noop"));
+        assert!(!ids.contains("conformance-noop"), "workflow ids are ours");
+    }
+
+    #[test]
+    fn a_fixture_node_id_in_a_path_or_a_node_member_is_rejected() {
+        let found = problems(json!({"steps": [
+            {"request": {"path": "/runs/${steps.create.body.runId|path}/interrupts/approve"}},
+            {"parallel": [{"request": {"method": "POST", "path": "/runs/x/annotations",
+                "json": {"target": {"nodeId": "noop"}, "envelope": {"type": "answer"}}}}]}
+        ]}));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].0, "/steps/0/request/path");
+        assert!(
+            found[0]
+                .1
+                .contains("`approve`, a node id of spec/fixtures/")
+        );
+        assert_eq!(found[1].0, "/steps/1/parallel/0/request/json/target/nodeId");
+        assert!(
+            problems(json!({"steps": [{"request": {"path":
+                "/runs/x/interrupts/${steps.s.events[type=node.suspended].payload.nodeId|segment}"}}]}))
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn literal_waits_must_fit_the_budget_and_fact_waits_extend_it() {
+        let case = json!({"timeout_ms": 3000, "steps": [
+            {"stream": {"path": "/a", "until": {"duration_ms": 2000}}},
+            {"parallel": [
+                {"stream": {"path": "/b", "until": {"duration_ms": 1500}}},
+                {"stream": {"path": "/c", "until": {"duration_ms": "${target.keepalive_window_ms}"}}}
+            ]}
+        ]});
+        assert_eq!(literal_waits_ms(&case), 3500);
+        let found = problems(case.clone());
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].0, "/timeout_ms");
+        assert!(found[0].1.contains("exceed its budget"));
+        let mut scope = Scope::default();
+        scope
+            .target
+            .insert("keepalive_window_ms".into(), json!(31_000));
+        assert_eq!(fact_waits_ms(&case, &scope), 31_000);
+        assert_eq!(
+            fact_waits_ms(&case, &Scope::default()),
+            0,
+            "a fact the target lacks extends nothing"
+        );
+    }
+}
