@@ -59,7 +59,7 @@ fn conformance(args: &[&str], dir: &Path) -> (Option<i32>, String) {
 fn a_host_answering_everything_with_plain_text_does_not_conform_and_is_told_why() {
     let host = plain_text_host();
     let dir = tempfile::tempdir().unwrap();
-    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases");
     let (code, text) = conformance(
         &["run", "--target", &host, "--cases", cases.to_str().unwrap()],
         dir.path(),
@@ -95,7 +95,7 @@ fn a_host_answering_everything_with_plain_text_does_not_conform_and_is_told_why(
 #[test]
 fn a_blocked_must_case_makes_the_run_not_conform() {
     let dir = tempfile::tempdir().unwrap();
-    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases");
     // The built-in runtime, told it does not list the fixture the case needs: the harness
     // cannot set the case up, which is not the host's failure, and not a conforming run.
     let capabilities = dir.path().join("capabilities.json");
