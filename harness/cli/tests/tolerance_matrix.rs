@@ -52,14 +52,14 @@ const POINTS_WITHOUT_A_DIVERGENT_PROFILE: &[&str] = &[
 ];
 
 fn corpus() -> Vec<harness::case::LoadedCase> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let corpus = harness::case::load_corpus(&root.join("cases")).unwrap();
     assert!(corpus.problems.is_empty(), "{:#?}", corpus.problems);
     corpus.cases
 }
 
 fn write(matrix: &ToleranceMatrix, name: &str) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/tolerance-matrix");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/tolerance-matrix");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(name), render_markdown(matrix)).unwrap();
 }

@@ -356,7 +356,7 @@ mod tests {
         let none = Defects::none();
         let out = translate(
             vec![
-                stored(0, "run.resuming", json!({"anything": 1})),
+                stored(0, "run.resuming", json!({"fromStatus": "paused"})),
                 stored(
                     1,
                     "envelope.retry.attempted",
