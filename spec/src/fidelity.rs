@@ -29,7 +29,7 @@ use crate::schema::{self, Published};
 pub const HATCH_PATTERN: &str = crate::openwop::payloads::EXTENSION_HATCH_PATTERN;
 
 /// Keys a transcribed shape may carry (`notes` and `published` are not compared).
-const SHAPE_KEYS: [&str; 27] = [
+const SHAPE_KEYS: [&str; 32] = [
     "type",
     "ref",
     "enum",
@@ -56,6 +56,11 @@ const SHAPE_KEYS: [&str; 27] = [
     "additionalProperties",
     "anyOf",
     "oneOf",
+    "allOf",
+    "if",
+    "then",
+    "else",
+    "not",
     "notes",
 ];
 
@@ -496,10 +501,10 @@ fn check_shape_keys(at: &str, shape: &Value, problems: &mut Vec<String>) {
                     check_shape_keys(&format!("{at}/{key}/{name}"), sub, problems);
                 }
             }
-            "items" | "additionalProperties" => {
+            "items" | "additionalProperties" | "if" | "then" | "else" | "not" => {
                 check_shape_keys(&format!("{at}/{key}"), value, problems)
             }
-            "anyOf" | "oneOf" => {
+            "anyOf" | "oneOf" | "allOf" => {
                 for (i, sub) in value.as_array().into_iter().flatten().enumerate() {
                     check_shape_keys(&format!("{at}/{key}/{i}"), sub, problems);
                 }
@@ -648,7 +653,7 @@ fn canon_published(doc: &Value, schema: &Value, depth: usize) -> Map<String, Val
                     .collect();
                 out.insert(key.clone(), Value::Object(properties));
             }
-            "items" | "not" | "propertyNames" | "contains" => {
+            "items" | "not" | "propertyNames" | "contains" | "if" | "then" | "else" => {
                 out.insert(
                     key.clone(),
                     Value::Object(canon_published(doc, value, depth + 1)),
@@ -680,10 +685,22 @@ fn canon_published(doc: &Value, schema: &Value, depth: usize) -> Map<String, Val
             }
         }
     }
-    if !conflicts.is_empty() {
-        out.insert("allOf".into(), Value::Array(conflicts));
-    }
+    push_conjuncts(&mut out, conflicts);
     finish(out)
+}
+
+/// Appends shapes to the canonical `allOf` (the conjuncts that cannot be merged into one shape:
+/// conditionals and conflicting constraints).
+fn push_conjuncts(out: &mut Map<String, Value>, conjuncts: Vec<Value>) {
+    if conjuncts.is_empty() {
+        return;
+    }
+    match out.get_mut("allOf") {
+        Some(Value::Array(existing)) => existing.extend(conjuncts),
+        _ => {
+            out.insert("allOf".into(), Value::Array(conjuncts));
+        }
+    }
 }
 
 fn merge_into(
@@ -697,6 +714,9 @@ fn merge_into(
                 out.insert(key, value);
             }
             Some(existing) if *existing == value => {}
+            Some(Value::Array(existing)) if key == "allOf" => {
+                existing.extend(value.as_array().into_iter().flatten().cloned());
+            }
             Some(Value::Array(existing)) if key == "required" => {
                 for name in value.as_array().into_iter().flatten() {
                     if !existing.contains(name) {
@@ -725,6 +745,7 @@ fn canon_fact(transcription: &Transcription, shape: &Value, depth: usize) -> Map
         out.insert("invalid".into(), shape.clone());
         return out;
     };
+    let mut conflicts = Vec::new();
     if let Some(reference) = object.get("ref").and_then(Value::as_str) {
         match transcription.fact_def(reference) {
             Some(target) => {
@@ -763,6 +784,20 @@ fn canon_fact(transcription: &Transcription, shape: &Value, depth: usize) -> Map
                     Value::Object(canon_fact(transcription, value, depth + 1)),
                 );
             }
+            "if" | "then" | "else" | "not" => {
+                let mut sub = Value::Object(canon_fact(transcription, value, depth + 1));
+                strip_from(&mut sub);
+                out.insert(key.clone(), sub);
+            }
+            "allOf" => {
+                for branch in value.as_array().into_iter().flatten() {
+                    let mut branch = Value::Object(canon_fact(transcription, branch, depth + 1));
+                    strip_from(&mut branch);
+                    if let Value::Object(branch) = branch {
+                        merge_into(&mut out, branch, &mut conflicts);
+                    }
+                }
+            }
             "anyOf" | "oneOf" => {
                 let branches = value
                     .as_array()
@@ -781,7 +816,26 @@ fn canon_fact(transcription: &Transcription, shape: &Value, depth: usize) -> Map
             }
         }
     }
+    push_conjuncts(&mut out, conflicts);
     finish(out)
+}
+
+/// Rewrites every number with an integral value as an integer, so `2.0` and `2` compare equal
+/// (JSON Schema compares numbers by value).
+fn integral_numbers(value: &mut Value) {
+    match value {
+        Value::Number(n) if !(n.is_i64() || n.is_u64()) => {
+            if let Some(f) = n.as_f64()
+                && f.fract() == 0.0
+                && f.abs() < 9.0e15
+            {
+                *value = json!(f as i64);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(integral_numbers),
+        Value::Object(o) => o.values_mut().for_each(integral_numbers),
+        _ => {}
+    }
 }
 
 fn strip_from(value: &mut Value) {
@@ -841,7 +895,43 @@ fn sort_values(values: &mut [Value]) {
 /// dropped; `required`, `enum` and `type` arrays are sorted; `anyOf`/`oneOf` of bare values or
 /// bare types fold into `enum`/`type`; tagged branches that differ only in one member's value
 /// are merged; a nullable `anyOf` folds into its other branch plus `null`.
+///
+/// Representations of the same meaning also fold: numbers compare by value (`2.0` is `2`); an
+/// empty sub-shape (`items: {}`, `additionalProperties: {}`, `properties: {}`) and a `type`
+/// naming every JSON type constrain nothing and are dropped; a conditional (`if`/`then`/`else`)
+/// becomes one conjunct of `allOf`, whose conjuncts compare as a set.
 fn finish(mut out: Map<String, Value>) -> Map<String, Value> {
+    for value in out.values_mut() {
+        if !value.is_object() {
+            integral_numbers(value);
+        }
+    }
+    for key in ["items", "additionalProperties", "properties", "patternProperties"] {
+        if out.get(key).is_some_and(|v| v.as_object().is_some_and(Map::is_empty)) {
+            out.remove(key);
+        }
+    }
+    if let Some(Value::Array(types)) = out.get("type") {
+        let names: BTreeSet<&str> = types.iter().filter_map(Value::as_str).collect();
+        if ["array", "boolean", "null", "number", "object", "string"]
+            .iter()
+            .all(|t| names.contains(t))
+        {
+            out.remove("type");
+        }
+    }
+    let conditional: Map<String, Value> = ["if", "then", "else"]
+        .into_iter()
+        .filter_map(|k| out.remove(k).map(|v| (k.to_string(), v)))
+        .collect();
+    if !conditional.is_empty() {
+        push_conjuncts(&mut out, vec![Value::Object(conditional)]);
+    }
+    if let Some(Value::Array(conjuncts)) = out.get_mut("allOf") {
+        let mut seen = BTreeSet::new();
+        conjuncts.retain(|v| seen.insert(sorted_text(v)));
+        sort_values(conjuncts);
+    }
     for key in ["anyOf", "oneOf"] {
         let Some(Value::Array(mut branches)) = out.remove(key) else {
             continue;
