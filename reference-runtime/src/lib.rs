@@ -26,8 +26,8 @@ pub mod sse;
 pub mod store;
 
 pub use choices::{
-    CancelAnswer, CrossTenantAnswer, CursorPrecedence, ExecutionIdForm, MultiAdmitted, ReplayStatus,
-    RunIdForm, UnsatisfiableRequirements,
+    CancelAnswer, CrossTenantAnswer, CursorPrecedence, ExecutionIdForm, MultiAdmitted,
+    ReplayStatus, RunIdForm, UnsatisfiableRequirements,
 };
 pub use config::{Config, ModelConfig, ProviderConfig, ProviderKind};
 pub use defects::{Defect, Defects};

@@ -270,8 +270,13 @@ impl Transcription {
 /// One key on which a published def and its transcription differ.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Difference {
-    /// `<source id>#<def>/<path to the key>`.
+    /// `<source id>#<def>/<path to the key>`: inside a referenced def, where that def states it.
     pub location: String,
+    /// The same key reached from the compared def (`<source id>#<def>/<path>`), through any
+    /// references: equal to `location` unless the key lies inside a referenced def. A deviation
+    /// at either covers the difference (one at the referenced def covers every use; one at a
+    /// use covers that use only).
+    pub site: String,
     /// What upstream states (`None`: nothing).
     pub upstream: Option<Value>,
     /// What the project publishes (`None`: nothing).
@@ -436,7 +441,7 @@ pub fn compare_with(
                 Ok((doc, target)) => {
                     let upstream = canon_fact(transcription, shape, 0);
                     let project = canon_published(&doc, &target, 0);
-                    diff(&def, &upstream, &project, &mut outcome.differences);
+                    diff(&def, &def, &upstream, &project, &mut outcome.differences);
                     outcome.unexplained = outcome
                         .differences
                         .iter()
@@ -444,7 +449,7 @@ pub fn compare_with(
                             !transcription
                                 .deviations
                                 .iter()
-                                .any(|dev| dev.covers(&d.location))
+                                .any(|dev| dev.covers(&d.location) || dev.covers(&d.site))
                         })
                         .cloned()
                         .collect();
@@ -461,7 +466,7 @@ pub fn compare_with(
             !defs
                 .iter()
                 .flat_map(|d| d.differences.iter())
-                .any(|d| dev.covers(&d.location))
+                .any(|d| dev.covers(&d.location) || dev.covers(&d.site))
         })
         .cloned()
         .collect();
@@ -674,6 +679,10 @@ fn canon_published(doc: &Value, schema: &Value, depth: usize) -> Map<String, Val
                     merge_into(&mut out, branch, &mut conflicts);
                 }
             }
+            "enum" if out.get("enum").is_some_and(Value::is_array) => {
+                let conjunct = value.as_array().cloned().unwrap_or_default();
+                intersect_enum(&mut out, &conjunct);
+            }
             _ => {
                 if let Some(existing) = out.get(key)
                     && existing != value
@@ -687,6 +696,14 @@ fn canon_published(doc: &Value, schema: &Value, depth: usize) -> Map<String, Val
     }
     push_conjuncts(&mut out, conflicts);
     finish(out)
+}
+
+/// Two `enum`s in one conjunction admit the values both list.
+fn intersect_enum(out: &mut Map<String, Value>, conjunct: &[Value]) {
+    if let Some(Value::Array(existing)) = out.get_mut("enum") {
+        let keep: BTreeSet<String> = conjunct.iter().map(sorted_text).collect();
+        existing.retain(|v| keep.contains(&sorted_text(v)));
+    }
 }
 
 /// Appends shapes to the canonical `allOf` (the conjuncts that cannot be merged into one shape:
@@ -714,6 +731,10 @@ fn merge_into(
                 out.insert(key, value);
             }
             Some(existing) if *existing == value => {}
+            Some(Value::Array(_)) if key == "enum" && value.is_array() => {
+                let conjunct = value.as_array().cloned().unwrap_or_default();
+                intersect_enum(out, &conjunct);
+            }
             Some(Value::Array(existing)) if key == "allOf" => {
                 existing.extend(value.as_array().into_iter().flatten().cloned());
             }
@@ -906,8 +927,16 @@ fn finish(mut out: Map<String, Value>) -> Map<String, Value> {
             integral_numbers(value);
         }
     }
-    for key in ["items", "additionalProperties", "properties", "patternProperties"] {
-        if out.get(key).is_some_and(|v| v.as_object().is_some_and(Map::is_empty)) {
+    for key in [
+        "items",
+        "additionalProperties",
+        "properties",
+        "patternProperties",
+    ] {
+        if out
+            .get(key)
+            .is_some_and(|v| v.as_object().is_some_and(Map::is_empty))
+        {
             out.remove(key);
         }
     }
@@ -936,6 +965,17 @@ fn finish(mut out: Map<String, Value>) -> Map<String, Value> {
         let Some(Value::Array(mut branches)) = out.remove(key) else {
             continue;
         };
+        // A branch's `type` the enclosing shape already states adds nothing.
+        if let Some(outer) = out.get("type").cloned() {
+            for branch in &mut branches {
+                if let Value::Object(b) = branch
+                    && b.len() > 1
+                    && b.get("type") == Some(&outer)
+                {
+                    b.remove("type");
+                }
+            }
+        }
         merge_tagged_branches(&mut branches);
         // Nullable form: [X, {type: null}].
         let null_branch = json!({"type": "null"});
@@ -1043,6 +1083,25 @@ fn finish(mut out: Map<String, Value>) -> Map<String, Value> {
         .get("const")
         .map(|c| vec![c.clone()])
         .or_else(|| out.get("enum").and_then(Value::as_array).cloned());
+    if let Some(values) = &allowed {
+        let number = |v: &Value| v.as_f64();
+        let all = |ok: &dyn Fn(f64, f64) -> bool, bound: &Value| {
+            bound
+                .as_f64()
+                .is_some_and(|b| values.iter().all(|v| number(v).is_some_and(|v| ok(v, b))))
+        };
+        let implied: [(&str, &dyn Fn(f64, f64) -> bool); 4] = [
+            ("minimum", &|v, b| v >= b),
+            ("maximum", &|v, b| v <= b),
+            ("exclusiveMinimum", &|v, b| v > b),
+            ("exclusiveMaximum", &|v, b| v < b),
+        ];
+        for (key, ok) in implied {
+            if out.get(key).is_some_and(|bound| all(ok, bound)) {
+                out.remove(key);
+            }
+        }
+    }
     if let (Some(values), Some(types)) = (allowed, out.get("type"))
         && values.iter().all(|v| type_admits(types, v))
     {
@@ -1111,6 +1170,7 @@ fn merge_tagged_branches(branches: &mut Vec<Value>) {
 /// compared member by member.
 fn diff(
     location: &str,
+    site: &str,
     upstream: &Map<String, Value>,
     project: &Map<String, Value>,
     out: &mut Vec<Difference>,
@@ -1126,6 +1186,7 @@ fn diff(
         .collect();
     for key in keys {
         let here = format!("{location}/{key}");
+        let site_here = format!("{site}/{key}");
         match (upstream.get(key), project.get(key)) {
             (Some(a), Some(b)) if without_from(a) == *b => {}
             (Some(Value::Object(a)), Some(Value::Object(b)))
@@ -1134,11 +1195,15 @@ fn diff(
                 let names: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
                 for name in names {
                     let at = format!("{here}/{name}");
+                    let site_at = format!("{site_here}/{name}");
                     match (a.get(name), b.get(name)) {
-                        (Some(Value::Object(x)), Some(Value::Object(y))) => diff(&at, x, y, out),
+                        (Some(Value::Object(x)), Some(Value::Object(y))) => {
+                            diff(&at, &site_at, x, y, out)
+                        }
                         (x, y) if x.map(without_from) == y.cloned() => {}
                         (x, y) => out.push(Difference {
                             location: at,
+                            site: site_at,
                             upstream: x.map(without_from),
                             project: y.cloned(),
                         }),
@@ -1148,10 +1213,11 @@ fn diff(
             (Some(Value::Object(a)), Some(Value::Object(b)))
                 if key == "items" || key == "additionalProperties" =>
             {
-                diff(&here, a, b, out)
+                diff(&here, &site_here, a, b, out)
             }
             (a, b) => out.push(Difference {
                 location: here,
+                site: site_here,
                 upstream: a.map(without_from),
                 project: b.cloned(),
             }),

@@ -9,7 +9,12 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use reference_runtime::{ApiKeyConfig, CancelAnswer, Config, CredentialSource, CrossTenantAnswer, CursorPrecedence, Defect, Defects, ExecutionIdForm, HeartbeatConfig, ModelConfig, MultiAdmitted, PredicateConfig, ProviderConfig, ProviderKind, ReplayStatus, RunIdForm, RunningRuntime, RuntimeOptions, Strictness, UnsatisfiableRequirements, start};
+use reference_runtime::{
+    ApiKeyConfig, CancelAnswer, Config, CredentialSource, CrossTenantAnswer, CursorPrecedence,
+    Defect, Defects, ExecutionIdForm, HeartbeatConfig, ModelConfig, MultiAdmitted, PredicateConfig,
+    ProviderConfig, ProviderKind, ReplayStatus, RunIdForm, RunningRuntime, RuntimeOptions,
+    Strictness, UnsatisfiableRequirements, start,
+};
 use serde_json::json;
 use spec::execution::Modality;
 

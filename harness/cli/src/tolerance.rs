@@ -14,10 +14,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use spec::open_points::{OpenPointRegistry, STANDARD_PROFILE};
 
-use harness::case::LoadedCase;
 use crate::launch::BuiltInProfile;
-use harness::report::{CaseResult, RunReport};
 use crate::selftest::{SelftestError, run_against};
+use harness::case::LoadedCase;
+use harness::report::{CaseResult, RunReport};
 use harness::verdict::{Level, Verdict};
 
 /// One case that did not tolerate a profile.

@@ -6,11 +6,11 @@
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 
-use harness::case::{CaseSurface, LoadedCase};
 use crate::launch::{BuiltInProfile, defect_catalogue};
-use harness::report::RunReport;
 use crate::selftest::{SelftestError, run_against};
 use crate::tolerance::intolerance_of;
+use harness::case::{CaseSurface, LoadedCase};
+use harness::report::RunReport;
 use harness::verdict::Verdict;
 
 /// The case against one clean profile.

@@ -9,7 +9,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use conformance_cli::launch::BuiltInProfile;
-use conformance_cli::tolerance::{ToleranceMatrix, matrix_profiles, render_markdown, tolerance_matrix};
+use conformance_cli::tolerance::{
+    ToleranceMatrix, matrix_profiles, render_markdown, tolerance_matrix,
+};
 
 /// Open points no built-in profile yet takes another option at (no knob in the reference
 /// runtime yet). The list only shrinks: a point that gains a profile must leave it.

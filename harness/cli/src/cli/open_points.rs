@@ -60,7 +60,8 @@ pub async fn tolerance(args: ToleranceArgs) -> anyhow::Result<u8> {
     )
     .await
     .map_err(|e| environment(format!("{e:#}")))?;
-    conformance_cli::tolerance::write_matrix(&matrix, &dir).map_err(|e| environment(format!("{e:#}")))?;
+    conformance_cli::tolerance::write_matrix(&matrix, &dir)
+        .map_err(|e| environment(format!("{e:#}")))?;
     eprintln!("{}", conformance_cli::tolerance::render_markdown(&matrix));
     Ok(if matrix.intolerances.is_empty() { 0 } else { 1 })
 }

@@ -28,7 +28,10 @@ pub async fn try_file(args: TryArgs) -> anyhow::Result<u8> {
     match args.format {
         TableOrJson::Json => crate::outln!("{}", serde_json::to_string_pretty(&report)?),
         TableOrJson::Table => {
-            crate::outln!("{}", conformance_cli::try_case::render_text(&report).trim_end())
+            crate::outln!(
+                "{}",
+                conformance_cli::try_case::render_text(&report).trim_end()
+            )
         }
     }
     Ok(if report.tolerated() { 0 } else { 1 })
