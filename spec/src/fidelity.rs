@@ -1536,6 +1536,100 @@ mod tests {
         assert_eq!(comparison.identical(), 1);
     }
 
+    fn one_def(shape: Value, extra: Option<(&str, Value)>) -> Transcription {
+        let mut defs: BTreeMap<String, Value> = [("ev".to_string(), shape)].into_iter().collect();
+        if let Some((name, def)) = extra {
+            defs.insert(name.to_string(), def);
+        }
+        Transcription {
+            sources: vec![source()],
+            facts: vec![FactsFile {
+                source: "up".into(),
+                defs,
+            }],
+            deviations: Vec::new(),
+        }
+    }
+
+    fn conditional_published() -> Value {
+        json!({"$defs": {"ev": {
+            "type": "object",
+            "properties": {
+                "lane": {"type": "string"},
+                "key": {"type": "string"},
+                "score": {"type": "number", "minimum": 0.0, "maximum": 2.0}
+            },
+            "allOf": [
+                {"if": {"properties": {"lane": {"const": "saml"}}},
+                 "then": {"required": ["key"]},
+                 "else": {"not": {"required": ["key"]}}}
+            ]
+        }}})
+    }
+
+    fn conditional_fact(then_required: &str) -> Value {
+        json!({
+            "published": "doc#/$defs/ev",
+            "type": "object",
+            "properties": {
+                "lane": {"type": "string"},
+                "key": {"type": "string"},
+                "score": {"type": "number", "minimum": 0, "maximum": 2}
+            },
+            "allOf": [
+                {"if": {"properties": {"lane": {"const": "saml"}}},
+                 "then": {"required": [then_required]},
+                 "else": {"not": {"required": ["key"]}}}
+            ]
+        })
+    }
+
+    #[test]
+    fn conditionals_compare_as_shapes_and_numbers_by_value() {
+        let published = conditional_published();
+        let lookup = |stem: &str| (stem == "doc").then(|| published.clone());
+        let same = compare_with(&one_def(conditional_fact("key"), None), &lookup);
+        assert_eq!(same.failures(), Vec::<String>::new());
+        assert_eq!(same.identical(), 1);
+
+        let changed = compare_with(&one_def(conditional_fact("lane"), None), &lookup);
+        let failures = changed.failures();
+        assert_eq!(failures.len(), 1, "{failures:#?}");
+        assert!(failures[0].contains("`up#ev/allOf`"), "{}", failures[0]);
+    }
+
+    #[test]
+    fn a_deviation_at_a_use_covers_the_referenced_def_there_only() {
+        let published = json!({"$defs": {"ev": {
+            "type": "object",
+            "properties": {"config": {"type": "object"}}
+        }}});
+        let shape = json!({
+            "published": "doc#/$defs/ev",
+            "type": "object",
+            "properties": {"config": {"ref": "up#config"}}
+        });
+        let config = json!({"type": "object", "closed": true});
+        let mut t = one_def(shape, Some(("config", config)));
+        let lookup = |stem: &str| (stem == "doc").then(|| published.clone());
+        let failures = compare_with(&t, &lookup).failures();
+        assert_eq!(failures.len(), 1, "{failures:#?}");
+        assert!(
+            failures[0].contains("`up#config/closed`"),
+            "{}",
+            failures[0]
+        );
+
+        t.deviations.push(Deviation {
+            location: "up#ev/properties/config".into(),
+            direction: Direction::Looser,
+            kind: DeviationKind::Representation,
+            reason: "published with its JSON type only".into(),
+            seed: None,
+        });
+        assert_eq!(compare_with(&t, &lookup).failures(), Vec::<String>::new());
+    }
+
     #[test]
     fn corpus_entries_are_judged_the_way_the_harness_validates() {
         let entry = |document: Value, valid: bool| CorpusEntry {
