@@ -1084,20 +1084,18 @@ fn finish(mut out: Map<String, Value>) -> Map<String, Value> {
         .map(|c| vec![c.clone()])
         .or_else(|| out.get("enum").and_then(Value::as_array).cloned());
     if let Some(values) = &allowed {
-        let number = |v: &Value| v.as_f64();
-        let all = |ok: &dyn Fn(f64, f64) -> bool, bound: &Value| {
-            bound
-                .as_f64()
-                .is_some_and(|b| values.iter().all(|v| number(v).is_some_and(|v| ok(v, b))))
-        };
-        let implied: [(&str, &dyn Fn(f64, f64) -> bool); 4] = [
-            ("minimum", &|v, b| v >= b),
-            ("maximum", &|v, b| v <= b),
-            ("exclusiveMinimum", &|v, b| v > b),
-            ("exclusiveMaximum", &|v, b| v < b),
-        ];
-        for (key, ok) in implied {
-            if out.get(key).is_some_and(|bound| all(ok, bound)) {
+        for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
+            let implied = out.get(key).and_then(Value::as_f64).is_some_and(|bound| {
+                values.iter().all(|v| {
+                    v.as_f64().is_some_and(|v| match key {
+                        "minimum" => v >= bound,
+                        "maximum" => v <= bound,
+                        "exclusiveMinimum" => v > bound,
+                        _ => v < bound,
+                    })
+                })
+            });
+            if implied {
                 out.remove(key);
             }
         }
