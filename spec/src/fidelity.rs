@@ -29,7 +29,7 @@ use crate::schema::{self, Published};
 pub const HATCH_PATTERN: &str = crate::openwop::payloads::EXTENSION_HATCH_PATTERN;
 
 /// Keys a transcribed shape may carry (`notes` and `published` are not compared).
-const SHAPE_KEYS: [&str; 27] = [
+const SHAPE_KEYS: [&str; 32] = [
     "type",
     "ref",
     "enum",
@@ -56,6 +56,11 @@ const SHAPE_KEYS: [&str; 27] = [
     "additionalProperties",
     "anyOf",
     "oneOf",
+    "allOf",
+    "if",
+    "then",
+    "else",
+    "not",
     "notes",
 ];
 
@@ -265,8 +270,13 @@ impl Transcription {
 /// One key on which a published def and its transcription differ.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Difference {
-    /// `<source id>#<def>/<path to the key>`.
+    /// `<source id>#<def>/<path to the key>`: inside a referenced def, where that def states it.
     pub location: String,
+    /// The same key reached from the compared def (`<source id>#<def>/<path>`), through any
+    /// references: equal to `location` unless the key lies inside a referenced def. A deviation
+    /// at either covers the difference (one at the referenced def covers every use; one at a
+    /// use covers that use only).
+    pub site: String,
     /// What upstream states (`None`: nothing).
     pub upstream: Option<Value>,
     /// What the project publishes (`None`: nothing).
@@ -431,7 +441,7 @@ pub fn compare_with(
                 Ok((doc, target)) => {
                     let upstream = canon_fact(transcription, shape, 0);
                     let project = canon_published(&doc, &target, 0);
-                    diff(&def, &upstream, &project, &mut outcome.differences);
+                    diff(&def, &def, &upstream, &project, &mut outcome.differences);
                     outcome.unexplained = outcome
                         .differences
                         .iter()
@@ -439,7 +449,7 @@ pub fn compare_with(
                             !transcription
                                 .deviations
                                 .iter()
-                                .any(|dev| dev.covers(&d.location))
+                                .any(|dev| dev.covers(&d.location) || dev.covers(&d.site))
                         })
                         .cloned()
                         .collect();
@@ -456,7 +466,7 @@ pub fn compare_with(
             !defs
                 .iter()
                 .flat_map(|d| d.differences.iter())
-                .any(|d| dev.covers(&d.location))
+                .any(|d| dev.covers(&d.location) || dev.covers(&d.site))
         })
         .cloned()
         .collect();
@@ -496,10 +506,10 @@ fn check_shape_keys(at: &str, shape: &Value, problems: &mut Vec<String>) {
                     check_shape_keys(&format!("{at}/{key}/{name}"), sub, problems);
                 }
             }
-            "items" | "additionalProperties" => {
+            "items" | "additionalProperties" | "if" | "then" | "else" | "not" => {
                 check_shape_keys(&format!("{at}/{key}"), value, problems)
             }
-            "anyOf" | "oneOf" => {
+            "anyOf" | "oneOf" | "allOf" => {
                 for (i, sub) in value.as_array().into_iter().flatten().enumerate() {
                     check_shape_keys(&format!("{at}/{key}/{i}"), sub, problems);
                 }
@@ -648,7 +658,7 @@ fn canon_published(doc: &Value, schema: &Value, depth: usize) -> Map<String, Val
                     .collect();
                 out.insert(key.clone(), Value::Object(properties));
             }
-            "items" | "not" | "propertyNames" | "contains" => {
+            "items" | "not" | "propertyNames" | "contains" | "if" | "then" | "else" => {
                 out.insert(
                     key.clone(),
                     Value::Object(canon_published(doc, value, depth + 1)),
@@ -669,6 +679,10 @@ fn canon_published(doc: &Value, schema: &Value, depth: usize) -> Map<String, Val
                     merge_into(&mut out, branch, &mut conflicts);
                 }
             }
+            "enum" if out.get("enum").is_some_and(Value::is_array) => {
+                let conjunct = value.as_array().cloned().unwrap_or_default();
+                intersect_enum(&mut out, &conjunct);
+            }
             _ => {
                 if let Some(existing) = out.get(key)
                     && existing != value
@@ -680,10 +694,30 @@ fn canon_published(doc: &Value, schema: &Value, depth: usize) -> Map<String, Val
             }
         }
     }
-    if !conflicts.is_empty() {
-        out.insert("allOf".into(), Value::Array(conflicts));
-    }
+    push_conjuncts(&mut out, conflicts);
     finish(out)
+}
+
+/// Two `enum`s in one conjunction admit the values both list.
+fn intersect_enum(out: &mut Map<String, Value>, conjunct: &[Value]) {
+    if let Some(Value::Array(existing)) = out.get_mut("enum") {
+        let keep: BTreeSet<String> = conjunct.iter().map(sorted_text).collect();
+        existing.retain(|v| keep.contains(&sorted_text(v)));
+    }
+}
+
+/// Appends shapes to the canonical `allOf` (the conjuncts that cannot be merged into one shape:
+/// conditionals and conflicting constraints).
+fn push_conjuncts(out: &mut Map<String, Value>, conjuncts: Vec<Value>) {
+    if conjuncts.is_empty() {
+        return;
+    }
+    match out.get_mut("allOf") {
+        Some(Value::Array(existing)) => existing.extend(conjuncts),
+        _ => {
+            out.insert("allOf".into(), Value::Array(conjuncts));
+        }
+    }
 }
 
 fn merge_into(
@@ -697,6 +731,13 @@ fn merge_into(
                 out.insert(key, value);
             }
             Some(existing) if *existing == value => {}
+            Some(Value::Array(_)) if key == "enum" && value.is_array() => {
+                let conjunct = value.as_array().cloned().unwrap_or_default();
+                intersect_enum(out, &conjunct);
+            }
+            Some(Value::Array(existing)) if key == "allOf" => {
+                existing.extend(value.as_array().into_iter().flatten().cloned());
+            }
             Some(Value::Array(existing)) if key == "required" => {
                 for name in value.as_array().into_iter().flatten() {
                     if !existing.contains(name) {
@@ -725,6 +766,7 @@ fn canon_fact(transcription: &Transcription, shape: &Value, depth: usize) -> Map
         out.insert("invalid".into(), shape.clone());
         return out;
     };
+    let mut conflicts = Vec::new();
     if let Some(reference) = object.get("ref").and_then(Value::as_str) {
         match transcription.fact_def(reference) {
             Some(target) => {
@@ -763,6 +805,20 @@ fn canon_fact(transcription: &Transcription, shape: &Value, depth: usize) -> Map
                     Value::Object(canon_fact(transcription, value, depth + 1)),
                 );
             }
+            "if" | "then" | "else" | "not" => {
+                let mut sub = Value::Object(canon_fact(transcription, value, depth + 1));
+                strip_from(&mut sub);
+                out.insert(key.clone(), sub);
+            }
+            "allOf" => {
+                for branch in value.as_array().into_iter().flatten() {
+                    let mut branch = Value::Object(canon_fact(transcription, branch, depth + 1));
+                    strip_from(&mut branch);
+                    if let Value::Object(branch) = branch {
+                        merge_into(&mut out, branch, &mut conflicts);
+                    }
+                }
+            }
             "anyOf" | "oneOf" => {
                 let branches = value
                     .as_array()
@@ -781,7 +837,26 @@ fn canon_fact(transcription: &Transcription, shape: &Value, depth: usize) -> Map
             }
         }
     }
+    push_conjuncts(&mut out, conflicts);
     finish(out)
+}
+
+/// Rewrites every number with an integral value as an integer, so `2.0` and `2` compare equal
+/// (JSON Schema compares numbers by value).
+fn integral_numbers(value: &mut Value) {
+    match value {
+        Value::Number(n) if !(n.is_i64() || n.is_u64()) => {
+            if let Some(f) = n.as_f64()
+                && f.fract() == 0.0
+                && f.abs() < 9.0e15
+            {
+                *value = json!(f as i64);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(integral_numbers),
+        Value::Object(o) => o.values_mut().for_each(integral_numbers),
+        _ => {}
+    }
 }
 
 fn strip_from(value: &mut Value) {
@@ -841,11 +916,66 @@ fn sort_values(values: &mut [Value]) {
 /// dropped; `required`, `enum` and `type` arrays are sorted; `anyOf`/`oneOf` of bare values or
 /// bare types fold into `enum`/`type`; tagged branches that differ only in one member's value
 /// are merged; a nullable `anyOf` folds into its other branch plus `null`.
+///
+/// Representations of the same meaning also fold: numbers compare by value (`2.0` is `2`); an
+/// empty sub-shape (`items: {}`, `additionalProperties: {}`, `properties: {}`) and a `type`
+/// naming every JSON type constrain nothing and are dropped; a conditional (`if`/`then`/`else`)
+/// becomes one conjunct of `allOf`, whose conjuncts compare as a set.
 fn finish(mut out: Map<String, Value>) -> Map<String, Value> {
+    for value in out.values_mut() {
+        if !value.is_object() {
+            integral_numbers(value);
+        }
+    }
+    for key in [
+        "items",
+        "additionalProperties",
+        "properties",
+        "patternProperties",
+    ] {
+        if out
+            .get(key)
+            .is_some_and(|v| v.as_object().is_some_and(Map::is_empty))
+        {
+            out.remove(key);
+        }
+    }
+    if let Some(Value::Array(types)) = out.get("type") {
+        let names: BTreeSet<&str> = types.iter().filter_map(Value::as_str).collect();
+        if ["array", "boolean", "null", "number", "object", "string"]
+            .iter()
+            .all(|t| names.contains(t))
+        {
+            out.remove("type");
+        }
+    }
+    let conditional: Map<String, Value> = ["if", "then", "else"]
+        .into_iter()
+        .filter_map(|k| out.remove(k).map(|v| (k.to_string(), v)))
+        .collect();
+    if !conditional.is_empty() {
+        push_conjuncts(&mut out, vec![Value::Object(conditional)]);
+    }
+    if let Some(Value::Array(conjuncts)) = out.get_mut("allOf") {
+        let mut seen = BTreeSet::new();
+        conjuncts.retain(|v| seen.insert(sorted_text(v)));
+        sort_values(conjuncts);
+    }
     for key in ["anyOf", "oneOf"] {
         let Some(Value::Array(mut branches)) = out.remove(key) else {
             continue;
         };
+        // A branch's `type` the enclosing shape already states adds nothing.
+        if let Some(outer) = out.get("type").cloned() {
+            for branch in &mut branches {
+                if let Value::Object(b) = branch
+                    && b.len() > 1
+                    && b.get("type") == Some(&outer)
+                {
+                    b.remove("type");
+                }
+            }
+        }
         merge_tagged_branches(&mut branches);
         // Nullable form: [X, {type: null}].
         let null_branch = json!({"type": "null"});
@@ -953,6 +1083,23 @@ fn finish(mut out: Map<String, Value>) -> Map<String, Value> {
         .get("const")
         .map(|c| vec![c.clone()])
         .or_else(|| out.get("enum").and_then(Value::as_array).cloned());
+    if let Some(values) = &allowed {
+        for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
+            let implied = out.get(key).and_then(Value::as_f64).is_some_and(|bound| {
+                values.iter().all(|v| {
+                    v.as_f64().is_some_and(|v| match key {
+                        "minimum" => v >= bound,
+                        "maximum" => v <= bound,
+                        "exclusiveMinimum" => v > bound,
+                        _ => v < bound,
+                    })
+                })
+            });
+            if implied {
+                out.remove(key);
+            }
+        }
+    }
     if let (Some(values), Some(types)) = (allowed, out.get("type"))
         && values.iter().all(|v| type_admits(types, v))
     {
@@ -1021,6 +1168,7 @@ fn merge_tagged_branches(branches: &mut Vec<Value>) {
 /// compared member by member.
 fn diff(
     location: &str,
+    site: &str,
     upstream: &Map<String, Value>,
     project: &Map<String, Value>,
     out: &mut Vec<Difference>,
@@ -1036,6 +1184,7 @@ fn diff(
         .collect();
     for key in keys {
         let here = format!("{location}/{key}");
+        let site_here = format!("{site}/{key}");
         match (upstream.get(key), project.get(key)) {
             (Some(a), Some(b)) if without_from(a) == *b => {}
             (Some(Value::Object(a)), Some(Value::Object(b)))
@@ -1044,11 +1193,15 @@ fn diff(
                 let names: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
                 for name in names {
                     let at = format!("{here}/{name}");
+                    let site_at = format!("{site_here}/{name}");
                     match (a.get(name), b.get(name)) {
-                        (Some(Value::Object(x)), Some(Value::Object(y))) => diff(&at, x, y, out),
+                        (Some(Value::Object(x)), Some(Value::Object(y))) => {
+                            diff(&at, &site_at, x, y, out)
+                        }
                         (x, y) if x.map(without_from) == y.cloned() => {}
                         (x, y) => out.push(Difference {
                             location: at,
+                            site: site_at,
                             upstream: x.map(without_from),
                             project: y.cloned(),
                         }),
@@ -1058,10 +1211,11 @@ fn diff(
             (Some(Value::Object(a)), Some(Value::Object(b)))
                 if key == "items" || key == "additionalProperties" =>
             {
-                diff(&here, a, b, out)
+                diff(&here, &site_here, a, b, out)
             }
             (a, b) => out.push(Difference {
                 location: here,
+                site: site_here,
                 upstream: a.map(without_from),
                 project: b.cloned(),
             }),
@@ -1378,6 +1532,100 @@ mod tests {
         let comparison = compare_with(&t, &|stem| (stem == "doc").then(|| published.clone()));
         assert_eq!(comparison.failures(), Vec::<String>::new());
         assert_eq!(comparison.identical(), 1);
+    }
+
+    fn one_def(shape: Value, extra: Option<(&str, Value)>) -> Transcription {
+        let mut defs: BTreeMap<String, Value> = [("ev".to_string(), shape)].into_iter().collect();
+        if let Some((name, def)) = extra {
+            defs.insert(name.to_string(), def);
+        }
+        Transcription {
+            sources: vec![source()],
+            facts: vec![FactsFile {
+                source: "up".into(),
+                defs,
+            }],
+            deviations: Vec::new(),
+        }
+    }
+
+    fn conditional_published() -> Value {
+        json!({"$defs": {"ev": {
+            "type": "object",
+            "properties": {
+                "lane": {"type": "string"},
+                "key": {"type": "string"},
+                "score": {"type": "number", "minimum": 0.0, "maximum": 2.0}
+            },
+            "allOf": [
+                {"if": {"properties": {"lane": {"const": "saml"}}},
+                 "then": {"required": ["key"]},
+                 "else": {"not": {"required": ["key"]}}}
+            ]
+        }}})
+    }
+
+    fn conditional_fact(then_required: &str) -> Value {
+        json!({
+            "published": "doc#/$defs/ev",
+            "type": "object",
+            "properties": {
+                "lane": {"type": "string"},
+                "key": {"type": "string"},
+                "score": {"type": "number", "minimum": 0, "maximum": 2}
+            },
+            "allOf": [
+                {"if": {"properties": {"lane": {"const": "saml"}}},
+                 "then": {"required": [then_required]},
+                 "else": {"not": {"required": ["key"]}}}
+            ]
+        })
+    }
+
+    #[test]
+    fn conditionals_compare_as_shapes_and_numbers_by_value() {
+        let published = conditional_published();
+        let lookup = |stem: &str| (stem == "doc").then(|| published.clone());
+        let same = compare_with(&one_def(conditional_fact("key"), None), &lookup);
+        assert_eq!(same.failures(), Vec::<String>::new());
+        assert_eq!(same.identical(), 1);
+
+        let changed = compare_with(&one_def(conditional_fact("lane"), None), &lookup);
+        let failures = changed.failures();
+        assert_eq!(failures.len(), 1, "{failures:#?}");
+        assert!(failures[0].contains("`up#ev/allOf`"), "{}", failures[0]);
+    }
+
+    #[test]
+    fn a_deviation_at_a_use_covers_the_referenced_def_there_only() {
+        let published = json!({"$defs": {"ev": {
+            "type": "object",
+            "properties": {"config": {"type": "object"}}
+        }}});
+        let shape = json!({
+            "published": "doc#/$defs/ev",
+            "type": "object",
+            "properties": {"config": {"ref": "up#config"}}
+        });
+        let config = json!({"type": "object", "closed": true});
+        let mut t = one_def(shape, Some(("config", config)));
+        let lookup = |stem: &str| (stem == "doc").then(|| published.clone());
+        let failures = compare_with(&t, &lookup).failures();
+        assert_eq!(failures.len(), 1, "{failures:#?}");
+        assert!(
+            failures[0].contains("`up#config/closed`"),
+            "{}",
+            failures[0]
+        );
+
+        t.deviations.push(Deviation {
+            location: "up#ev/properties/config".into(),
+            direction: Direction::Looser,
+            kind: DeviationKind::Representation,
+            reason: "published with its JSON type only".into(),
+            seed: None,
+        });
+        assert_eq!(compare_with(&t, &lookup).failures(), Vec::<String>::new());
     }
 
     #[test]

@@ -676,6 +676,10 @@ fn run_event_payloads_schema() -> Value {
             }),
         );
     }
+    // Every id grammar a payload def of upstream references is published, including those no
+    // transcribed def uses yet (so the grammar itself is compared with ids.schema.json).
+    generator.subschema_for::<openwop::ids::AgentId>();
+    generator.subschema_for::<openwop::ids::EffectId>();
     for (name, def) in generator.take_definitions(true) {
         defs.entry(name).or_insert(def);
     }
@@ -688,6 +692,8 @@ fn run_event_payloads_schema() -> Value {
         "title": "RunEventPayloads",
         "description": "One $defs entry per payload, named as upstream run-event-payloads.schema.json @ 446c2f2c names it. _typeIndex is the normative map from v2 type to $defs key (118 types), generated from spec/registry/event-types.json.",
         "_typeIndex": type_index,
+        "type": "object",
+        "additionalProperties": false,
         "$defs": defs,
     })
 }
