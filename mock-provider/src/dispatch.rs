@@ -110,9 +110,7 @@ fn route(kind: ProviderKind, method: &str, rest: &str) -> Route {
         (ProviderKind::OpenaiChat, "POST", "v1/chat/completions") => {
             Route::Call(Endpoint::ChatCompletions)
         }
-        (ProviderKind::OpenaiResponses, "POST", "v1/responses") => {
-            Route::Call(Endpoint::Responses)
-        }
+        (ProviderKind::OpenaiResponses, "POST", "v1/responses") => Route::Call(Endpoint::Responses),
         (ProviderKind::AnthropicMessages, "POST", "v1/messages") => Route::Call(Endpoint::Messages),
         (ProviderKind::AsyncMedia, _, _) => {
             let parts: Vec<&str> = rest.split('/').collect();

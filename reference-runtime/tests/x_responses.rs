@@ -206,11 +206,14 @@ async fn http_errors_before_output_fall_back_to_the_next_provider() {
                 ),
                 (
                     SECONDARY,
-                    vec![json!({"kind": "completion", "chunks": [{"kind": "text", "delta": "ok"}]})],
+                    vec![
+                        json!({"kind": "completion", "chunks": [{"kind": "text", "delta": "ok"}]}),
+                    ],
                 ),
             ],
         );
-        request["routing"] = json!({"allow_fallback": true, "provider_order": [PRIMARY, SECONDARY]});
+        request["routing"] =
+            json!({"allow_fallback": true, "provider_order": [PRIMARY, SECONDARY]});
         let (frames, kinds) = run(&base, &request).await;
         assert_eq!(
             kinds,

@@ -64,7 +64,11 @@ fn items<'a>(chunks: &'a [Chunk], context: &CompletionContext<'_>) -> (Vec<Item<
             Chunk::Text {
                 output_index,
                 delta,
-            } => (ItemKey::Text(*output_index), ItemKind::Message, delta.as_str()),
+            } => (
+                ItemKey::Text(*output_index),
+                ItemKind::Message,
+                delta.as_str(),
+            ),
             Chunk::ToolCallStart { call_id, name } => (
                 ItemKey::Tool(call_id),
                 ItemKind::FunctionCall { call_id, name },
@@ -101,7 +105,11 @@ fn output_text_part(text: &str) -> Value {
 /// An item as `output_item.added` (empty, in progress) or as finished.
 fn item_json(item: &Item<'_>, finished: Option<&str>) -> Value {
     let status = finished.unwrap_or("in_progress");
-    let text = if finished.is_some() { item.text.as_str() } else { "" };
+    let text = if finished.is_some() {
+        item.text.as_str()
+    } else {
+        ""
+    };
     match item.kind {
         ItemKind::Message => json!({
             "id": item.id,
@@ -179,7 +187,8 @@ struct Frames(Vec<WireFrame>);
 impl Frames {
     fn push(&mut self, event: &str, payload: Value, role: FrameRole) {
         let sequence_number = self.0.len();
-        self.0.push(event_frame(event, sequence_number, payload, role));
+        self.0
+            .push(event_frame(event, sequence_number, payload, role));
     }
 }
 

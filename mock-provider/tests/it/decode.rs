@@ -484,7 +484,9 @@ fn responses_finish(response: &Value) -> FinishReason {
         .any(|item| item["type"] == "function_call");
     match (
         response["status"].as_str(),
-        response.pointer("/incomplete_details/reason").and_then(Value::as_str),
+        response
+            .pointer("/incomplete_details/reason")
+            .and_then(Value::as_str),
     ) {
         (Some("completed"), _) if has_call => FinishReason::ToolCalls,
         (Some("completed"), _) => FinishReason::Stop,
@@ -512,7 +514,11 @@ pub fn responses_stream(parsed: &ParsedStream) -> DecodedStream {
             continue;
         };
         let kind = payload["type"].as_str().expect("every payload has a type");
-        assert_eq!(event.event.as_deref(), Some(kind), "event: repeats data.type");
+        assert_eq!(
+            event.event.as_deref(),
+            Some(kind),
+            "event: repeats data.type"
+        );
         assert_eq!(
             payload["sequence_number"].as_u64(),
             Some(next_sequence),
@@ -567,7 +573,10 @@ pub fn responses_stream(parsed: &ParsedStream) -> DecodedStream {
             | "response.output_item.done" => {}
             "response.completed" | "response.incomplete" => {
                 let response = &payload["response"];
-                assert_eq!(format!("response.{}", response["status"].as_str().unwrap_or("")), kind);
+                assert_eq!(
+                    format!("response.{}", response["status"].as_str().unwrap_or("")),
+                    kind
+                );
                 finish = Some(responses_finish(response));
                 usage = responses_usage(&response["usage"]);
                 terminated = last;

@@ -57,11 +57,7 @@ async fn stream_of(instance: &str, behaviours: Vec<mock_provider::CallBehaviour>
 
 #[tokio::test]
 async fn a_text_stream_follows_the_documented_event_order() {
-    let body = stream_of(
-        INSTANCE,
-        vec![with_fault(&["Hel", "lo"], Value::Null)],
-    )
-    .await;
+    let body = stream_of(INSTANCE, vec![with_fault(&["Hel", "lo"], Value::Null)]).await;
     let parsed = sse::parse(&body);
     let names: Vec<&str> = parsed
         .events
@@ -123,7 +119,10 @@ async fn token_budget_and_content_filter_end_as_incomplete() {
 
 #[tokio::test]
 async fn an_in_band_error_sends_error_then_response_failed() {
-    for (error, code) in [(None, "server_error"), (Some("rate_limited"), "rate_limit_exceeded")] {
+    for (error, code) in [
+        (None, "server_error"),
+        (Some("rate_limited"), "rate_limit_exceeded"),
+    ] {
         let mut fault = json!({"kind": "in_band_error", "after_chunks": 1});
         if let Some(error) = error {
             fault["error"] = json!(error);
@@ -163,13 +162,19 @@ async fn http_errors_have_the_openai_shape() {
         ("rate_limited", 429, json!("rate_limit_exceeded")),
         ("insufficient_quota", 429, json!("insufficient_quota")),
         ("service_unavailable", 503, Value::Null),
-        ("context_length_exceeded", 400, json!("context_length_exceeded")),
+        (
+            "context_length_exceeded",
+            400,
+            json!("context_length_exceeded"),
+        ),
         ("unauthorized", 401, json!("invalid_api_key")),
     ] {
         let id = register(
             &providers,
             INSTANCE,
-            vec![behaviour(json!({"kind": "http_error", "error": error, "retry_after_seconds": 1}))],
+            vec![behaviour(
+                json!({"kind": "http_error", "error": error, "retry_after_seconds": 1}),
+            )],
         );
         let response = send(&providers, INSTANCE, &responses_body(&id, true))
             .await
@@ -205,12 +210,18 @@ async fn a_call_without_the_canary_gets_401() {
 async fn content_faults_break_the_stream_as_scripted() {
     let missing = stream_of(
         INSTANCE,
-        vec![with_fault(&["a", "b"], json!({"kind": "missing_terminator"}))],
+        vec![with_fault(
+            &["a", "b"],
+            json!({"kind": "missing_terminator"}),
+        )],
     )
     .await;
     let parsed = sse::parse(&missing);
     assert_eq!(
-        parsed.events.last().and_then(|event| event.event.as_deref()),
+        parsed
+            .events
+            .last()
+            .and_then(|event| event.event.as_deref()),
         Some("response.output_item.done")
     );
     let decoded = decode::responses_stream(&parsed);
@@ -219,7 +230,10 @@ async fn content_faults_break_the_stream_as_scripted() {
 
     let malformed = stream_of(
         INSTANCE,
-        vec![with_fault(&["a", "b"], json!({"kind": "malformed_frame", "after_chunks": 1}))],
+        vec![with_fault(
+            &["a", "b"],
+            json!({"kind": "malformed_frame", "after_chunks": 1}),
+        )],
     )
     .await;
     let decoded = decode::responses_stream(&sse::parse(&malformed));
@@ -229,7 +243,10 @@ async fn content_faults_break_the_stream_as_scripted() {
 
     let incomplete = stream_of(
         INSTANCE,
-        vec![with_fault(&["a"], json!({"kind": "incomplete_final_frame"}))],
+        vec![with_fault(
+            &["a"],
+            json!({"kind": "incomplete_final_frame"}),
+        )],
     )
     .await;
     assert!(incomplete.ends_with(b"\n") && !incomplete.ends_with(b"\n\n"));
@@ -268,7 +285,10 @@ async fn a_cut_aborts_the_body_in_the_middle_of_a_frame() {
     assert!(failed, "the body read fails");
     let parsed = sse::parse(&bytes);
     assert!(parsed.incomplete_tail);
-    assert_eq!(texts_of(&decode::responses_stream(&parsed).completion), ["a"]);
+    assert_eq!(
+        texts_of(&decode::responses_stream(&parsed).completion),
+        ["a"]
+    );
 }
 
 #[tokio::test]

@@ -286,9 +286,14 @@ mod tests {
         assert!(!failure.error.message.contains("sk-secret"));
         let failure = reported_failure(Some(&json!({"code": "rate_limit_exceeded"})));
         assert_eq!(failure.error.code, ErrorCode::RateLimited);
-        assert!(!reported_failure(Some(&json!({"code": "invalid_prompt"}))).error.retryable);
+        assert!(
+            !reported_failure(Some(&json!({"code": "invalid_prompt"})))
+                .error
+                .retryable
+        );
         assert!(!reported_failure(None).error.retryable);
-        let incomplete = incomplete_failure(&json!({"incomplete_details": {"reason": "max_output_tokens"}}));
+        let incomplete =
+            incomplete_failure(&json!({"incomplete_details": {"reason": "max_output_tokens"}}));
         assert!(!incomplete.error.retryable);
     }
 }
