@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 pub enum ProviderKind {
     /// OpenAI Chat Completions: `POST <base>/v1/chat/completions`.
     OpenaiChat,
+    /// OpenAI Responses: `POST <base>/v1/responses`.
+    OpenaiResponses,
     /// Anthropic Messages: `POST <base>/v1/messages`.
     AnthropicMessages,
     /// fal-style async queue: `POST <base>/<model-id>`, then `<base>/requests/<id>/…`.
@@ -23,6 +25,7 @@ impl ProviderKind {
     pub fn as_str(self) -> &'static str {
         match self {
             ProviderKind::OpenaiChat => "openai-chat",
+            ProviderKind::OpenaiResponses => "openai-responses",
             ProviderKind::AnthropicMessages => "anthropic-messages",
             ProviderKind::AsyncMedia => "async-media",
         }
@@ -32,6 +35,7 @@ impl ProviderKind {
     pub fn parse(name: &str) -> Option<ProviderKind> {
         [
             ProviderKind::OpenaiChat,
+            ProviderKind::OpenaiResponses,
             ProviderKind::AnthropicMessages,
             ProviderKind::AsyncMedia,
         ]
@@ -90,8 +94,9 @@ impl ProviderInstance {
     }
 
     /// The set the harness configures for the built-in runtime:
-    /// `openai-primary` (openai-chat), `anthropic-secondary` (anthropic-messages) and `media`
-    /// (async-media) on wiremock, and `openai-timing` (openai-chat) on the streaming backend.
+    /// `openai-primary` (openai-chat), `anthropic-secondary` (anthropic-messages), `media`
+    /// (async-media) and `openai-responses` (openai-responses) on wiremock, and `openai-timing`
+    /// (openai-chat) on the streaming backend.
     pub fn default_set() -> Vec<ProviderInstance> {
         vec![
             ProviderInstance::new(
@@ -105,6 +110,11 @@ impl ProviderInstance {
                 Backend::Wiremock,
             ),
             ProviderInstance::new("media", ProviderKind::AsyncMedia, Backend::Wiremock),
+            ProviderInstance::new(
+                "openai-responses",
+                ProviderKind::OpenaiResponses,
+                Backend::Wiremock,
+            ),
             ProviderInstance::new(
                 "openai-timing",
                 ProviderKind::OpenaiChat,

@@ -110,6 +110,7 @@ fn route(kind: ProviderKind, method: &str, rest: &str) -> Route {
         (ProviderKind::OpenaiChat, "POST", "v1/chat/completions") => {
             Route::Call(Endpoint::ChatCompletions)
         }
+        (ProviderKind::OpenaiResponses, "POST", "v1/responses") => Route::Call(Endpoint::Responses),
         (ProviderKind::AnthropicMessages, "POST", "v1/messages") => Route::Call(Endpoint::Messages),
         (ProviderKind::AsyncMedia, _, _) => {
             let parts: Vec<&str> = rest.split('/').collect();
@@ -136,7 +137,9 @@ fn route(kind: ProviderKind, method: &str, rest: &str) -> Route {
 /// Anthropic: `x-api-key`, else `Authorization: Bearer` (what anthropic SDK 2.x sends).
 fn presented_credential(kind: ProviderKind, request: &IncomingRequest) -> Option<String> {
     let (header, scheme) = match kind {
-        ProviderKind::OpenaiChat => ("authorization", Some("bearer ")),
+        ProviderKind::OpenaiChat | ProviderKind::OpenaiResponses => {
+            ("authorization", Some("bearer "))
+        }
         ProviderKind::AnthropicMessages if request.header("x-api-key").is_none() => {
             ("authorization", Some("bearer "))
         }

@@ -1,5 +1,6 @@
 //! Fake model providers for conformance tests: a host under test calls them as if they were
-//! OpenAI Chat Completions, Anthropic Messages or a fal-style async media queue, and each call
+//! OpenAI Chat Completions, OpenAI Responses, Anthropic Messages or a fal-style async media
+//! queue, and each call
 //! answers what a [`Script`] says, on the real wire formats, with a catalogue of faults.
 //!
 //! # Example
@@ -174,8 +175,8 @@
 //! | delay before the first byte | `timing.delay_before_headers_ms` | both | the status line late |
 //! | delay before the first body frame | `timing.delay_before_first_frame_ms` | streaming | headers, then a pause |
 //! | delay between frames | `timing.delay_between_frames_ms` | streaming | each SSE frame as its own chunk, spaced |
-//! | in-band error after output | `stream_fault` `in_band_error` | both | 200, frames, then OpenAI `data: {"error":{…}}` / Anthropic `event: error`, clean end without terminator |
-//! | missing terminator | `missing_terminator` | both | 200, everything but `data: [DONE]` / `message_stop` |
+//! | in-band error after output | `stream_fault` `in_band_error` | both | 200, frames, then OpenAI `data: {"error":{…}}` / Responses `event: error` + `response.failed` / Anthropic `event: error`, clean end without terminator |
+//! | missing terminator | `missing_terminator` | both | 200, everything but `data: [DONE]` / `message_stop` / `response.completed` (or `.incomplete`) |
 //! | malformed frame | `malformed_frame` | both | one `data:` line with truncated JSON, then the rest of the stream |
 //! | incomplete final frame | `incomplete_final_frame` | both | the body ends with `…\n` instead of `…\n\n` |
 //! | cut in the middle of the body | `cut` | streaming | frames, optionally part of the next one, then a body read error (chunked encoding never terminated) |
@@ -197,6 +198,25 @@
 //!   `stream_options.include_usage` every chunk has `"usage":null` and a last chunk with
 //!   `"choices":[]` and the usage, then `data: [DONE]`. Without `stream`: a `chat.completion`
 //!   object (`content` null when choice 0 only has tool calls).
+//! * **OpenAI Responses** (`POST /v1/responses`, `stream: true`): `event:` + `data:` SSE whose
+//!   payloads repeat the event name in `type` and carry `sequence_number` 0, 1, … without gaps
+//!   (an inserted malformed frame takes none); no `[DONE]`. `response.created`,
+//!   `response.in_progress`, then per script chunk: text of a new `output_index` opens a
+//!   `message` item (`response.output_item.added`, `response.content_part.added`), each text
+//!   chunk is a `response.output_text.delta` `{item_id, output_index, content_index: 0,
+//!   delta}`; a `tool_call_start` is the `response.output_item.added` of a `function_call` item
+//!   (`id: fc_…`, `call_id`, `name`, `arguments: ""`), each argument fragment a
+//!   `response.function_call_arguments.delta` `{item_id, output_index, delta}`. Items are
+//!   numbered in order of first appearance and closed at the end in that order
+//!   (`output_text.done` + `content_part.done` / `function_call_arguments.done`, then
+//!   `output_item.done`). The terminal event is `response.completed` (`stop`, `tool_calls`) or
+//!   `response.incomplete` with `incomplete_details.reason` `max_output_tokens` (`length`) /
+//!   `content_filter`; its `response` holds the whole `output` and `usage` `{input_tokens
+//!   (cached included), input_tokens_details.cached_tokens, output_tokens,
+//!   output_tokens_details.reasoning_tokens, total_tokens}` (`null` without script usage). An
+//!   in-band error is the standalone `event: error` `{code, message, param}` followed by
+//!   `response.failed` (`status: failed`, `error: {code, message}`). Without `stream`: the
+//!   terminal `response` object. HTTP errors are OpenAI's.
 //! * **Anthropic Messages** (`stream: true`): `event:` + `data:` SSE: `message_start` (usage
 //!   with `input_tokens` excluding cache reads/writes, the cache fields, `output_tokens` 1),
 //!   `ping`, per block `content_block_start` (`text` or `tool_use` with `input:{}`),
@@ -245,6 +265,12 @@
 //!   `include_usage` (the real API always does) and no `usage` in the JSON body;
 //!   `cache_write_tokens` has no OpenAI field and is dropped; `n` and the other sampling
 //!   parameters are ignored (choices come from the script's `output_index` values).
+//! * Responses: items stay open while later items start (the real API finishes one item
+//!   before the next); `stop` and `tool_calls` both end as `completed`; an in-band error sends
+//!   both the `error` event and `response.failed` (the real API may send either) and
+//!   `response.failed` carries no partial `output`; the in-progress `response` omits most
+//!   request echo fields' real values (`instructions`, `tools`, sampling parameters are
+//!   defaults); no `reasoning` items, annotations or `obfuscation`.
 //! * Anthropic: `ping` is sent once, right after `message_start` (the real API sends it after
 //!   the first `content_block_start` and sometimes later); no `thinking`/`signature` blocks;
 //!   no leading empty `input_json_delta`; `message_delta.usage` has only `output_tokens`;

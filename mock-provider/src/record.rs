@@ -9,6 +9,8 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 pub enum Endpoint {
     /// `POST /v1/chat/completions` (a call).
     ChatCompletions,
+    /// `POST /v1/responses` (a call).
+    Responses,
     /// `POST /v1/messages` (a call).
     Messages,
     /// Async media submit `POST /<model-id>` (a call).
@@ -28,7 +30,10 @@ impl Endpoint {
     pub fn is_call(self) -> bool {
         matches!(
             self,
-            Endpoint::ChatCompletions | Endpoint::Messages | Endpoint::QueueSubmit
+            Endpoint::ChatCompletions
+                | Endpoint::Responses
+                | Endpoint::Messages
+                | Endpoint::QueueSubmit
         )
     }
 }

@@ -164,7 +164,7 @@ pub fn parse_instance_flag(flag: &str) -> Result<ProviderInstance, String> {
         }
     };
     let kind = ProviderKind::parse(kind).ok_or_else(|| {
-        format!("instance `{flag}`: kind `{kind}` must be openai-chat, anthropic-messages or async-media")
+        format!("instance `{flag}`: kind `{kind}` must be openai-chat, openai-responses, anthropic-messages or async-media")
     })?;
     Ok(ProviderInstance::new(name, kind, backend))
 }

@@ -86,7 +86,7 @@ fn check_behaviour(
         CallBehaviour::Completion(completion) => {
             if kind == ProviderKind::AsyncMedia {
                 return Err(
-                    "a `completion` needs an openai-chat or anthropic-messages instance, \
+                    "a `completion` needs an openai-chat, openai-responses or anthropic-messages instance, \
                             not async-media"
                         .into(),
                 );

@@ -21,7 +21,7 @@
 //!
 //! [[providers]]
 //! id = "openai-primary"
-//! kind = "openai-chat"               # | "anthropic-messages" | "async-media"
+//! kind = "openai-chat"               # | "openai-responses" | "anthropic-messages" | "async-media"
 //! base_url = "http://127.0.0.1:9100/openai-primary"
 //! credential_env = "OPENAI_API_KEY"  # the NAME of the variable, never the credential
 //!
@@ -221,6 +221,8 @@ pub struct ProviderConfig {
 pub enum ProviderKind {
     /// OpenAI Chat Completions, streaming.
     OpenaiChat,
+    /// OpenAI Responses, streaming.
+    OpenaiResponses,
     /// Anthropic Messages, streaming.
     AnthropicMessages,
     /// A fal-style asynchronous media queue.
@@ -232,6 +234,7 @@ impl ProviderKind {
     pub fn as_str(self) -> &'static str {
         match self {
             ProviderKind::OpenaiChat => "openai-chat",
+            ProviderKind::OpenaiResponses => "openai-responses",
             ProviderKind::AnthropicMessages => "anthropic-messages",
             ProviderKind::AsyncMedia => "async-media",
         }

@@ -37,7 +37,7 @@ pub(crate) fn provider_error(
     context: &ErrorContext<'_>,
 ) -> ProviderErrorResponse {
     match kind {
-        ProviderKind::OpenaiChat => openai_error(error, context),
+        ProviderKind::OpenaiChat | ProviderKind::OpenaiResponses => openai_error(error, context),
         ProviderKind::AnthropicMessages => anthropic_error(error, context),
         ProviderKind::AsyncMedia => fal_error(error, context),
     }
@@ -226,7 +226,7 @@ pub(crate) fn in_band_error_frame(
             let body = anthropic_error_body(error_type, &with_echo(message, context));
             Bytes::from(format!("event: error\ndata: {body}\n\n"))
         }
-        ProviderKind::OpenaiChat | ProviderKind::AsyncMedia => {
+        ProviderKind::OpenaiChat | ProviderKind::OpenaiResponses | ProviderKind::AsyncMedia => {
             let response = openai_error(error.unwrap_or(ProviderError::ServerError), context);
             Bytes::from(format!("data: {}\n\n", response.body))
         }
@@ -243,7 +243,7 @@ pub(crate) fn mock_error(
 ) -> PlannedResponse {
     let message = format!("mock-provider: {message}");
     match kind {
-        ProviderKind::OpenaiChat => {
+        ProviderKind::OpenaiChat | ProviderKind::OpenaiResponses => {
             let error_type = if status >= 500 {
                 "server_error"
             } else {
@@ -285,7 +285,7 @@ pub(crate) fn unauthenticated(
     request_id: &str,
 ) -> PlannedResponse {
     match kind {
-        ProviderKind::OpenaiChat => {
+        ProviderKind::OpenaiChat | ProviderKind::OpenaiResponses => {
             let (message, code) = if credential_present {
                 (
                     "Incorrect API key provided. You can find your API key at \

@@ -4,6 +4,7 @@ pub(crate) mod anthropic;
 pub(crate) mod async_media;
 pub(crate) mod errors;
 pub(crate) mod openai_chat;
+pub(crate) mod openai_responses;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -11,8 +12,8 @@ use bytes::Bytes;
 
 use crate::config::ProviderKind;
 use crate::plan::{
-    FaultFrames, PlanAction, PlannedResponse, ResponsePlan, stream_body, whole_body_with_fault,
-    with_frame_delays,
+    FaultFrames, PlanAction, PlannedResponse, ResponsePlan, fault_position, stream_body,
+    whole_body_with_fault, with_frame_delays,
 };
 use crate::script::{Completion, ProviderError, StreamFault, Timing};
 use errors::{ErrorContext, in_band_error_frame, provider_error};
@@ -67,19 +68,23 @@ pub(crate) fn unix_now() -> u64 {
 fn default_in_band_error(kind: ProviderKind) -> ProviderError {
     match kind {
         ProviderKind::AnthropicMessages => ProviderError::Overloaded,
-        ProviderKind::OpenaiChat | ProviderKind::AsyncMedia => ProviderError::ServerError,
+        ProviderKind::OpenaiChat | ProviderKind::OpenaiResponses | ProviderKind::AsyncMedia => {
+            ProviderError::ServerError
+        }
     }
 }
 
 fn request_id_header(kind: ProviderKind, request_id: &str) -> Vec<(String, String)> {
     match kind {
-        ProviderKind::OpenaiChat => vec![("x-request-id".into(), request_id.to_owned())],
+        ProviderKind::OpenaiChat | ProviderKind::OpenaiResponses => {
+            vec![("x-request-id".into(), request_id.to_owned())]
+        }
         ProviderKind::AnthropicMessages => vec![("request-id".into(), request_id.to_owned())],
         ProviderKind::AsyncMedia => Vec::new(),
     }
 }
 
-/// The plan for a scripted completion on an OpenAI or Anthropic instance.
+/// The plan for a scripted completion on an OpenAI (Chat or Responses) or Anthropic instance.
 pub(crate) fn completion_plan(
     kind: ProviderKind,
     completion: &Completion,
@@ -95,6 +100,7 @@ pub(crate) fn completion_plan(
     let unique = request_id.trim_start_matches("req_");
     let response_id = match kind {
         ProviderKind::AnthropicMessages => format!("msg_mock_{unique}"),
+        ProviderKind::OpenaiResponses => format!("resp_mock_{unique}"),
         _ => format!("chatcmpl-mock-{unique}"),
     };
     let context = CompletionContext {
@@ -119,21 +125,38 @@ pub(crate) fn completion_plan(
     let response = if options.stream {
         let frames = match kind {
             ProviderKind::AnthropicMessages => anthropic::stream_frames(completion, &context),
+            ProviderKind::OpenaiResponses => openai_responses::stream_frames(completion, &context),
             _ => openai_chat::stream_frames(completion, &context),
         };
-        let fault_frames = || FaultFrames {
-            in_band_error: in_band_error_frame(
-                kind,
-                match fault {
-                    Some(StreamFault::InBandError { error, .. }) => *error,
-                    _ => None,
+        let fault_frames = || {
+            let (error, after_chunks) = match fault {
+                Some(StreamFault::InBandError {
+                    error,
+                    after_chunks,
+                    ..
+                }) => (*error, *after_chunks),
+                _ => (None, 0),
+            };
+            FaultFrames {
+                in_band_error: match kind {
+                    ProviderKind::OpenaiResponses => openai_responses::failure_frames(
+                        &provider_error(
+                            kind,
+                            error.unwrap_or(default_in_band_error(kind)),
+                            &error_context,
+                        )
+                        .body,
+                        fault_position(&frames, after_chunks),
+                        &context,
+                    ),
+                    _ => in_band_error_frame(kind, error, &error_context),
                 },
-                &error_context,
-            ),
-            malformed: match kind {
-                ProviderKind::AnthropicMessages => anthropic::malformed_frame(),
-                _ => openai_chat::malformed_frame(&context),
-            },
+                malformed: match kind {
+                    ProviderKind::AnthropicMessages => anthropic::malformed_frame(),
+                    ProviderKind::OpenaiResponses => openai_responses::malformed_frame(&context),
+                    _ => openai_chat::malformed_frame(&context),
+                },
+            }
         };
         let mut headers = request_id_header(kind, request_id);
         headers.push((
@@ -159,6 +182,7 @@ pub(crate) fn completion_plan(
     } else {
         let body = match kind {
             ProviderKind::AnthropicMessages => anthropic::json_body(completion, &context),
+            ProviderKind::OpenaiResponses => openai_responses::json_body(completion, &context),
             _ => openai_chat::json_body(completion, &context),
         };
         let bytes = Bytes::from(body.to_string());

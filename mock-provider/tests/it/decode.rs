@@ -454,3 +454,185 @@ pub fn job(
         timing: Default::default(),
     }
 }
+
+fn responses_usage(usage: &Value) -> Option<Usage> {
+    if usage.is_null() {
+        return None;
+    }
+    let decoded = Usage {
+        input_tokens: u(usage, "/input_tokens"),
+        output_tokens: u(usage, "/output_tokens"),
+        cache_read_tokens: u(usage, "/input_tokens_details/cached_tokens"),
+        cache_write_tokens: 0,
+        reasoning_tokens: u(usage, "/output_tokens_details/reasoning_tokens"),
+    };
+    assert_eq!(
+        u(usage, "/total_tokens"),
+        decoded.input_tokens + decoded.output_tokens,
+        "total_tokens is input + output"
+    );
+    Some(decoded)
+}
+
+/// The finish reason a terminal Responses `response` object expresses: `completed` is `stop`,
+/// or `tool_calls` when the output holds a function call.
+fn responses_finish(response: &Value) -> FinishReason {
+    let has_call = response["output"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|item| item["type"] == "function_call");
+    match (
+        response["status"].as_str(),
+        response
+            .pointer("/incomplete_details/reason")
+            .and_then(Value::as_str),
+    ) {
+        (Some("completed"), _) if has_call => FinishReason::ToolCalls,
+        (Some("completed"), _) => FinishReason::Stop,
+        (Some("incomplete"), Some("max_output_tokens")) => FinishReason::Length,
+        (Some("incomplete"), Some("content_filter")) => FinishReason::ContentFilter,
+        other => panic!("unexpected terminal response state {other:?}"),
+    }
+}
+
+/// Decodes an OpenAI Responses stream: `event:` names equal `data.type`, `sequence_number`
+/// counts from 0 without gaps, the stream ends with its one terminal event.
+pub fn responses_stream(parsed: &ParsedStream) -> DecodedStream {
+    let mut chunks = Vec::new();
+    let mut finish = None;
+    let mut usage = None;
+    let mut terminated = false;
+    let mut error = None;
+    let mut malformed = 0;
+    let mut next_sequence = 0;
+    let mut text_outputs: HashMap<String, u32> = HashMap::new();
+    let mut calls: HashMap<String, String> = HashMap::new();
+    for (position, event) in parsed.events.iter().enumerate() {
+        let Ok(payload) = serde_json::from_str::<Value>(&event.data) else {
+            malformed += 1;
+            continue;
+        };
+        let kind = payload["type"].as_str().expect("every payload has a type");
+        assert_eq!(
+            event.event.as_deref(),
+            Some(kind),
+            "event: repeats data.type"
+        );
+        assert_eq!(
+            payload["sequence_number"].as_u64(),
+            Some(next_sequence),
+            "sequence numbers count from 0"
+        );
+        next_sequence += 1;
+        let last = position == parsed.events.len() - 1;
+        match kind {
+            "response.created" | "response.in_progress" => {
+                assert_eq!(payload["response"]["status"], "in_progress");
+                assert_eq!(payload["response"]["object"], "response");
+            }
+            "response.output_item.added" => {
+                let item = &payload["item"];
+                assert_eq!(item["status"], "in_progress");
+                let id = item["id"].as_str().expect("item id").to_owned();
+                match item["type"].as_str() {
+                    Some("message") => {
+                        let next = text_outputs.len() as u32;
+                        text_outputs.insert(id, next);
+                    }
+                    Some("function_call") => {
+                        assert_eq!(item["arguments"], "");
+                        let call_id = item["call_id"].as_str().expect("call_id").to_owned();
+                        calls.insert(id, call_id.clone());
+                        chunks.push(Chunk::ToolCallStart {
+                            call_id,
+                            name: item["name"].as_str().unwrap_or("").to_owned(),
+                        });
+                    }
+                    other => panic!("unexpected item type {other:?}"),
+                }
+            }
+            "response.output_text.delta" => {
+                let item_id = payload["item_id"].as_str().expect("item_id");
+                chunks.push(Chunk::Text {
+                    output_index: text_outputs[item_id],
+                    delta: payload["delta"].as_str().expect("delta").to_owned(),
+                });
+            }
+            "response.function_call_arguments.delta" => {
+                let item_id = payload["item_id"].as_str().expect("item_id");
+                chunks.push(Chunk::ToolCallArguments {
+                    call_id: calls[item_id].clone(),
+                    delta: payload["delta"].as_str().expect("delta").to_owned(),
+                });
+            }
+            "response.content_part.added"
+            | "response.content_part.done"
+            | "response.output_text.done"
+            | "response.function_call_arguments.done"
+            | "response.output_item.done" => {}
+            "response.completed" | "response.incomplete" => {
+                let response = &payload["response"];
+                assert_eq!(
+                    format!("response.{}", response["status"].as_str().unwrap_or("")),
+                    kind
+                );
+                finish = Some(responses_finish(response));
+                usage = responses_usage(&response["usage"]);
+                terminated = last;
+            }
+            "response.failed" => {
+                assert_eq!(payload["response"]["status"], "failed");
+                error = Some(payload["response"]["error"].clone());
+            }
+            "error" => {
+                assert!(payload["code"].is_string() && payload["message"].is_string());
+            }
+            other => panic!("unexpected Responses event {other}"),
+        }
+    }
+    DecodedStream {
+        completion: completion(chunks, finish.unwrap_or_default(), usage),
+        terminated,
+        error,
+        malformed,
+    }
+}
+
+/// Decodes a non-streaming OpenAI Responses `response`.
+pub fn responses_json(body: &Value) -> Materialized {
+    assert_eq!(body["object"], "response");
+    let mut texts = BTreeMap::new();
+    let mut tool_calls = Vec::new();
+    let mut messages = 0;
+    for item in body["output"].as_array().expect("output") {
+        match item["type"].as_str() {
+            Some("message") => {
+                assert_eq!(item["role"], "assistant");
+                let text: String = item["content"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|part| part["type"] == "output_text")
+                    .filter_map(|part| part["text"].as_str())
+                    .collect();
+                if !text.is_empty() {
+                    texts.insert(messages, text);
+                }
+                messages += 1;
+            }
+            Some("function_call") => tool_calls.push((
+                item["call_id"].as_str().unwrap_or("").to_owned(),
+                item["name"].as_str().unwrap_or("").to_owned(),
+                item["arguments"].clone(),
+            )),
+            other => panic!("unexpected item type {other:?}"),
+        }
+    }
+    Materialized {
+        texts,
+        tool_calls,
+        finish: responses_finish(body),
+        usage: responses_usage(&body["usage"]),
+    }
+}

@@ -4,6 +4,7 @@ mod async_media;
 mod concurrency;
 mod decode;
 mod faults;
+mod responses;
 mod round_trip;
 mod schema;
 mod sdk;

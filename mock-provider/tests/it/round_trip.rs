@@ -14,7 +14,9 @@ use serde_json::Value;
 
 use crate::decode::{self, Materialized};
 use crate::sse;
-use crate::support::{self, CANARY, anthropic_body, client, openai_body, send, unique_id};
+use crate::support::{
+    self, CANARY, anthropic_body, client, openai_body, responses_body, send, unique_id,
+};
 
 fn fragment() -> impl Strategy<Value = String> {
     "[a-zA-Z0-9 \\n\\t\"\\\\{}\\[\\]:,é😀<>/]{0,10}"
@@ -209,6 +211,24 @@ fn anthropic_usage_projection(usage: Option<Usage>) -> Option<Usage> {
     })
 }
 
+/// Responses has one `completed` state: it reads as `tool_calls` when a call was made.
+fn responses_finish_projection(completion: &Completion) -> FinishReason {
+    match completion.finish_reason {
+        FinishReason::Stop | FinishReason::ToolCalls => {
+            let called = completion
+                .chunks
+                .iter()
+                .any(|chunk| matches!(chunk, Chunk::ToolCallStart { .. }));
+            if called {
+                FinishReason::ToolCalls
+            } else {
+                FinishReason::Stop
+            }
+        }
+        other => other,
+    }
+}
+
 fn expected_stream(completion: &Completion, usage: Option<Usage>) -> Completion {
     Completion {
         usage,
@@ -238,7 +258,9 @@ async fn check_completion(
             ("openai-primary".to_owned(), three.clone()),
             ("openai-timing".to_owned(), three),
             ("anthropic-secondary".to_owned(), two.clone()),
-            ("anthropic-timing".to_owned(), two),
+            ("anthropic-timing".to_owned(), two.clone()),
+            ("openai-responses".to_owned(), two.clone()),
+            ("responses-timing".to_owned(), two),
         ]
         .into_iter()
         .collect(),
@@ -311,6 +333,39 @@ async fn check_completion(
             Materialized {
                 usage: anthropic_usage_projection(completion.usage),
                 ..decode::materialize(completion, true)
+            }
+        );
+    }
+    for instance in ["openai-responses", "responses-timing"] {
+        let stream = body_of(
+            send(providers, instance, &responses_body(&id, true))
+                .await
+                .map_err(fail)?,
+        )
+        .await?;
+        let decoded = decode::responses_stream(&sse::parse(&stream));
+        prop_assert!(decoded.terminated && decoded.error.is_none() && decoded.malformed == 0);
+        prop_assert_eq!(
+            decoded.completion,
+            Completion {
+                finish_reason: responses_finish_projection(completion),
+                ..expected_stream(completion, openai_usage_projection(completion.usage))
+            }
+        );
+
+        let json = body_of(
+            send(providers, instance, &responses_body(&id, false))
+                .await
+                .map_err(fail)?,
+        )
+        .await?;
+        let body: Value = serde_json::from_slice(&json).map_err(fail)?;
+        prop_assert_eq!(
+            decode::responses_json(&body),
+            Materialized {
+                usage: openai_usage_projection(completion.usage),
+                finish: responses_finish_projection(completion),
+                ..decode::materialize(completion, false)
             }
         );
     }

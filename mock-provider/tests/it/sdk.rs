@@ -1,4 +1,5 @@
-//! SDK compatibility: the official OpenAI and Anthropic Python SDKs parse the fake streams.
+//! SDK compatibility: the official OpenAI (Chat Completions and Responses clients) and Anthropic
+//! Python SDKs parse the fake streams.
 //!
 //! Runs only when `MOCK_PROVIDER_SDK_TESTS=1` (then a missing Python or SDK fails the test).
 //! CI installs the SDKs with `python3 -m pip install openai anthropic`; the interpreter can be
@@ -41,6 +42,27 @@ fn sdk_script(id: &str) -> Script {
         "chunks": [{"kind": "text", "delta": "partial"}, {"kind": "text", "delta": " more"}],
         "stream_fault": {"kind": "in_band_error", "after_chunks": 1}
     });
+    let incomplete = json!({
+        "kind": "completion",
+        "chunks": [{"kind": "text", "delta": "cut sh"}],
+        "finish_reason": "length",
+        "usage": {"input_tokens": 9, "output_tokens": 16}
+    });
+    let responses_completion = json!({
+        "kind": "completion",
+        "chunks": [
+            {"kind": "text", "delta": "Hello"},
+            {"kind": "text", "delta": " world"},
+            {"kind": "tool_call_start", "call_id": "call_a", "name": "read_file"},
+            {"kind": "tool_call_start", "call_id": "call_b", "name": "list_dir"},
+            {"kind": "tool_call_arguments", "call_id": "call_a", "delta": "{\"pa"},
+            {"kind": "tool_call_arguments", "call_id": "call_b", "delta": "{}"},
+            {"kind": "tool_call_arguments", "call_id": "call_a", "delta": "th\": \"a.txt\"}"}
+        ],
+        "finish_reason": "tool_calls",
+        "usage": {"input_tokens": 120, "output_tokens": 30, "cache_read_tokens": 100,
+                  "reasoning_tokens": 7}
+    });
     serde_json::from_value(json!({
         "id": id,
         "calls": {
@@ -48,7 +70,13 @@ fn sdk_script(id: &str) -> Script {
                 tool_completion, tool_completion, in_band,
                 {"kind": "http_error", "error": "rate_limited", "retry_after_ms": 10}
             ],
-            "anthropic-secondary": [sequential, sequential, in_band]
+            "anthropic-secondary": [sequential, sequential, in_band],
+            "openai-responses": [
+                responses_completion, responses_completion, responses_completion, in_band,
+                incomplete,
+                {"kind": "http_error", "error": "rate_limited", "retry_after_ms": 10},
+                {"kind": "http_error", "error": "service_unavailable"}
+            ]
         }
     }))
     .expect("script parses")
@@ -70,6 +98,10 @@ async fn official_sdks_parse_the_fake_streams() {
         .env(
             "MOCK_OPENAI_BASE_URL",
             format!("{}/v1", providers.base_url("openai-primary").unwrap()),
+        )
+        .env(
+            "MOCK_RESPONSES_BASE_URL",
+            format!("{}/v1", providers.base_url("openai-responses").unwrap()),
         )
         .env(
             "MOCK_ANTHROPIC_BASE_URL",
@@ -137,6 +169,57 @@ async fn official_sdks_parse_the_fake_streams() {
         json!({"content": content, "stop_reason": "tool_use"})
     );
     assert_ne!(parsed["anthropic_in_band_error"], "no error");
+    let responses_tools = json!([
+        {"call_id": "call_a", "name": "read_file", "arguments": "{\"path\": \"a.txt\"}"},
+        {"call_id": "call_b", "name": "list_dir", "arguments": "{}"}
+    ]);
+    let responses_usage = json!({"input_tokens": 120, "cached_tokens": 100, "output_tokens": 30,
+                                 "reasoning_tokens": 7, "total_tokens": 150});
+    assert_eq!(
+        parsed["responses_stream"],
+        json!({
+            "text": "Hello world",
+            "tools": responses_tools,
+            "usage": responses_usage,
+            "status": "completed",
+            "sequence_numbers_count_from_0": true
+        })
+    );
+    for parsed in [&parsed["responses_json"], &parsed["responses_helper"]] {
+        assert_eq!(
+            parsed,
+            &json!({
+                "text": "Hello world",
+                "tools": responses_tools,
+                "usage": responses_usage,
+                "status": "completed"
+            })
+        );
+    }
+    assert_eq!(
+        parsed["responses_failed"],
+        json!({
+            "text": "partial",
+            "last": ["error", "response.failed"],
+            "error_code": "server_error",
+            "failed_code": "server_error",
+            "status": "failed"
+        })
+    );
+    assert_eq!(
+        parsed["responses_incomplete"],
+        json!({"type": "response.incomplete", "status": "incomplete",
+               "reason": "max_output_tokens", "output_tokens": 16})
+    );
+    assert_eq!(
+        parsed["responses_rate_limited"],
+        json!({"status": 429, "code": "rate_limit_exceeded"})
+    );
+    assert_eq!(
+        parsed["responses_unavailable"],
+        json!({"status": 503, "type": "server_error"})
+    );
+    assert_eq!(providers.call_count(&id, "openai-responses"), 7);
     assert_eq!(providers.call_count(&id, "openai-primary"), 4);
     assert_eq!(providers.call_count(&id, "anthropic-secondary"), 3);
 }

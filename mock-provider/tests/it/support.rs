@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 /// The canary every test server accepts.
 pub const CANARY: &str = "sk-canary-test-7f3a9c";
 
-/// The default instance set plus `anthropic-timing` and `media-timing` on the streaming
-/// backend.
+/// The default instance set plus `anthropic-timing`, `media-timing` and `responses-timing` on
+/// the streaming backend.
 pub async fn start() -> FakeProviders {
     let mut instances = ProviderInstance::default_set();
     instances.push(ProviderInstance::new(
@@ -24,6 +24,11 @@ pub async fn start() -> FakeProviders {
     instances.push(ProviderInstance::new(
         "media-timing",
         ProviderKind::AsyncMedia,
+        Backend::Streaming,
+    ));
+    instances.push(ProviderInstance::new(
+        "responses-timing",
+        ProviderKind::OpenaiResponses,
         Backend::Streaming,
     ));
     FakeProviders::start(FakeProvidersConfig::new(CANARY).with_instances(instances))
@@ -79,6 +84,17 @@ pub fn openai_body(script_id: &str, stream: bool, include_usage: bool) -> Value 
     body
 }
 
+/// An OpenAI Responses request carrying the script's marker.
+pub fn responses_body(script_id: &str, stream: bool) -> Value {
+    json!({
+        "model": "gpt-test",
+        "input": [{"role": "user", "content": [
+            {"type": "input_text", "text": format!("Say hi. {}", marker(script_id))}
+        ]}],
+        "stream": stream,
+    })
+}
+
 /// An Anthropic Messages request carrying the script's marker.
 pub fn anthropic_body(script_id: &str, stream: bool) -> Value {
     json!({
@@ -106,6 +122,9 @@ pub async fn send(
         ProviderKind::OpenaiChat => client()
             .post(format!("{base}/v1/chat/completions"))
             .bearer_auth(CANARY),
+        ProviderKind::OpenaiResponses => client()
+            .post(format!("{base}/v1/responses"))
+            .bearer_auth(CANARY),
         ProviderKind::AnthropicMessages => client()
             .post(format!("{base}/v1/messages"))
             .header("x-api-key", CANARY)
@@ -127,6 +146,7 @@ pub fn body_for(providers: &FakeProviders, instance: &str, script_id: &str, stre
         .expect("known instance");
     match kind {
         ProviderKind::AnthropicMessages => anthropic_body(script_id, stream),
+        ProviderKind::OpenaiResponses => responses_body(script_id, stream),
         ProviderKind::AsyncMedia => json!({"prompt": format!("a cat {}", marker(script_id))}),
         _ => openai_body(script_id, stream, true),
     }

@@ -1,7 +1,8 @@
 """Runs the official `openai` and `anthropic` Python SDKs against mock-provider.
 
 Started by tests/it/sdk.rs (only when MOCK_PROVIDER_SDK_TESTS=1) with these variables set:
-MOCK_OPENAI_BASE_URL, MOCK_ANTHROPIC_BASE_URL, MOCK_CANARY, MOCK_MARKER. The calls below
+MOCK_OPENAI_BASE_URL, MOCK_RESPONSES_BASE_URL, MOCK_ANTHROPIC_BASE_URL, MOCK_CANARY,
+MOCK_MARKER. The calls below
 follow the order of the script registered by that test. Prints one JSON object describing what
 the SDKs parsed; a missing SDK is an ImportError, i.e. a failure, never a skip.
 """
@@ -85,6 +86,108 @@ def openai_calls(base_url, canary, messages):
     return out
 
 
+def responses_calls(base_url, canary, text_input):
+    client = openai.OpenAI(base_url=base_url, api_key=canary, max_retries=0)
+    out = {}
+
+    def usage_of(usage):
+        return {
+            "input_tokens": usage.input_tokens,
+            "cached_tokens": usage.input_tokens_details.cached_tokens,
+            "output_tokens": usage.output_tokens,
+            "reasoning_tokens": usage.output_tokens_details.reasoning_tokens,
+            "total_tokens": usage.total_tokens,
+        }
+
+    def calls_of(output):
+        return [
+            {"call_id": item.call_id, "name": item.name, "arguments": item.arguments}
+            for item in output
+            if item.type == "function_call"
+        ]
+
+    # Call 1: the raw event stream: text deltas, function calls by item id, usage.
+    text, calls, by_item, usage, status, sequence = "", [], {}, None, None, []
+    for event in client.responses.create(model="gpt-test", input=text_input, stream=True):
+        sequence.append(event.sequence_number)
+        if event.type == "response.output_text.delta":
+            text += event.delta
+        elif event.type == "response.output_item.added" and event.item.type == "function_call":
+            entry = {"call_id": event.item.call_id, "name": event.item.name, "arguments": ""}
+            by_item[event.item.id] = entry
+            calls.append(entry)
+        elif event.type == "response.function_call_arguments.delta":
+            by_item[event.item_id]["arguments"] += event.delta
+        elif event.type == "response.completed":
+            usage = usage_of(event.response.usage)
+            status = event.response.status
+    out["responses_stream"] = {
+        "text": text,
+        "tools": calls,
+        "usage": usage,
+        "status": status,
+        "sequence_numbers_count_from_0": sequence == list(range(len(sequence))),
+    }
+
+    # Call 2: the same response without streaming.
+    response = client.responses.create(model="gpt-test", input=text_input)
+    out["responses_json"] = {
+        "text": response.output_text,
+        "tools": calls_of(response.output),
+        "usage": usage_of(response.usage),
+        "status": response.status,
+    }
+
+    # Call 3: the streaming helper, which accumulates the events into the final response.
+    with client.responses.stream(model="gpt-test", input=text_input) as stream:
+        final = stream.get_final_response()
+    out["responses_helper"] = {
+        "text": final.output_text,
+        "tools": calls_of(final.output),
+        "usage": usage_of(final.usage),
+        "status": final.status,
+    }
+
+    # Call 4: an in-band failure after the first delta: `error`, then `response.failed`.
+    text, kinds, failure = "", [], None
+    for event in client.responses.create(model="gpt-test", input=text_input, stream=True):
+        kinds.append(event.type)
+        if event.type == "response.output_text.delta":
+            text += event.delta
+        elif event.type == "error":
+            failure = {"error_code": event.code}
+        elif event.type == "response.failed":
+            failure["failed_code"] = event.response.error.code
+            failure["status"] = event.response.status
+    out["responses_failed"] = {"text": text, "last": kinds[-2:], **(failure or {})}
+
+    # Call 5: the token budget runs out: `response.incomplete`.
+    last = None
+    for event in client.responses.create(model="gpt-test", input=text_input, stream=True):
+        last = event
+    out["responses_incomplete"] = {
+        "type": last.type,
+        "status": last.response.status,
+        "reason": last.response.incomplete_details.reason,
+        "output_tokens": last.response.usage.output_tokens,
+    }
+
+    # Call 6: 429 before any output.
+    try:
+        client.responses.create(model="gpt-test", input=text_input, stream=True)
+        out["responses_rate_limited"] = "no error"
+    except openai.RateLimitError as error:
+        out["responses_rate_limited"] = {"status": error.status_code, "code": error.code}
+
+    # Call 7: 503 without streaming.
+    try:
+        client.responses.create(model="gpt-test", input=text_input)
+        out["responses_unavailable"] = "no error"
+    except openai.InternalServerError as error:
+        out["responses_unavailable"] = {"status": error.status_code, "type": error.type}
+    return out
+
+
 def block(content):
     if content.type == "text":
         return {"type": "text", "text": content.text}
@@ -131,6 +234,11 @@ def main():
     messages = [{"role": "user", "content": "Say hi. " + os.environ["MOCK_MARKER"]}]
     result = {"openai_version": openai.__version__, "anthropic_version": anthropic.__version__}
     result.update(openai_calls(os.environ["MOCK_OPENAI_BASE_URL"], canary, messages))
+    result.update(
+        responses_calls(
+            os.environ["MOCK_RESPONSES_BASE_URL"], canary, "Say hi. " + os.environ["MOCK_MARKER"]
+        )
+    )
     result.update(anthropic_calls(os.environ["MOCK_ANTHROPIC_BASE_URL"], canary, messages))
     print(json.dumps(result))
 

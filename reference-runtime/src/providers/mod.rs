@@ -1,5 +1,5 @@
-//! Provider adapters over `reqwest` streaming: OpenAI Chat Completions, Anthropic Messages and a
-//! fal-style asynchronous media queue.
+//! Provider adapters over `reqwest` streaming: OpenAI Chat Completions, OpenAI Responses,
+//! Anthropic Messages and a fal-style asynchronous media queue.
 //!
 //! An adapter turns one provider call into event bodies it hands to an [`Emit`] sink, and ends
 //! with `Ok(())` only after the provider's own completion signal. It never assigns execution
@@ -10,6 +10,7 @@ mod anthropic;
 mod async_media;
 mod http;
 mod openai_chat;
+mod openai_responses;
 mod sse_reader;
 
 use std::sync::{Arc, Mutex};
@@ -177,6 +178,7 @@ impl Adapter {
     ) -> Result<(), AttemptFailure> {
         match self.kind {
             ProviderKind::OpenaiChat => openai_chat::run(self, call, out).await,
+            ProviderKind::OpenaiResponses => openai_responses::run(self, call, out).await,
             ProviderKind::AnthropicMessages => anthropic::run(self, call, out).await,
             ProviderKind::AsyncMedia => async_media::run(self, call, out, remote).await,
         }

@@ -48,7 +48,9 @@ pub fn provider(id: &str, kind: ProviderKind, base_url: &str) -> ProviderConfig 
             ..model("fal-ai/flux", "image-generation")
         }],
         ProviderKind::AnthropicMessages => vec![model("claude-test", "text-generation")],
-        ProviderKind::OpenaiChat => vec![model("gpt-test", "text-generation")],
+        ProviderKind::OpenaiChat | ProviderKind::OpenaiResponses => {
+            vec![model("gpt-test", "text-generation")]
+        }
     };
     ProviderConfig {
         id: id.into(),
