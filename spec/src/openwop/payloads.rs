@@ -16,12 +16,34 @@ use serde_json::{Map, Value};
 use super::ids;
 use super::subject::{Owner, Subject};
 
+mod agent;
+mod budget;
+mod compensation;
+mod deployment;
+mod dispatch;
+mod eval;
 mod governance;
+mod replay;
 mod voice;
 
+pub use agent::{
+    AgentDecided, AgentHandoff, AgentInvocationCompleted, AgentInvocationStarted,
+    AgentMemoryConsolidated, AgentReasoned, AgentReasoningDelta, AgentToolCalled,
+    AgentToolReturned, AgentVerified,
+};
+pub use budget::{
+    BudgetConsumed, BudgetExhausted, BudgetReserved, BudgetThresholdCrossed, EffectiveBudget,
+};
+pub use compensation::{CompensationHalt, CompensationProgress};
+pub use deployment::{
+    DeploymentCanaryAdjusted, DeploymentPromoted, DeploymentRolledBack, DeploymentStateChanged,
+};
+pub use dispatch::{ContextSummarized, DispatchFanOut, DispatchJoin, NodeDispatched};
+pub use eval::{EvalCompleted, EvalScored, EvalStarted};
 pub use governance::{
     AuthorizationDecided, ConnectorAuthExpired, ConnectorAuthorized, GoalClosed, GoalEvaluated,
 };
+pub use replay::{ReplayDiverged, ReplayDivergedAtRefusal};
 pub use voice::{
     VoiceCancelled, VoiceEndpointCandidate, VoiceMoment, VoiceSynthesisChunk, VoiceTranscript,
     VoiceTurnCommit,
@@ -903,57 +925,24 @@ pub const ALIASES: &[(&str, &str)] = &[
 /// their upstream name as a tolerated open object whose `$comment` says so (the published schema
 /// is looser than upstream there; `spec/upstream/deviations.json` records it).
 pub const UNTRANSCRIBED: &[&str] = &[
-    "agentDecided",
-    "agentHandoff",
-    "agentInvocationCompleted",
-    "agentInvocationStarted",
-    "agentMemoryConsolidated",
     "agentPromptResolved",
-    "agentReasoned",
-    "agentReasoningDelta",
-    "agentToolCalled",
-    "agentToolReturned",
-    "agentVerified",
-    "budgetConsumed",
-    "budgetExhausted",
-    "budgetReserved",
-    "budgetThresholdCrossed",
     "channelPresence",
     "channelWritten",
     "commitmentFired",
-    "compensationCompleted",
-    "compensationFailed",
-    "compensationManualInterventionRequired",
-    "compensationPaused",
-    "compensationRequested",
-    "compensationStarted",
-    "contextSummarized",
     "conversationClosed",
     "conversationExchanged",
     "conversationOpened",
     "coreWorkflowChainConfidenceEscalated",
     "coreWorkflowChainEvent",
-    "deploymentCanaryAdjusted",
-    "deploymentPromoted",
-    "deploymentRolledBack",
-    "deploymentStateChanged",
-    "dispatchFanOut",
-    "dispatchJoin",
     "egressDecided",
-    "evalCompleted",
-    "evalScored",
-    "evalStarted",
     "importApplied",
     "memoryCompacted",
     "memoryWritten",
     "modelCapabilityInsufficient",
     "modelCapabilitySubstituted",
-    "nodeDispatched",
     "promptComposed",
     "proposalActivated",
     "proposalCreated",
-    "replayDiverged",
-    "replayDivergedAtRefusal",
     "rosterRunInitiated",
     "runOrchestratorDecided",
     "toolSessionClosed",
@@ -1053,5 +1042,74 @@ pub(crate) fn definitions() -> Vec<(&'static str, Closure, DefinitionGenerator)>
         ("authorizationDecided", Closed, g::<AuthorizationDecided>),
         ("connectorAuthorized", Closed, g::<ConnectorAuthorized>),
         ("connectorAuthExpired", Closed, g::<ConnectorAuthExpired>),
+        ("agentReasoned", ClosedWithHatch, g::<AgentReasoned>),
+        (
+            "agentReasoningDelta",
+            ClosedWithHatch,
+            g::<AgentReasoningDelta>,
+        ),
+        ("agentToolCalled", ClosedWithHatch, g::<AgentToolCalled>),
+        ("agentToolReturned", ClosedWithHatch, g::<AgentToolReturned>),
+        ("agentHandoff", ClosedWithHatch, g::<AgentHandoff>),
+        ("agentDecided", ClosedWithHatch, g::<AgentDecided>),
+        ("agentVerified", Closed, g::<AgentVerified>),
+        (
+            "agentInvocationStarted",
+            ClosedWithHatch,
+            g::<AgentInvocationStarted>,
+        ),
+        (
+            "agentInvocationCompleted",
+            ClosedWithHatch,
+            g::<AgentInvocationCompleted>,
+        ),
+        (
+            "agentMemoryConsolidated",
+            ClosedWithHatch,
+            g::<AgentMemoryConsolidated>,
+        ),
+        ("budgetReserved", Closed, g::<BudgetReserved>),
+        ("budgetConsumed", Closed, g::<BudgetConsumed>),
+        (
+            "budgetThresholdCrossed",
+            Closed,
+            g::<BudgetThresholdCrossed>,
+        ),
+        ("budgetExhausted", Closed, g::<BudgetExhausted>),
+        ("compensationRequested", Closed, g::<CompensationProgress>),
+        ("compensationStarted", Closed, g::<CompensationProgress>),
+        ("compensationCompleted", Closed, g::<CompensationProgress>),
+        ("compensationFailed", Closed, g::<CompensationHalt>),
+        ("compensationPaused", Closed, g::<CompensationHalt>),
+        (
+            "compensationManualInterventionRequired",
+            Closed,
+            g::<CompensationHalt>,
+        ),
+        ("nodeDispatched", Closed, g::<NodeDispatched>),
+        ("dispatchFanOut", Closed, g::<DispatchFanOut>),
+        ("dispatchJoin", Closed, g::<DispatchJoin>),
+        ("contextSummarized", Closed, g::<ContextSummarized>),
+        ("replayDiverged", ClosedWithHatch, g::<ReplayDiverged>),
+        (
+            "replayDivergedAtRefusal",
+            Closed,
+            g::<ReplayDivergedAtRefusal>,
+        ),
+        ("evalStarted", ClosedWithHatch, g::<EvalStarted>),
+        ("evalScored", ClosedWithHatch, g::<EvalScored>),
+        ("evalCompleted", ClosedWithHatch, g::<EvalCompleted>),
+        ("deploymentPromoted", Closed, g::<DeploymentPromoted>),
+        ("deploymentRolledBack", Closed, g::<DeploymentRolledBack>),
+        (
+            "deploymentCanaryAdjusted",
+            Closed,
+            g::<DeploymentCanaryAdjusted>,
+        ),
+        (
+            "deploymentStateChanged",
+            Closed,
+            g::<DeploymentStateChanged>,
+        ),
     ]
 }
