@@ -19,11 +19,17 @@ use super::subject::{Owner, Subject};
 mod agent;
 mod budget;
 mod compensation;
+mod conversation;
 mod deployment;
 mod dispatch;
 mod eval;
 mod governance;
+mod memory;
+mod prompt;
+mod proposal;
 mod replay;
+mod tool;
+mod trigger;
 mod voice;
 
 pub use agent::{
@@ -35,15 +41,26 @@ pub use budget::{
     BudgetConsumed, BudgetExhausted, BudgetReserved, BudgetThresholdCrossed, EffectiveBudget,
 };
 pub use compensation::{CompensationHalt, CompensationProgress};
+pub use conversation::{ConversationClosed, ConversationOpened};
 pub use deployment::{
     DeploymentCanaryAdjusted, DeploymentPromoted, DeploymentRolledBack, DeploymentStateChanged,
 };
-pub use dispatch::{ContextSummarized, DispatchFanOut, DispatchJoin, NodeDispatched};
+pub use dispatch::{
+    ContextSummarized, DispatchFanOut, DispatchJoin, NodeDispatched, WorkflowChainAttestation,
+    WorkflowChainEvent,
+};
 pub use eval::{EvalCompleted, EvalScored, EvalStarted};
 pub use governance::{
     AuthorizationDecided, ConnectorAuthExpired, ConnectorAuthorized, GoalClosed, GoalEvaluated,
 };
+pub use memory::{CommitmentFired, MemoryCompacted, MemoryDistillation, MemoryWritten};
+pub use prompt::{ModelCapabilityInsufficient, ModelCapabilitySubstituted, PromptComposed};
+pub use proposal::{ImportApplied, ImportCounts, ProposalActivated, ProposalCreated};
 pub use replay::{ReplayDiverged, ReplayDivergedAtRefusal};
+pub use tool::{EgressDecided, ToolSessionClosed, ToolSessionOpened};
+pub use trigger::{
+    RosterRunInitiated, TriggerDeliveryAttempted, TriggerSubscriptionStateChanged, WorkspaceUpdated,
+};
 pub use voice::{
     VoiceCancelled, VoiceEndpointCandidate, VoiceMoment, VoiceSynthesisChunk, VoiceTranscript,
     VoiceTurnCommit,
@@ -928,28 +945,9 @@ pub const UNTRANSCRIBED: &[&str] = &[
     "agentPromptResolved",
     "channelPresence",
     "channelWritten",
-    "commitmentFired",
-    "conversationClosed",
     "conversationExchanged",
-    "conversationOpened",
     "coreWorkflowChainConfidenceEscalated",
-    "coreWorkflowChainEvent",
-    "egressDecided",
-    "importApplied",
-    "memoryCompacted",
-    "memoryWritten",
-    "modelCapabilityInsufficient",
-    "modelCapabilitySubstituted",
-    "promptComposed",
-    "proposalActivated",
-    "proposalCreated",
-    "rosterRunInitiated",
     "runOrchestratorDecided",
-    "toolSessionClosed",
-    "toolSessionOpened",
-    "triggerDeliveryAttempted",
-    "triggerSubscriptionStateChanged",
-    "workspaceUpdated",
 ];
 
 /// Generates one payload definition's schema.
@@ -1111,5 +1109,48 @@ pub(crate) fn definitions() -> Vec<(&'static str, Closure, DefinitionGenerator)>
             Closed,
             g::<DeploymentStateChanged>,
         ),
+        ("memoryCompacted", ClosedWithHatch, g::<MemoryCompacted>),
+        ("memoryWritten", ClosedWithHatch, g::<MemoryWritten>),
+        ("commitmentFired", ClosedWithHatch, g::<CommitmentFired>),
+        (
+            "conversationOpened",
+            ClosedWithHatch,
+            g::<ConversationOpened>,
+        ),
+        (
+            "conversationClosed",
+            ClosedWithHatch,
+            g::<ConversationClosed>,
+        ),
+        ("coreWorkflowChainEvent", Closed, g::<WorkflowChainEvent>),
+        ("promptComposed", Closed, g::<PromptComposed>),
+        (
+            "modelCapabilitySubstituted",
+            Closed,
+            g::<ModelCapabilitySubstituted>,
+        ),
+        (
+            "modelCapabilityInsufficient",
+            Closed,
+            g::<ModelCapabilityInsufficient>,
+        ),
+        ("proposalCreated", Closed, g::<ProposalCreated>),
+        ("proposalActivated", Closed, g::<ProposalActivated>),
+        ("importApplied", Closed, g::<ImportApplied>),
+        ("toolSessionOpened", ClosedWithHatch, g::<ToolSessionOpened>),
+        ("toolSessionClosed", ClosedWithHatch, g::<ToolSessionClosed>),
+        ("egressDecided", ClosedWithHatch, g::<EgressDecided>),
+        (
+            "triggerSubscriptionStateChanged",
+            ClosedWithHatch,
+            g::<TriggerSubscriptionStateChanged>,
+        ),
+        (
+            "triggerDeliveryAttempted",
+            ClosedWithHatch,
+            g::<TriggerDeliveryAttempted>,
+        ),
+        ("rosterRunInitiated", Closed, g::<RosterRunInitiated>),
+        ("workspaceUpdated", Closed, g::<WorkspaceUpdated>),
     ]
 }

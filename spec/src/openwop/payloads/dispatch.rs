@@ -81,3 +81,56 @@ pub struct ContextSummarized {
     /// Tokens after summarization.
     pub tokens_after: u64,
 }
+
+/// `workflow-chain.event.attestation` (closed): a checksum over the harvested output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WorkflowChainAttestation {
+    /// Lowercase hex digest (non-empty).
+    #[schemars(length(min = 1))]
+    pub checksum: String,
+    /// Always `sha256`.
+    #[schemars(extend("enum" = ["sha256"]))]
+    pub algorithm: String,
+}
+
+/// `workflow-chain.event` (def `coreWorkflowChainEvent`): one planner→worker handoff
+/// transition (closed, no hatch).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkflowChainEvent {
+    /// The transition.
+    #[schemars(extend("enum" = [
+        "dispatch.began",
+        "dispatch.succeeded",
+        "dispatch.failed",
+        "child.completed",
+        "child.failed",
+        "child.cancelled",
+        "output.harvested"
+    ]))]
+    pub phase: String,
+    /// The dispatched worker's workflow (non-empty; a plain string upstream).
+    #[schemars(length(min = 1))]
+    pub worker_id: String,
+    /// The parent run.
+    #[schemars(with = "ids::RunId")]
+    pub parent_run_id: String,
+    /// The child run (prose: from `dispatch.succeeded` on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<ids::RunId>")]
+    pub child_run_id: Option<String>,
+    /// Parent-variable keys populated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harvested_keys: Option<Vec<String>>,
+    /// Output checksum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attestation: Option<WorkflowChainAttestation>,
+    /// On the failing phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<super::ErrorObject>,
+    /// Cross-host causation pointer (non-empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub causation_host_id: Option<String>,
+}
