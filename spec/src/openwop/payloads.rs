@@ -54,7 +54,10 @@ pub use governance::{
     AuthorizationDecided, ConnectorAuthExpired, ConnectorAuthorized, GoalClosed, GoalEvaluated,
 };
 pub use memory::{CommitmentFired, MemoryCompacted, MemoryDistillation, MemoryWritten};
-pub use prompt::{ModelCapabilityInsufficient, ModelCapabilitySubstituted, PromptComposed};
+pub use prompt::{
+    AgentPromptResolved, ModelCapabilityInsufficient, ModelCapabilitySubstituted, PromptComposed,
+    PromptResolutionStep,
+};
 pub use proposal::{ImportApplied, ImportCounts, ProposalActivated, ProposalCreated};
 pub use replay::{ReplayDiverged, ReplayDivergedAtRefusal};
 pub use tool::{EgressDecided, ToolSessionClosed, ToolSessionOpened};
@@ -942,7 +945,6 @@ pub const ALIASES: &[(&str, &str)] = &[
 /// their upstream name as a tolerated open object whose `$comment` says so (the published schema
 /// is looser than upstream there; `spec/upstream/deviations.json` records it).
 pub const UNTRANSCRIBED: &[&str] = &[
-    "agentPromptResolved",
     "channelPresence",
     "channelWritten",
     "conversationExchanged",
@@ -1152,5 +1154,6 @@ pub(crate) fn definitions() -> Vec<(&'static str, Closure, DefinitionGenerator)>
         ),
         ("rosterRunInitiated", Closed, g::<RosterRunInitiated>),
         ("workspaceUpdated", Closed, g::<WorkspaceUpdated>),
+        ("agentPromptResolved", Closed, g::<AgentPromptResolved>),
     ]
 }

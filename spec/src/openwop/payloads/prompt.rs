@@ -1,8 +1,9 @@
 //! The prompt and model-capability payloads: upstream defs `promptComposed`,
 //! `modelCapabilitySubstituted` and `modelCapabilityInsufficient` of `openwop/openwop-sdks`
 //! `schemas/v2/run-event-payloads.schema.json` @ `446c2f2c22ff059d475228b86395ff92d27329a1`:
-//! all closed, no hatch. (`agentPromptResolved` `$ref`s `prompt-kind.schema.json`, not yet
-//! transcribed.)
+//! plus `agentPromptResolved`, whose `kind` is `prompt-kind.schema.json` @
+//! `33f1a23f7a305b6dcbd00979f6296838dcee2994` (a four-value enum, inlined here). All closed, no
+//! hatch.
 
 use std::collections::BTreeMap;
 
@@ -96,4 +97,54 @@ pub struct ModelCapabilityInsufficient {
     /// Whether a fallback was attempted (upstream default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback_attempted: Option<bool>,
+}
+
+/// One layer of `agent.prompt-resolved.chain` (closed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PromptResolutionStep {
+    /// The precedence layer.
+    #[schemars(extend("enum" = [
+        "run-configurable",
+        "node",
+        "agent-intrinsic",
+        "agent-overrides",
+        "agent-library-default",
+        "workflow-defaults",
+        "host-defaults"
+    ]))]
+    pub layer: String,
+    /// The PromptRef this layer would have applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Whether this layer's ref was selected.
+    pub applied: bool,
+    /// A human-readable explanation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// `agent.prompt-resolved` (def `agentPromptResolved`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentPromptResolved {
+    /// The node.
+    #[schemars(with = "ids::NodeId")]
+    pub node_id: String,
+    /// The prompt kind (`prompt-kind.schema.json`).
+    #[schemars(extend("enum" = ["system", "user", "few-shot", "schema-hint"]))]
+    pub kind: String,
+    /// The agent, when the node names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<ids::AgentId>")]
+    pub agent_id: Option<String>,
+    /// The layers traversed, in order.
+    pub chain: Vec<PromptResolutionStep>,
+    /// The winning PromptRef, or null when no layer yielded one (required, nullable).
+    #[schemars(required, extend("type" = ["string", "null"]))]
+    pub resolved: Option<String>,
+    /// Cross-host causation pointer (non-empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub causation_host_id: Option<String>,
 }
