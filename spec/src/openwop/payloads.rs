@@ -16,11 +16,53 @@ use serde_json::{Map, Value};
 use super::ids;
 use super::subject::{Owner, Subject};
 
+mod agent;
+mod budget;
+mod compensation;
+mod conversation;
+mod deployment;
+mod dispatch;
+mod eval;
 mod governance;
+mod memory;
+mod prompt;
+mod proposal;
+mod replay;
+mod tool;
+mod trigger;
 mod voice;
 
+pub use agent::{
+    AgentDecided, AgentHandoff, AgentInvocationCompleted, AgentInvocationStarted,
+    AgentMemoryConsolidated, AgentReasoned, AgentReasoningDelta, AgentToolCalled,
+    AgentToolReturned, AgentVerified,
+};
+pub use budget::{
+    BudgetConsumed, BudgetExhausted, BudgetReserved, BudgetThresholdCrossed, EffectiveBudget,
+};
+pub use compensation::{CompensationHalt, CompensationProgress};
+pub use conversation::{ConversationClosed, ConversationOpened};
+pub use deployment::{
+    DeploymentCanaryAdjusted, DeploymentPromoted, DeploymentRolledBack, DeploymentStateChanged,
+};
+pub use dispatch::{
+    ContextSummarized, DispatchFanOut, DispatchJoin, NodeDispatched, WorkflowChainAttestation,
+    WorkflowChainEvent,
+};
+pub use eval::{EvalCompleted, EvalScored, EvalStarted};
 pub use governance::{
     AuthorizationDecided, ConnectorAuthExpired, ConnectorAuthorized, GoalClosed, GoalEvaluated,
+};
+pub use memory::{CommitmentFired, MemoryCompacted, MemoryDistillation, MemoryWritten};
+pub use prompt::{
+    AgentPromptResolved, ModelCapabilityInsufficient, ModelCapabilitySubstituted, PromptComposed,
+    PromptResolutionStep,
+};
+pub use proposal::{ImportApplied, ImportCounts, ProposalActivated, ProposalCreated};
+pub use replay::{ReplayDiverged, ReplayDivergedAtRefusal};
+pub use tool::{EgressDecided, ToolSessionClosed, ToolSessionOpened};
+pub use trigger::{
+    RosterRunInitiated, TriggerDeliveryAttempted, TriggerSubscriptionStateChanged, WorkspaceUpdated,
 };
 pub use voice::{
     VoiceCancelled, VoiceEndpointCandidate, VoiceMoment, VoiceSynthesisChunk, VoiceTranscript,
@@ -903,64 +945,11 @@ pub const ALIASES: &[(&str, &str)] = &[
 /// their upstream name as a tolerated open object whose `$comment` says so (the published schema
 /// is looser than upstream there; `spec/upstream/deviations.json` records it).
 pub const UNTRANSCRIBED: &[&str] = &[
-    "agentDecided",
-    "agentHandoff",
-    "agentInvocationCompleted",
-    "agentInvocationStarted",
-    "agentMemoryConsolidated",
-    "agentPromptResolved",
-    "agentReasoned",
-    "agentReasoningDelta",
-    "agentToolCalled",
-    "agentToolReturned",
-    "agentVerified",
-    "budgetConsumed",
-    "budgetExhausted",
-    "budgetReserved",
-    "budgetThresholdCrossed",
     "channelPresence",
     "channelWritten",
-    "commitmentFired",
-    "compensationCompleted",
-    "compensationFailed",
-    "compensationManualInterventionRequired",
-    "compensationPaused",
-    "compensationRequested",
-    "compensationStarted",
-    "contextSummarized",
-    "conversationClosed",
     "conversationExchanged",
-    "conversationOpened",
     "coreWorkflowChainConfidenceEscalated",
-    "coreWorkflowChainEvent",
-    "deploymentCanaryAdjusted",
-    "deploymentPromoted",
-    "deploymentRolledBack",
-    "deploymentStateChanged",
-    "dispatchFanOut",
-    "dispatchJoin",
-    "egressDecided",
-    "evalCompleted",
-    "evalScored",
-    "evalStarted",
-    "importApplied",
-    "memoryCompacted",
-    "memoryWritten",
-    "modelCapabilityInsufficient",
-    "modelCapabilitySubstituted",
-    "nodeDispatched",
-    "promptComposed",
-    "proposalActivated",
-    "proposalCreated",
-    "replayDiverged",
-    "replayDivergedAtRefusal",
-    "rosterRunInitiated",
     "runOrchestratorDecided",
-    "toolSessionClosed",
-    "toolSessionOpened",
-    "triggerDeliveryAttempted",
-    "triggerSubscriptionStateChanged",
-    "workspaceUpdated",
 ];
 
 /// Generates one payload definition's schema.
@@ -1053,5 +1042,118 @@ pub(crate) fn definitions() -> Vec<(&'static str, Closure, DefinitionGenerator)>
         ("authorizationDecided", Closed, g::<AuthorizationDecided>),
         ("connectorAuthorized", Closed, g::<ConnectorAuthorized>),
         ("connectorAuthExpired", Closed, g::<ConnectorAuthExpired>),
+        ("agentReasoned", ClosedWithHatch, g::<AgentReasoned>),
+        (
+            "agentReasoningDelta",
+            ClosedWithHatch,
+            g::<AgentReasoningDelta>,
+        ),
+        ("agentToolCalled", ClosedWithHatch, g::<AgentToolCalled>),
+        ("agentToolReturned", ClosedWithHatch, g::<AgentToolReturned>),
+        ("agentHandoff", ClosedWithHatch, g::<AgentHandoff>),
+        ("agentDecided", ClosedWithHatch, g::<AgentDecided>),
+        ("agentVerified", Closed, g::<AgentVerified>),
+        (
+            "agentInvocationStarted",
+            ClosedWithHatch,
+            g::<AgentInvocationStarted>,
+        ),
+        (
+            "agentInvocationCompleted",
+            ClosedWithHatch,
+            g::<AgentInvocationCompleted>,
+        ),
+        (
+            "agentMemoryConsolidated",
+            ClosedWithHatch,
+            g::<AgentMemoryConsolidated>,
+        ),
+        ("budgetReserved", Closed, g::<BudgetReserved>),
+        ("budgetConsumed", Closed, g::<BudgetConsumed>),
+        (
+            "budgetThresholdCrossed",
+            Closed,
+            g::<BudgetThresholdCrossed>,
+        ),
+        ("budgetExhausted", Closed, g::<BudgetExhausted>),
+        ("compensationRequested", Closed, g::<CompensationProgress>),
+        ("compensationStarted", Closed, g::<CompensationProgress>),
+        ("compensationCompleted", Closed, g::<CompensationProgress>),
+        ("compensationFailed", Closed, g::<CompensationHalt>),
+        ("compensationPaused", Closed, g::<CompensationHalt>),
+        (
+            "compensationManualInterventionRequired",
+            Closed,
+            g::<CompensationHalt>,
+        ),
+        ("nodeDispatched", Closed, g::<NodeDispatched>),
+        ("dispatchFanOut", Closed, g::<DispatchFanOut>),
+        ("dispatchJoin", Closed, g::<DispatchJoin>),
+        ("contextSummarized", Closed, g::<ContextSummarized>),
+        ("replayDiverged", ClosedWithHatch, g::<ReplayDiverged>),
+        (
+            "replayDivergedAtRefusal",
+            Closed,
+            g::<ReplayDivergedAtRefusal>,
+        ),
+        ("evalStarted", ClosedWithHatch, g::<EvalStarted>),
+        ("evalScored", ClosedWithHatch, g::<EvalScored>),
+        ("evalCompleted", ClosedWithHatch, g::<EvalCompleted>),
+        ("deploymentPromoted", Closed, g::<DeploymentPromoted>),
+        ("deploymentRolledBack", Closed, g::<DeploymentRolledBack>),
+        (
+            "deploymentCanaryAdjusted",
+            Closed,
+            g::<DeploymentCanaryAdjusted>,
+        ),
+        (
+            "deploymentStateChanged",
+            Closed,
+            g::<DeploymentStateChanged>,
+        ),
+        ("memoryCompacted", ClosedWithHatch, g::<MemoryCompacted>),
+        ("memoryWritten", ClosedWithHatch, g::<MemoryWritten>),
+        ("commitmentFired", ClosedWithHatch, g::<CommitmentFired>),
+        (
+            "conversationOpened",
+            ClosedWithHatch,
+            g::<ConversationOpened>,
+        ),
+        (
+            "conversationClosed",
+            ClosedWithHatch,
+            g::<ConversationClosed>,
+        ),
+        ("coreWorkflowChainEvent", Closed, g::<WorkflowChainEvent>),
+        ("promptComposed", Closed, g::<PromptComposed>),
+        (
+            "modelCapabilitySubstituted",
+            Closed,
+            g::<ModelCapabilitySubstituted>,
+        ),
+        (
+            "modelCapabilityInsufficient",
+            Closed,
+            g::<ModelCapabilityInsufficient>,
+        ),
+        ("proposalCreated", Closed, g::<ProposalCreated>),
+        ("proposalActivated", Closed, g::<ProposalActivated>),
+        ("importApplied", Closed, g::<ImportApplied>),
+        ("toolSessionOpened", ClosedWithHatch, g::<ToolSessionOpened>),
+        ("toolSessionClosed", ClosedWithHatch, g::<ToolSessionClosed>),
+        ("egressDecided", ClosedWithHatch, g::<EgressDecided>),
+        (
+            "triggerSubscriptionStateChanged",
+            ClosedWithHatch,
+            g::<TriggerSubscriptionStateChanged>,
+        ),
+        (
+            "triggerDeliveryAttempted",
+            ClosedWithHatch,
+            g::<TriggerDeliveryAttempted>,
+        ),
+        ("rosterRunInitiated", Closed, g::<RosterRunInitiated>),
+        ("workspaceUpdated", Closed, g::<WorkspaceUpdated>),
+        ("agentPromptResolved", Closed, g::<AgentPromptResolved>),
     ]
 }
