@@ -440,13 +440,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
     };
     let principal_keys = match (key_of("CONFORMANCE_AUTH_A"), key_of("CONFORMANCE_AUTH_B")) {
         (Some(a), Some(b)) => Some((a, b)),
-        _ => {
-            eprintln!(
-                "note: fresh random test keys; set CONFORMANCE_AUTH_A and CONFORMANCE_AUTH_B ('Authorization: Bearer <key>') to choose them"
-            );
-            None
-        }
+        _ => None,
     };
+    let generated_keys = principal_keys.is_none();
     let options = BuiltInOptions {
         defects: args.defects,
         keep_alive_ms: args.keep_alive_ms,
@@ -464,6 +460,21 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
             .map_err(|e| environment(format!("failed to write {}: {e}", file.display())))?;
     }
     crate::outln!("listening on {}", running.base_url());
+    if generated_keys {
+        // Keys this server made up: a person calling it by hand needs them, and they are test
+        // keys of this process only (set CONFORMANCE_AUTH_A/B to choose them instead).
+        crate::outln!("fresh test keys (surface W), for `conformance run --target` or curl:");
+        for (principal, variable) in [("a", "CONFORMANCE_AUTH_A"), ("b", "CONFORMANCE_AUTH_B")] {
+            if let Some(header) = running
+                .target
+                .principals
+                .get(principal)
+                .and_then(|headers| headers.first())
+            {
+                crate::outln!("  export {variable}='Authorization: {}'", header.value);
+            }
+        }
+    }
     tokio::signal::ctrl_c()
         .await
         .map_err(|e| environment(format!("failed to wait for Ctrl-C: {e}")))?;
