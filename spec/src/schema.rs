@@ -479,9 +479,9 @@ fn strip_optional_nulls(object: &mut Map<String, Value>) {
     }
 }
 
-/// The execution event schema: each variant of [`EventBody`] as a closed object with the
-/// runtime-owned envelope (`execution_id`, `sequence` ≥ 1, `time`) and the status its type
-/// allows.
+/// The execution event schema: each variant of [`EventBody`] as an object (open, as the
+/// origin's TypeScript types are) with the runtime-owned envelope (`execution_id`,
+/// `sequence` ≥ 1, `time`) and the status its type allows.
 fn execution_event_schema() -> Value {
     let mut body = root::<EventBody>();
     let defs = body
@@ -534,7 +534,6 @@ fn execution_event_schema() -> Value {
                 }
             }
             object.insert("required".into(), Value::Array(required));
-            object.insert("additionalProperties".into(), json!(false));
             variant
         })
         .collect();

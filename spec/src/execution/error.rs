@@ -102,7 +102,6 @@ impl ErrorCode {
 /// A portable error: what callers branch on (`code`, `retryable`) plus a message that never
 /// carries credentials, request content or provider bodies.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct PortableError {
     /// The portable code.
     pub code: ErrorCode,

@@ -153,7 +153,6 @@ impl ExecutionEventType {
 
 /// A provider and model pair.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct Target {
     /// The provider id as configured in the runtime.
     #[schemars(length(min = 1))]
@@ -175,7 +174,6 @@ pub enum ProgressPhase {
 
 /// A reference to an artifact an asynchronous provider produced (the origin's `OutputArtifact`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct Artifact {
     /// Where the artifact can be fetched.
     #[schemars(length(min = 1))]
@@ -194,7 +192,7 @@ pub struct Artifact {
 
 /// What an event says happened: its `type` and the fields of that type.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", deny_unknown_fields)]
+#[serde(tag = "type")]
 pub enum EventBody {
     /// The runtime accepted the request.
     #[serde(rename = "execution.accepted")]

@@ -12,7 +12,6 @@ use super::usage::UsageFact;
 
 /// The answer to `POST /v1/executions`: 202 when new, 200 on an idempotent replay.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 #[schemars(title = "ExecutionSubmission")]
 pub struct ExecutionSubmission {
     /// The execution's id.
@@ -28,7 +27,6 @@ pub struct ExecutionSubmission {
 
 /// `GET /v1/executions/{id}`: the log folded into a snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 #[schemars(title = "ExecutionSnapshot")]
 pub struct ExecutionSnapshot {
     /// The execution's id.
@@ -128,7 +126,6 @@ pub enum RuntimeState {
 
 /// `GET /v1/runtime`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 #[schemars(title = "RuntimeInfo")]
 pub struct RuntimeInfo {
     /// The runtime's name.
@@ -146,7 +143,6 @@ pub struct RuntimeInfo {
 
 /// What one model of a provider can do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ModelCapability {
     /// The provider's model id.
     pub model: String,
@@ -185,7 +181,6 @@ pub struct ProviderLimits {
 
 /// One provider's manifest. Never carries a credential.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ProviderManifest {
     /// The provider id.
     pub provider: String,

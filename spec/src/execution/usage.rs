@@ -54,7 +54,6 @@ pub enum UsageSource {
 
 /// One usage fact (the origin's `UsageFact`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct UsageFact {
     /// A unit: the origin types it as any string; `overlay` states the seed's known units ∪
     /// namespaced custom units in the schema.
