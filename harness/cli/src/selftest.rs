@@ -318,21 +318,35 @@ fn load_exemptions(cases: &[LoadedCase]) -> BTreeMap<String, String> {
 }
 
 fn write_matrix(matrix: &KillMatrix, dir: &Path) -> Result<(), SelftestError> {
-    let write = |name: &str, text: String| {
-        let path = dir.join(name);
-        std::fs::create_dir_all(dir)
-            .and_then(|()| std::fs::write(&path, text))
-            .map_err(|source| SelftestError::Write {
-                path: path.display().to_string(),
-                source,
-            })
-    };
-    write(
-        "kill-matrix.json",
+    write_matrix_files(
+        dir,
+        "kill-matrix",
         serde_json::to_string_pretty(matrix).unwrap_or_default(),
-    )?;
-    write("kill-matrix.md", render_markdown(matrix))?;
-    write("kill-matrix.html", render_html(matrix))?;
+        render_markdown(matrix),
+        render_html(matrix),
+    )
+}
+
+/// Writes a matrix's three renderings, `<stem>.json`, `<stem>.md` and `<stem>.html`, into
+/// `dir` (created when missing).
+pub(crate) fn write_matrix_files(
+    dir: &Path,
+    stem: &str,
+    json: String,
+    markdown: String,
+    html: String,
+) -> Result<(), SelftestError> {
+    std::fs::create_dir_all(dir).map_err(|source| SelftestError::Write {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    for (extension, text) in [("json", json), ("md", markdown), ("html", html)] {
+        let path = dir.join(format!("{stem}.{extension}"));
+        std::fs::write(&path, text).map_err(|source| SelftestError::Write {
+            path: path.display().to_string(),
+            source,
+        })?;
+    }
     Ok(())
 }
 

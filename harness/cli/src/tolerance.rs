@@ -253,22 +253,13 @@ pub fn matrix_profiles() -> Vec<BuiltInProfile> {
 
 /// Writes `tolerance-matrix.{json,md,html}` into `dir`.
 pub fn write_matrix(matrix: &ToleranceMatrix, dir: &Path) -> Result<(), SelftestError> {
-    let write = |name: &str, text: String| {
-        let path = dir.join(name);
-        std::fs::create_dir_all(dir)
-            .and_then(|()| std::fs::write(&path, text))
-            .map_err(|source| SelftestError::Write {
-                path: path.display().to_string(),
-                source,
-            })
-    };
-    write(
-        "tolerance-matrix.json",
+    crate::selftest::write_matrix_files(
+        dir,
+        "tolerance-matrix",
         serde_json::to_string_pretty(matrix).unwrap_or_default(),
-    )?;
-    write("tolerance-matrix.md", render_markdown(matrix))?;
-    write("tolerance-matrix.html", render_html(matrix))?;
-    Ok(())
+        render_markdown(matrix),
+        render_html(matrix),
+    )
 }
 
 fn counts(counts: &BTreeMap<Verdict, u32>) -> String {
