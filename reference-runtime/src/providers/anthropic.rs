@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
-use spec::execution::{EventBody, InputPart, UsageFact, UsageSource};
+use spec::execution::{EventBody, InputPart, UsageFact};
 
 use super::http::{in_band_failure, send, status_failure};
 use super::sse_reader::SseReader;
@@ -41,18 +41,11 @@ fn content_part(part: &InputPart) -> Value {
 fn request_body(call: &ProviderCall<'_>) -> Value {
     let mut body = Map::new();
     body.insert("max_tokens".into(), json!(DEFAULT_MAX_TOKENS));
-    if let Some(Value::Object(extra)) = call
-        .request
-        .extensions
-        .as_ref()
-        .and_then(|e| e.get("anthropic.request"))
-    {
-        for (key, value) in extra {
-            if !OWNED_MEMBERS.contains(&key.as_str()) {
-                body.insert(key.clone(), value.clone());
-            }
-        }
-    }
+    body.extend(super::extension_members(
+        call,
+        "anthropic.request",
+        &OWNED_MEMBERS,
+    ));
     let content: Vec<Value> = call.request.input.iter().map(content_part).collect();
     body.insert("model".into(), json!(call.model));
     body.insert(
@@ -90,14 +83,7 @@ impl MessageState {
 
     fn usage_facts(&self) -> Vec<UsageFact> {
         let count = |key: &str| self.usage.get(key).and_then(Value::as_f64);
-        let fact = |unit: &str, quantity: Option<f64>| {
-            quantity.map(|quantity| UsageFact {
-                unit: unit.to_string(),
-                quantity,
-                source: UsageSource::Provider,
-                complete: Some(true),
-            })
-        };
+        let fact = super::provider_fact;
         let cache_read = count("cache_read_input_tokens");
         let cache_write = count("cache_creation_input_tokens");
         let input = count("input_tokens")

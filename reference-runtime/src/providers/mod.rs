@@ -16,7 +16,10 @@ mod sse_reader;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use spec::execution::{ErrorCode, EventBody, ExecutionRequest, PortableError};
+use serde_json::{Map, Value};
+use spec::execution::{
+    ErrorCode, EventBody, ExecutionRequest, PortableError, UsageFact, UsageSource,
+};
 
 use crate::config::{LimitsConfig, ProviderConfig, ProviderKind};
 use crate::defects::Defects;
@@ -198,4 +201,29 @@ impl Adapter {
             path.trim_start_matches('/')
         )
     }
+}
+
+/// The members of the request extension `key` (`openai.request`, `anthropic.request`) that the
+/// adapter does not own itself: the documented provider-specific pass-through of a request
+/// body.
+fn extension_members(call: &ProviderCall<'_>, key: &str, owned: &[&str]) -> Map<String, Value> {
+    let Some(Value::Object(extra)) = call.request.extensions.as_ref().and_then(|e| e.get(key))
+    else {
+        return Map::new();
+    };
+    extra
+        .iter()
+        .filter(|(member, _)| !owned.contains(&member.as_str()))
+        .map(|(member, value)| (member.clone(), value.clone()))
+        .collect()
+}
+
+/// A usage fact the provider reported, when it reported a quantity for the unit.
+fn provider_fact(unit: &str, quantity: Option<f64>) -> Option<UsageFact> {
+    quantity.map(|quantity| UsageFact {
+        unit: unit.to_string(),
+        quantity,
+        source: UsageSource::Provider,
+        complete: Some(true),
+    })
 }

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
-use spec::execution::{EventBody, InputPart, UsageFact, UsageSource};
+use spec::execution::{EventBody, InputPart, UsageFact};
 
 use super::http::{in_band_failure, send, status_failure};
 use super::sse_reader::SseReader;
@@ -34,18 +34,11 @@ fn content_part(part: &InputPart) -> Value {
 
 fn request_body(call: &ProviderCall<'_>) -> Value {
     let mut body = Map::new();
-    if let Some(Value::Object(extra)) = call
-        .request
-        .extensions
-        .as_ref()
-        .and_then(|e| e.get("openai.request"))
-    {
-        for (key, value) in extra {
-            if !OWNED_MEMBERS.contains(&key.as_str()) {
-                body.insert(key.clone(), value.clone());
-            }
-        }
-    }
+    body.extend(super::extension_members(
+        call,
+        "openai.request",
+        &OWNED_MEMBERS,
+    ));
     let content: Vec<Value> = call.request.input.iter().map(content_part).collect();
     body.insert("model".into(), json!(call.model));
     body.insert(
@@ -61,12 +54,7 @@ fn request_body(call: &ProviderCall<'_>) -> Value {
 /// tokens, which is what `input_token` means.
 fn usage_facts(usage: &Value) -> Vec<UsageFact> {
     let fact = |unit: &str, value: Option<&Value>| {
-        value.and_then(Value::as_f64).map(|quantity| UsageFact {
-            unit: unit.to_string(),
-            quantity,
-            source: UsageSource::Provider,
-            complete: Some(true),
-        })
+        super::provider_fact(unit, value.and_then(Value::as_f64))
     };
     [
         fact("input_token", usage.get("prompt_tokens")),
