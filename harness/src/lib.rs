@@ -11,6 +11,7 @@
 //! - [`target`], [`probe`], [`upstream`]: the host under test and its fake upstream.
 //! - [`baseline`]: expected failures (XFAIL, STALE).
 //! - [`coverage`]: requirement coverage of a case corpus.
+//! - [`load`]: load mode (many subscribers per log, every sequence judged).
 //!
 //! The library judges any host over HTTP and does not link the reference runtime: the built-in
 //! target (the runtime started in-process), the kill matrix and the `conformance` command are
@@ -22,6 +23,7 @@ pub mod checks;
 pub mod coverage;
 pub mod driver;
 pub mod generate;
+pub mod load;
 pub mod probe;
 pub mod report;
 pub mod runner;

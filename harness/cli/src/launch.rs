@@ -217,6 +217,9 @@ pub struct BuiltInOptions {
     pub principal_keys: Option<(String, String)>,
     /// The runtime's configuration profile.
     pub profile: BuiltInProfile,
+    /// Overrides the W subscriber limit per run (`Some(0)`: none, as a load run needs);
+    /// `None` keeps the profile's.
+    pub max_subscribers_per_run: Option<usize>,
 }
 
 impl Default for BuiltInOptions {
@@ -228,6 +231,7 @@ impl Default for BuiltInOptions {
             external_providers: None,
             principal_keys: None,
             profile: BuiltInProfile::Standard,
+            max_subscribers_per_run: None,
         }
     }
 }
@@ -366,6 +370,9 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     };
     let openwop = configure_openwop(&mut config, options, keep_alive_ms);
     options.profile.configure(&mut config);
+    if let Some(limit) = options.max_subscribers_per_run {
+        config.openwop.max_subscribers_per_run = limit;
+    }
     let runtime_options = RuntimeOptions {
         defects: Defects::of(defects),
         credentials: CredentialSource::from_pairs([(CREDENTIAL_ENV, canary.as_str())]),
@@ -379,6 +386,15 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     facts.insert("keepalive_window_ms".into(), json!(keep_alive_ms * 4));
     facts.insert("keepalive_interval_ms".into(), json!(keep_alive_ms));
     facts.extend(openwop.facts);
+    match options.max_subscribers_per_run {
+        Some(0) => {
+            facts.remove("subscriber_limit");
+        }
+        Some(limit) => {
+            facts.insert("subscriber_limit".into(), json!(limit));
+        }
+        None => {}
+    }
     let target = Target {
         kind: match options.profile {
             BuiltInProfile::Standard => "built-in".into(),

@@ -60,7 +60,9 @@ pub fn report_schema() -> Value {
     Value::Object(out)
 }
 
-fn strip_rust_number_formats(value: &mut Value) {
+/// Removes the Rust number formats (`uint32`, `double`, …) schemars writes: they are not JSON
+/// Schema formats.
+pub(crate) fn strip_rust_number_formats(value: &mut Value) {
     match value {
         Value::Object(object) => {
             let rust_format = object

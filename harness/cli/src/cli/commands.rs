@@ -23,6 +23,7 @@ pub async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::OpenPoints { format } => super::open_points::list(format),
         Command::Tolerance(args) => super::open_points::tolerance(args).await,
         Command::Try(args) => super::try_case::try_file(args).await,
+        Command::Load(args) => super::load::load(*args).await,
     }
 }
 
@@ -197,6 +198,10 @@ pub fn all_schemas() -> Vec<(String, serde_json::Value)> {
     out.push((
         "report.schema.json".into(),
         harness::report::report_schema(),
+    ));
+    out.push((
+        "load-result.schema.json".into(),
+        harness::load::load_result_schema(),
     ));
     out
 }
