@@ -4,6 +4,7 @@
 
 mod external_target;
 mod kill_matrix;
+mod load;
 mod tolerance_matrix;
 mod transcript_snapshots;
 mod unjudged_runs;
