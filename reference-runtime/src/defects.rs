@@ -189,7 +189,7 @@ defects! {
     WSubscriberLimitSilentDrop => ("w-subscriber-limit-silent-drop", "W", Other, "events.subscribers.no-silent-drop",
         "Past the subscriber limit the stream is answered 200 and closed without events instead of 429."),
     // Both surfaces (the log hub is shared); caught by `conformance load`, not by the cases.
-    DropsEventUnderLoad => ("drops-event-under-load", "W", Load, "events.subscribers.no-silent-drop",
+    DropsEventUnderLoad => ("w-drops-event-under-load", "W", Load, "events.subscribers.no-silent-drop",
         "While several subscribers read one live log, every subscriber silently loses one event per 7 it is sent (both surfaces: the log hub is shared). A single subscriber, or a read of a finished log, loses nothing, so the single-subscriber cases pass."),
     // Surface W, issue 9: AI envelopes, the envelope catalog, reliability, feedback, usage facets, era-2 logs.
     WEnvelopeCorrelationSynthesized => ("w-envelope-correlation-synthesized", "W", Other, "events.ai-envelopes.reject-missing-correlation-id",

@@ -67,12 +67,12 @@ pub struct LogHub {
     clock: Arc<dyn Clock>,
     logs: Mutex<HashMap<String, Arc<LogState>>>,
     wire_offset: Option<chrono::FixedOffset>,
-    /// The `drops-event-under-load` defect: one event in this many is withheld from each
+    /// The `w-drops-event-under-load` defect: one event in this many is withheld from each
     /// subscriber of a live log that has several.
     drop_under_load: Option<u64>,
 }
 
-/// One event in this many is lost under the `drops-event-under-load` defect.
+/// One event in this many is lost under the `w-drops-event-under-load` defect.
 pub const DROP_UNDER_LOAD_EVERY: u64 = 7;
 
 impl LogHub {
@@ -87,7 +87,7 @@ impl LogHub {
         }
     }
 
-    /// Switches on the `drops-event-under-load` defect (known-bad runtimes only).
+    /// Switches on the `w-drops-event-under-load` defect (known-bad runtimes only).
     pub fn with_drop_under_load(mut self, on: bool) -> Self {
         self.drop_under_load = on.then_some(DROP_UNDER_LOAD_EVERY);
         self
@@ -263,7 +263,7 @@ pub struct Subscription {
     cursor: Option<u64>,
     progress: watch::Receiver<LogProgress>,
     state: Arc<LogState>,
-    /// Events handed to this subscriber (the `drops-event-under-load` defect counts them).
+    /// Events handed to this subscriber (the `w-drops-event-under-load` defect counts them).
     sent: u64,
 }
 
@@ -307,7 +307,7 @@ impl Subscription {
         }
     }
 
-    /// The `drops-event-under-load` defect: while the log is live and read by several
+    /// The `w-drops-event-under-load` defect: while the log is live and read by several
     /// subscribers, every `n`-th event sent to this subscriber is silently left out (never the
     /// terminal one, so streams still end).
     fn withhold_under_load(&mut self, events: &mut Vec<StoredEvent>, terminal: bool) {

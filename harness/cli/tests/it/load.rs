@@ -67,7 +67,7 @@ async fn the_clean_runtime_loses_nothing_on_either_surface() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_runtime_dropping_events_under_load_fails_and_the_gap_is_named() {
-    let running = built_in(&["drops-event-under-load"]).await;
+    let running = built_in(&["w-drops-event-under-load"]).await;
     for surface in [LoadSurface::Execution, LoadSurface::Openwop] {
         let mut plan = plan(surface);
         plan.disconnect_every = None;
@@ -100,7 +100,7 @@ fn the_command_exits_1_and_names_the_gap() {
         .args([
             "load",
             "--defect",
-            "drops-event-under-load",
+            "w-drops-event-under-load",
             "--surface",
             "openwop",
             "--subscribers",

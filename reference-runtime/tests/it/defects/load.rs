@@ -1,4 +1,4 @@
-//! The scenario of the `drops-event-under-load` defect, on the log hub both surfaces share:
+//! The scenario of the `w-drops-event-under-load` defect, on the log hub both surfaces share:
 //! several subscribers of a live log each lose events with the defect on and none with it off;
 //! a lone subscriber, and a read of the finished log, lose nothing either way (which is why the
 //! single-subscriber cases cannot catch it and `conformance load` does).
