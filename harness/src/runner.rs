@@ -187,6 +187,7 @@ pub async fn run(
         not_judged,
         surfaces,
         requirements: requirement_results(&results),
+        streaming: crate::report::streaming::streaming_metrics(&results),
         cases: results,
     }
 }

@@ -19,6 +19,7 @@ pub mod junit;
 pub mod markdown;
 pub mod model;
 pub mod repro;
+pub mod streaming;
 
 use std::path::{Path, PathBuf};
 

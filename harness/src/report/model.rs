@@ -49,6 +49,10 @@ pub struct RunReport {
     pub requirements: Vec<RequirementResult>,
     /// Per-case results, in run order.
     pub cases: Vec<CaseResult>,
+    /// Per SSE stream: time to first byte and first event, the largest gap, frames per
+    /// second; the slowest streams of the run.
+    #[serde(default)]
+    pub streaming: super::streaming::StreamingMetrics,
 }
 
 /// The target as reported (no secrets).

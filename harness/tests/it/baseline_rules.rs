@@ -303,6 +303,7 @@ fn report(cases: Vec<CaseResult>) -> RunReport {
         not_judged: vec![],
         surfaces: vec![],
         requirements: vec![],
+        streaming: Default::default(),
         cases,
     }
 }

@@ -541,6 +541,7 @@ pub fn realistic_report() -> RunReport {
                 &["x.idempotency.concurrent-same-key"],
             ),
         ],
+        streaming: harness::report::streaming::streaming_metrics(&cases),
         cases,
     }
 }
