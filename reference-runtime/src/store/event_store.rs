@@ -1,22 +1,9 @@
-//! Durable storage of event logs behind the [`EventStore`] trait.
-//!
-//! A store persists what the [`crate::log::LogHub`] decides: it never assigns sequences, never
-//! judges terminal rules and never notifies subscribers. Implementations: [`MemoryEventStore`]
-//! (the default; nothing survives the process) and `SqliteEventStore` (`sqlite:PATH`; logs,
-//! idempotency claims and key-value state survive a restart).
-//!
-//! Invariant: append-only. No method edits or deletes an event.
-
-mod memory;
-mod sqlite;
+//! The [`EventStore`] trait and the records it keeps: what every store implements.
 
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
-
-pub use memory::MemoryEventStore;
-pub use sqlite::SqliteEventStore;
 
 /// Which protocol surface a log belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
