@@ -6,8 +6,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::CaseResult;
-use crate::transcript::FrameKind;
+use crate::transcript::{FrameKind, StepRecord};
 
 /// At most this many streams are listed as the slowest.
 pub const SLOWEST_STREAMS: usize = 10;
@@ -43,11 +42,13 @@ pub struct StreamMetrics {
     pub frames_per_s: Option<f64>,
 }
 
-/// The streaming metrics of `cases`.
-pub fn streaming_metrics(cases: &[CaseResult]) -> StreamingMetrics {
+/// The streaming metrics of a run's cases, given as `(case id, transcript)`.
+pub fn streaming_metrics<'a>(
+    cases: impl IntoIterator<Item = (&'a str, &'a [StepRecord])>,
+) -> StreamingMetrics {
     let mut streams = Vec::new();
-    for case in cases {
-        for step in &case.transcript {
+    for (case, transcript) in cases {
+        for step in transcript {
             for exchange in &step.exchanges {
                 let Some(response) = &exchange.response else {
                     continue;
@@ -80,7 +81,7 @@ pub fn streaming_metrics(cases: &[CaseResult]) -> StreamingMetrics {
                         rest.find('/').map_or("/", |i| &rest[i..])
                     });
                 streams.push(StreamMetrics {
-                    case: case.id.clone(),
+                    case: case.to_string(),
                     step: step.step.clone(),
                     path: path.split('?').next().unwrap_or(path).to_string(),
                     time_to_first_byte_ms: response.headers_at_ms,
