@@ -319,7 +319,7 @@ impl Subscription {
         }
         events.retain(|event| {
             self.sent += 1;
-            event.terminal || self.sent % every != 0
+            event.terminal || !self.sent.is_multiple_of(every)
         });
     }
 
