@@ -30,10 +30,23 @@ pub trait Upstream: Send + Sync {
     /// Registers a script under a unique id; returns the marker a request must carry to select
     /// it, and the script exactly as the fake providers serve it.
     fn register(&self, script_id: &str, script: &Value) -> Result<(String, Value), String>;
-    /// Calls received for a script: `(provider instance, count)`.
-    fn calls(&self, script_id: &str) -> Vec<(String, u32)>;
-    /// The role a provider instance plays (`openai-primary` → `text-primary`).
-    fn role_of(&self, instance: &str) -> Option<String>;
+    /// Calls received for a script, per fake instance (and model, when two roles share one
+    /// provider), with the role that played them.
+    fn calls(&self, script_id: &str) -> Vec<ProviderCalls>;
+    /// The host's provider manifests (provider id → model ids in manifest order), for roles
+    /// bound to one provider without a model. The default ignores them.
+    fn learn_models(&self, _manifests: &BTreeMap<String, Vec<String>>) {}
+}
+
+/// How often one fake instance (or one model of it) was called for a script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderCalls {
+    /// The instance, or `<instance>@<model>`.
+    pub instance: String,
+    /// The role that played the calls, when the script named one.
+    pub role: Option<String>,
+    /// Calls received.
+    pub count: u32,
 }
 
 /// Everything the driver needs to reach and judge a host.

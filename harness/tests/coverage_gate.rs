@@ -33,3 +33,26 @@ fn every_wire_must_requirement_has_a_case() {
             .join(", ")
     );
 }
+
+#[test]
+fn the_contracts_eight_fixtures_judge_every_wire_must_requirement() {
+    // The extra fixtures of `spec/fixtures/` add depth, not coverage: a host seeding only the
+    // fixtures CONTRACT.md lists has every wire MUST requirement judged by some case.
+    let corpus =
+        harness::case::load_corpus(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases"))
+            .unwrap();
+    let cases: Vec<harness::case::Case> = corpus.cases.into_iter().map(|c| c.case).collect();
+    let report = CoverageReport::compute(&cases, spec::requirements::registry());
+    let contract = report
+        .by_fixture_set
+        .iter()
+        .find(|set| set.name == "contract")
+        .expect("the contract's fixture set is reported");
+    assert_eq!(contract.fixtures.len(), 8);
+    assert!(
+        contract.only_with_other_fixtures.is_empty(),
+        "wire MUST requirements judged only with a fixture CONTRACT.md does not list: {:#?}",
+        contract.only_with_other_fixtures
+    );
+    assert_eq!(contract.wire_must_covered, contract.wire_must_total);
+}

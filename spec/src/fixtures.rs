@@ -46,6 +46,19 @@ static FIXTURES: LazyLock<Vec<Fixture>> = LazyLock::new(|| {
         .collect()
 });
 
+/// The eight fixtures `CONTRACT.md` lists, which every surface-W host under test seeds; the
+/// others in `spec/fixtures/` add depth, not coverage.
+pub const CONTRACT_FIXTURES: [&str; 8] = [
+    "conformance-noop",
+    "conformance-multi-node",
+    "conformance-delay",
+    "conformance-failure",
+    "conformance-cancellable",
+    "conformance-approval",
+    "conformance-stream-text",
+    "conformance-debug-noise",
+];
+
 /// Every fixture, in a stable order.
 pub fn all() -> &'static [Fixture] {
     &FIXTURES

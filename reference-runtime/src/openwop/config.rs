@@ -98,6 +98,9 @@ pub struct OpenWopConfig {
     pub seams_enabled: bool,
     /// Behaviours the chapter leaves to the host (`[openwop.choices]`).
     pub choices: OpenWopChoices,
+    /// The fixture workflows to seed (and list in discovery), by id; every fixture of
+    /// `spec/fixtures/` when unset. `["conformance-noop", …]` seeds just those.
+    pub fixtures: Option<Vec<String>>,
 }
 
 impl Default for OpenWopConfig {
@@ -116,6 +119,7 @@ impl Default for OpenWopConfig {
             provider_usage: ProviderUsageSettings::default(),
             seams_enabled: false,
             choices: OpenWopChoices::default(),
+            fixtures: None,
         }
     }
 }
@@ -474,6 +478,7 @@ struct RawOpenWopConfig {
     provider_usage: ProviderUsageSettings,
     seams_enabled: bool,
     choices: OpenWopChoices,
+    fixtures: Option<Vec<String>>,
 }
 
 impl Default for RawOpenWopConfig {
@@ -493,6 +498,7 @@ impl Default for RawOpenWopConfig {
             provider_usage: d.provider_usage,
             seams_enabled: d.seams_enabled,
             choices: d.choices,
+            fixtures: d.fixtures,
         }
     }
 }
@@ -515,6 +521,7 @@ impl TryFrom<RawOpenWopConfig> for OpenWopConfig {
             provider_usage: raw.provider_usage,
             seams_enabled: raw.seams_enabled,
             choices: raw.choices,
+            fixtures: raw.fixtures,
         };
         config.validate()?;
         Ok(config)

@@ -103,7 +103,7 @@ pub fn router(deps: Dependencies) -> Router {
             OpenWopConfig::default()
         }
     };
-    let workflows = workflow::Workflows::seed_fixtures();
+    let workflows = workflow::Workflows::seed_fixtures(config.fixtures.as_deref());
     let catalog = envelopes::KindCatalog::build(&config.envelopes, &deps.defects);
     let state = Arc::new(state::WState {
         keys: auth::KeyTable::new(&config.api_keys, &config.test_key_prefix),

@@ -73,6 +73,45 @@ fn parse_pair<'a>(text: &'a str, what: &str) -> anyhow::Result<(&'a str, &'a str
         .ok_or_else(|| usage(format!("{what} is `name=value`, got `{text}`")))
 }
 
+/// The role bindings the flags give: the defaults, then `--providers-file`, then
+/// `--provider-role` (provider id only), then `--bind`.
+pub(crate) fn bindings_from(args: &RunArgs) -> anyhow::Result<Vec<harness::upstream::RoleBinding>> {
+    use harness::upstream::{ProvidersFile, RoleBinding, merge_bindings};
+    let mut bindings = RoleBinding::defaults();
+    if let Some(file) = &args.providers_file {
+        let parsed = ProvidersFile::parse(&read_text(file)?)
+            .map_err(|e| usage(format!("{}: {e}", file.display())))?;
+        bindings = merge_bindings(bindings, parsed.bindings());
+    }
+    for pair in &args.provider_roles {
+        let (role, id) = parse_pair(pair, "--provider-role")?;
+        let mut binding = bindings
+            .iter()
+            .find(|b| b.role == role)
+            .cloned()
+            .ok_or_else(|| usage(format!("--provider-role: unknown role `{role}`")))?;
+        binding.provider = id.to_string();
+        bindings = merge_bindings(bindings, vec![binding]);
+    }
+    let mut bound = Vec::new();
+    for flag in &args.bindings {
+        bound.push(RoleBinding::parse_flag(flag).map_err(|e| usage(format!("--bind: {e}")))?);
+    }
+    Ok(merge_bindings(bindings, bound))
+}
+
+/// The built-in providers setup the flags name.
+pub(crate) fn built_in_providers(
+    args: &RunArgs,
+) -> anyhow::Result<conformance_cli::launch::BuiltInProviders> {
+    conformance_cli::launch::BuiltInProviders::parse(&args.built_in_providers).ok_or_else(|| {
+        usage(format!(
+            "--built-in-providers: unknown setup `{}` (standard, anthropic-and-media, responses-and-media, one-provider-two-models)",
+            args.built_in_providers
+        ))
+    })
+}
+
 /// Builds the external target from the flags (fake providers started when asked).
 async fn external_target(args: &RunArgs, url: &str) -> anyhow::Result<Target> {
     let parsed =
@@ -102,11 +141,11 @@ async fn external_target(args: &RunArgs, url: &str) -> anyhow::Result<Target> {
     if let Some(b) = &args.auth_b {
         principals.insert("b".to_string(), vec![parse_header(b)?]);
     }
-    let mut providers: BTreeMap<String, String> = FakeUpstream::default_roles();
-    for pair in &args.provider_roles {
-        let (role, id) = parse_pair(pair, "--provider-role")?;
-        providers.insert(role.to_string(), id.to_string());
-    }
+    let bindings = bindings_from(args)?;
+    let providers: BTreeMap<String, String> = bindings
+        .iter()
+        .map(|b| (b.role.clone(), b.provider.clone()))
+        .collect();
     let mut canary = None;
     let mut upstream: Option<Arc<dyn harness::target::Upstream>> = None;
     if let Some(listen) = args.providers_listen {
@@ -116,20 +155,24 @@ async fn external_target(args: &RunArgs, url: &str) -> anyhow::Result<Target> {
                 args.canary_env
             ))
         })?;
-        let mut config = mock_provider::FakeProvidersConfig::new(value.clone());
-        config.wiremock_listen = Some(listen);
-        config.streaming_listen = args.providers_streaming_listen;
-        let fakes = mock_provider::FakeProviders::start(config)
-            .await
-            .map_err(|e| environment(format!("the fake providers did not start: {e}")))?;
-        eprintln!(
-            "fake providers: {}",
-            fakes.startup_report().lines().next().unwrap_or_default()
-        );
-        upstream = Some(Arc::new(FakeUpstream::new(
-            fakes,
-            FakeUpstream::default_roles(),
-        )));
+        let fakes = FakeUpstream::start(
+            &value,
+            bindings,
+            args.providers_streaming_listen,
+            Some(listen),
+        )
+        .await
+        .map_err(|e| environment(e.to_string()))?;
+        for binding in fakes.bindings() {
+            eprintln!(
+                "fake provider for {} ({}, {}): {}",
+                binding.role,
+                binding.provider,
+                binding.wire_format,
+                fakes.base_url(&binding.provider).unwrap_or_default()
+            );
+        }
+        upstream = Some(Arc::new(fakes));
         canary = Some(value);
     }
     Ok(Target {
@@ -259,6 +302,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
             let options = BuiltInOptions {
                 defects: args.defects.clone(),
                 profile: args.built_in_profile.into(),
+                providers: built_in_providers(&args)?,
                 ..BuiltInOptions::default()
             };
             let running = start_built_in(&options)
@@ -450,6 +494,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         external_providers,
         principal_keys,
         profile: args.built_in_profile.into(),
+        providers: Default::default(),
     };
     let running = start_built_in(&options)
         .await
