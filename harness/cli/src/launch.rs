@@ -219,6 +219,8 @@ pub struct BuiltInOptions {
     pub profile: BuiltInProfile,
     /// The providers the runtime is configured with.
     pub providers: BuiltInProviders,
+    /// The fixtures the runtime seeds (and lists in discovery); every shipped one when `None`.
+    pub fixtures: Option<Vec<String>>,
 }
 
 impl Default for BuiltInOptions {
@@ -231,6 +233,7 @@ impl Default for BuiltInOptions {
             principal_keys: None,
             profile: BuiltInProfile::Standard,
             providers: BuiltInProviders::Standard,
+            fixtures: None,
         }
     }
 }
@@ -465,6 +468,7 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         (None, None) => Vec::new(),
     };
     let openwop = configure_openwop(&mut config, options, keep_alive_ms);
+    config.openwop.fixtures = options.fixtures.clone();
     options.profile.configure(&mut config);
     let runtime_options = RuntimeOptions {
         defects: Defects::of(defects),

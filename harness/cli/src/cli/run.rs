@@ -495,6 +495,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         principal_keys,
         profile: args.built_in_profile.into(),
         providers: Default::default(),
+        fixtures: None,
     };
     let running = start_built_in(&options)
         .await
