@@ -255,3 +255,36 @@ async fn a_runtime_seeding_only_the_contracts_fixtures_has_every_wire_must_rule_
         judged_contract.len()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_run_events_ai_node_calls_an_openai_responses_provider() {
+    // `configurable.ai.provider` names the host's text-primary, here a Responses provider.
+    let options = BuiltInOptions {
+        providers: BuiltInProviders::ResponsesAndMedia,
+        ..BuiltInOptions::default()
+    };
+    let report = run_surface(options, CaseSurface::Openwop).await;
+    let through_provider: Vec<(&str, Verdict)> = report
+        .cases
+        .iter()
+        .filter(|c| {
+            c.transcript
+                .iter()
+                .any(|step| step.provider_calls.iter().any(|calls| calls.count > 0))
+        })
+        .map(|c| (c.id.as_str(), c.verdict))
+        .collect();
+    assert!(
+        through_provider
+            .iter()
+            .any(|(id, _)| *id == "w.provider-usage.configured-provider"),
+        "{through_provider:?}"
+    );
+    assert!(
+        through_provider.iter().all(|(_, v)| *v == Verdict::Pass),
+        "{through_provider:?}\n{:#?}",
+        failures(&report)
+    );
+    let failed = failures(&report);
+    assert!(failed.is_empty(), "{failed:#?}");
+}
