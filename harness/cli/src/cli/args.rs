@@ -19,6 +19,18 @@ pub struct Cli {
 pub enum Command {
     /// Run the cases against a target (the built-in reference runtime by default) and write reports.
     Run(Box<RunArgs>),
+    /// Before a run: from the host's discovery and the role bindings, what each case would be
+    /// (run, SKIP with the host's reason, BLOCKED with the harness's), the provider base URLs
+    /// to configure per wire format, the fixtures to seed and the facts to supply. Takes
+    /// `run`'s flags; nothing runs.
+    Plan {
+        /// Print the plan as JSON.
+        #[arg(long)]
+        json: bool,
+        /// `run`'s flags (`--target URL` required).
+        #[command(flatten)]
+        args: Box<RunArgs>,
+    },
     /// Check every case file against the case format and the registries; print every problem.
     Lint(CorpusArgs),
     /// Print a case with its requirements and their quoted normative sentences.

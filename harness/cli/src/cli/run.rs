@@ -113,7 +113,7 @@ pub(crate) fn built_in_providers(
 }
 
 /// Builds the external target from the flags (fake providers started when asked).
-async fn external_target(args: &RunArgs, url: &str) -> anyhow::Result<Target> {
+async fn external_target(args: &RunArgs, url: &str, start_fakes: bool) -> anyhow::Result<Target> {
     let parsed =
         reqwest::Url::parse(url).map_err(|e| usage(format!("--target is not a URL: {e}")))?;
     if !parsed.username().is_empty() || parsed.password().is_some() {
@@ -148,7 +148,7 @@ async fn external_target(args: &RunArgs, url: &str) -> anyhow::Result<Target> {
         .collect();
     let mut canary = None;
     let mut upstream: Option<Arc<dyn harness::target::Upstream>> = None;
-    if let Some(listen) = args.providers_listen {
+    if let Some(listen) = args.providers_listen.filter(|_| start_fakes) {
         let value = std::env::var(&args.canary_env).map_err(|_| {
             usage(format!(
                 "--providers-listen needs the canary credential in ${}",
@@ -296,7 +296,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
                     "--built-in-profile applies to the built-in target only",
                 ));
             }
-            external_target(&args, url).await?
+            external_target(&args, url, true).await?
         }
         None => {
             let options = BuiltInOptions {
@@ -561,4 +561,83 @@ pub async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
     conformance_cli::selftest::run_selftest(&cases, &args.defects, args.jobs, args.time_scale, &dir)
         .await
         .map_err(|e| environment(format!("{e:#}")))
+}
+
+/// `conformance plan`: what a run against `--target` would do, from the host's discovery and
+/// the role bindings, before anything runs.
+pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
+    let Some(url) = args.target.clone() else {
+        return Err(usage("conformance plan needs --target URL"));
+    };
+    let corpus = load(&args.corpus)?;
+    let surfaces = args
+        .surfaces
+        .iter()
+        .map(|s| match s.as_str() {
+            "execution" => Ok(CaseSurface::Execution),
+            "openwop" => Ok(CaseSurface::Openwop),
+            other => Err(usage(format!(
+                "unknown surface `{other}` (execution, openwop)"
+            ))),
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let filters = Filters {
+        ids: args.ids.clone(),
+        levels: args.levels.clone(),
+        tags: args.tags.clone(),
+        surfaces,
+    };
+    let driver = HttpDriver::new(
+        &ClientOptions {
+            proxy: args.proxy.clone(),
+            ca_cert: args.ca_cert.clone(),
+            insecure: args.insecure,
+        },
+        Limits::default(),
+    )
+    .map_err(|e| usage(e.to_string()))?;
+    // Nothing runs: the fake providers are not started, only their addresses foreseen.
+    let mut target = external_target(&args, &url, false).await?;
+    let findings = harness::probe::probe(
+        &driver,
+        &target,
+        Duration::from_secs(10).mul_f64(args.time_scale),
+    )
+    .await;
+    findings.apply_to(&mut target);
+    apply_facts_and_overrides(&mut target, &args)?;
+    let bindings = bindings_from(&args)?;
+    let names = harness::upstream::instances_for(&bindings)
+        .map(|(_, names)| names)
+        .map_err(|e| usage(e.to_string()))?;
+    let listen = args.providers_listen;
+    let base_url = |provider: &str| {
+        let address = listen?;
+        Some(format!("http://{address}/{}", names.get(provider)?))
+    };
+    let listed: std::collections::BTreeSet<String> = bindings
+        .iter()
+        .filter(|b| target.has(&format!("provider:{}", b.role)))
+        .map(|b| b.provider.clone())
+        .collect();
+    let cases: Vec<&harness::case::Case> = corpus
+        .cases
+        .iter()
+        .map(|c| &c.case)
+        .filter(|c| filters.selects(c))
+        .collect();
+    let plan = harness::plan::plan(
+        &target,
+        &cases,
+        &bindings,
+        listen.is_some(),
+        &base_url,
+        &listed,
+    );
+    if json {
+        crate::outln!("{}", serde_json::to_string_pretty(&plan)?);
+    } else {
+        crate::outln!("{}", plan.to_text().trim_end());
+    }
+    Ok(0)
 }
