@@ -188,18 +188,20 @@ impl CoverageReport {
         let contract: Vec<String> = table
             .iter()
             .cloned()
-            .chain(spec::fixtures::ENVELOPE_FIXTURES.iter().map(|f| f.to_string()))
+            .chain(
+                spec::fixtures::ENVELOPE_FIXTURES
+                    .iter()
+                    .map(|f| f.to_string()),
+            )
             .collect();
         let by_fixture_set = [
             ("contract-table", table),
             ("contract", contract),
             ("shipped", shipped),
         ]
-            .into_iter()
-            .map(|(name, fixtures)| {
-                fixture_set_coverage(name, fixtures, &cited_by_case, &requirements)
-            })
-            .collect();
+        .into_iter()
+        .map(|(name, fixtures)| fixture_set_coverage(name, fixtures, &cited_by_case, &requirements))
+        .collect();
         CoverageReport {
             by_fixture_set,
             wire_covered_percent: percent_of("wire"),

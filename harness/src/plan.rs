@@ -142,7 +142,10 @@ pub fn plan(
     }
     let mut providers: Vec<ProviderToConfigure> = Vec::new();
     for binding in bindings {
-        if let Some(known) = providers.iter_mut().find(|p| p.provider == binding.provider) {
+        if let Some(known) = providers
+            .iter_mut()
+            .find(|p| p.provider == binding.provider)
+        {
             known.roles.push(binding.role.clone());
             known.models.extend(binding.model.clone());
             continue;
@@ -206,14 +209,17 @@ impl RunPlan {
             count("skip"),
             count("blocked")
         );
-        out.push_str("Providers to configure (one base URL per provider; every fault is served there):\n");
+        out.push_str(
+            "Providers to configure (one base URL per provider; every fault is served there):\n",
+        );
         for p in &self.providers {
             let models = if p.models.is_empty() {
                 String::new()
             } else {
                 format!(", models {}", p.models.join(", "))
             };
-            let _ = writeln!(
+            let _ =
+                writeln!(
                 out,
                 "  {} ({}) for {}{models}: {}{}",
                 p.provider,
@@ -293,10 +299,14 @@ mod tests {
             principals: BTreeMap::new(),
             providers: BTreeMap::new(),
             facts: BTreeMap::new(),
-            capabilities: ["surface:execution", "provider:text-primary", "fixture:conformance-noop"]
-                .into_iter()
-                .map(String::from)
-                .collect(),
+            capabilities: [
+                "surface:execution",
+                "provider:text-primary",
+                "fixture:conformance-noop",
+            ]
+            .into_iter()
+            .map(String::from)
+            .collect(),
             canary: None,
             upstream: None,
             implementation: None,
@@ -305,7 +315,10 @@ mod tests {
         let cases = [
             case("x.a", &["provider:text-primary"]),
             case("x.b", &["capability:heartbeat"]),
-            case("x.c", &["fact:subscriber_limit", "fixture:conformance-approval"]),
+            case(
+                "x.c",
+                &["fact:subscriber_limit", "fixture:conformance-approval"],
+            ),
         ];
         let refs: Vec<&Case> = cases.iter().collect();
         let bindings = vec![RoleBinding {
@@ -327,7 +340,10 @@ mod tests {
             dispositions,
             [Disposition::Run, Disposition::Skip, Disposition::Blocked]
         );
-        assert_eq!(plan.providers[0].base_url.as_deref(), Some("http://fakes/anthropic"));
+        assert_eq!(
+            plan.providers[0].base_url.as_deref(),
+            Some("http://fakes/anthropic")
+        );
         assert_eq!(plan.providers[0].wire_format, "anthropic-messages");
         assert!(!plan.providers[0].listed_by_host);
         assert_eq!(plan.fixtures.len(), 1);

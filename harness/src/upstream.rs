@@ -107,7 +107,10 @@ impl RoleBinding {
         let malformed = || BindingError::Malformed(flag.to_string());
         let (role, rest) = flag.split_once('=').ok_or_else(malformed)?;
         let mut parts = rest.split(',').map(str::trim);
-        let provider = parts.next().filter(|p| !p.is_empty()).ok_or_else(malformed)?;
+        let provider = parts
+            .next()
+            .filter(|p| !p.is_empty())
+            .ok_or_else(malformed)?;
         let format = parts.next().ok_or_else(malformed)?;
         let wire_format = WireFormat::parse(format)
             .ok_or_else(|| BindingError::UnknownWireFormat(format.to_string()))?;
@@ -137,7 +140,12 @@ impl RoleBinding {
     /// queue.
     pub fn defaults() -> Vec<RoleBinding> {
         vec![
-            RoleBinding::new("text-primary", "openai-primary", WireFormat::OpenaiChat, None),
+            RoleBinding::new(
+                "text-primary",
+                "openai-primary",
+                WireFormat::OpenaiChat,
+                None,
+            ),
             RoleBinding::new(
                 "text-secondary",
                 "anthropic-secondary",
@@ -213,7 +221,13 @@ fn instance_name(provider: &str, taken: &BTreeSet<String>) -> String {
 /// (every fault at one base URL). Returns them with provider id → instance name.
 pub fn instances_for(
     bindings: &[RoleBinding],
-) -> Result<(Vec<mock_provider::ProviderInstance>, BTreeMap<String, String>), BindingError> {
+) -> Result<
+    (
+        Vec<mock_provider::ProviderInstance>,
+        BTreeMap<String, String>,
+    ),
+    BindingError,
+> {
     let mut formats: BTreeMap<&str, WireFormat> = BTreeMap::new();
     for binding in bindings {
         match formats.get(binding.provider.as_str()) {
@@ -465,8 +479,8 @@ mod tests {
 
     #[test]
     fn a_bind_flag_names_role_provider_format_and_model() {
-        let binding = RoleBinding::parse_flag("text-primary=anthropic,anthropic-messages,claude-a")
-            .unwrap();
+        let binding =
+            RoleBinding::parse_flag("text-primary=anthropic,anthropic-messages,claude-a").unwrap();
         assert_eq!(binding.role, "text-primary");
         assert_eq!(binding.provider, "anthropic");
         assert_eq!(binding.wire_format, WireFormat::AnthropicMessages);
@@ -481,7 +495,8 @@ mod tests {
 
     #[test]
     fn a_providers_file_reads_as_toml_or_json() {
-        let toml = "[roles.text-primary]\nprovider = \"openai\"\nwire_format = \"openai-responses\"\n";
+        let toml =
+            "[roles.text-primary]\nprovider = \"openai\"\nwire_format = \"openai-responses\"\n";
         let json = r#"{"roles": {"text-primary": {"provider": "openai", "wire_format": "openai-responses"}}}"#;
         for text in [toml, json] {
             let bindings = ProvidersFile::parse(text).unwrap().bindings();
@@ -500,8 +515,18 @@ mod tests {
     #[test]
     fn one_instance_per_provider_on_the_streaming_backend() {
         let bindings = vec![
-            RoleBinding::new("text-primary", "Main LLM", WireFormat::OpenaiChat, Some("a")),
-            RoleBinding::new("text-secondary", "Main LLM", WireFormat::OpenaiChat, Some("b")),
+            RoleBinding::new(
+                "text-primary",
+                "Main LLM",
+                WireFormat::OpenaiChat,
+                Some("a"),
+            ),
+            RoleBinding::new(
+                "text-secondary",
+                "Main LLM",
+                WireFormat::OpenaiChat,
+                Some("b"),
+            ),
             RoleBinding::new("media", "9fal", WireFormat::AsyncMedia, None),
         ];
         let (instances, names) = instances_for(&bindings).unwrap();
@@ -527,7 +552,12 @@ mod tests {
     fn overrides_replace_only_the_roles_they_name() {
         let merged = merge_bindings(
             RoleBinding::defaults(),
-            vec![RoleBinding::new("media", "fal", WireFormat::AsyncMedia, None)],
+            vec![RoleBinding::new(
+                "media",
+                "fal",
+                WireFormat::AsyncMedia,
+                None,
+            )],
         );
         assert_eq!(merged.len(), 3);
         assert!(merged.iter().any(|b| b.provider == "fal"));

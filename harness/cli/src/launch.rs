@@ -351,7 +351,11 @@ impl BuiltInProviders {
         let mut configs: Vec<ProviderConfig> = Vec::new();
         for binding in self.bindings() {
             if let Some(config) = configs.iter_mut().find(|c| c.id == binding.provider) {
-                let next = text_model(&format!("{}-{}", model_stem(binding.wire_format), config.models.len() + 1));
+                let next = text_model(&format!(
+                    "{}-{}",
+                    model_stem(binding.wire_format),
+                    config.models.len() + 1
+                ));
                 config.models.push(next);
                 continue;
             }
@@ -363,7 +367,9 @@ impl BuiltInProviders {
             };
             let model = match binding.wire_format {
                 WireFormat::AsyncMedia => media_model(),
-                format if self == BuiltInProviders::Standard => text_model(&format!("{}-fake", model_stem(format))),
+                format if self == BuiltInProviders::Standard => {
+                    text_model(&format!("{}-fake", model_stem(format)))
+                }
                 format => text_model(&format!("{}-1", model_stem(format))),
             };
             configs.push(ProviderConfig {

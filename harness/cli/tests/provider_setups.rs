@@ -53,10 +53,7 @@ async fn run_surface(options: BuiltInOptions, surface: CaseSurface) -> RunReport
 }
 
 fn is_judged(verdict: Verdict) -> bool {
-    !matches!(
-        verdict,
-        Verdict::Skip | Verdict::Blocked | Verdict::Error
-    )
+    !matches!(verdict, Verdict::Skip | Verdict::Blocked | Verdict::Error)
 }
 
 /// `(judged, not judged)` counts, and the cases not judged with their reasons.
@@ -65,7 +62,14 @@ fn counts(report: &RunReport) -> (usize, usize, Vec<String>) {
         .cases
         .iter()
         .filter(|c| !is_judged(c.verdict))
-        .map(|c| format!("{} {:?}: {}", c.id, c.verdict, c.reason.clone().unwrap_or_default()))
+        .map(|c| {
+            format!(
+                "{} {:?}: {}",
+                c.id,
+                c.verdict,
+                c.reason.clone().unwrap_or_default()
+            )
+        })
         .collect();
     (
         report.cases.len() - not_judged.len(),
@@ -86,7 +90,13 @@ fn failures(report: &RunReport) -> Vec<String> {
                 .filter(|k| k.verdict != Verdict::Pass)
                 .map(|k| format!("{} {}", k.check, k.message))
                 .collect();
-            format!("{} {:?} {:?}: {}", c.id, c.verdict, c.reason, failing.join("; "))
+            format!(
+                "{} {:?} {:?}: {}",
+                c.id,
+                c.verdict,
+                c.reason,
+                failing.join("; ")
+            )
         })
         .collect()
 }
