@@ -604,6 +604,17 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
         Duration::from_secs(10).mul_f64(args.time_scale),
     )
     .await;
+    if !findings
+        .capabilities
+        .iter()
+        .chain(findings.unjudgeable.keys())
+        .any(|c| c.starts_with("surface:"))
+    {
+        return Err(environment(format!(
+            "{} answers neither /v1/runtime nor /.well-known/openwop: is it running?",
+            target.base_url
+        )));
+    }
     findings.apply_to(&mut target);
     apply_facts_and_overrides(&mut target, &args)?;
     let bindings = bindings_from(&args)?;
