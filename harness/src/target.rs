@@ -148,6 +148,17 @@ impl Target {
             return NeedStatus::Unjudgeable(reason);
         }
         if let Some(fixture) = need.strip_prefix("fixture:") {
+            let contract = spec::fixtures::CONTRACT_FIXTURES
+                .iter()
+                .chain(spec::fixtures::ENVELOPE_FIXTURES.iter())
+                .any(|f| *f == fixture);
+            if !contract {
+                // A fixture beyond the contract's adds depth, not coverage: a host may leave it
+                // out, and the contract's fixtures judge the same rules.
+                return NeedStatus::Lacking(format!(
+                    "the host does not seed fixture `{fixture}`, which the contract does not require (it adds depth: seed spec/fixtures/{fixture}.json to run this case)"
+                ));
+            }
             return NeedStatus::Unjudgeable(format!(
                 "the host's discovery document does not list fixture `{fixture}`, so the harness cannot set the case up"
             ));
@@ -233,6 +244,10 @@ mod tests {
             target.need_status("!capability:providerUsage"),
             NeedStatus::Met
         );
+        assert!(matches!(
+            target.need_status("fixture:conformance-all-tiers"),
+            NeedStatus::Lacking(_)
+        ));
         for need in [
             "fixture:conformance-noop",
             "mock-provider:stream-text",

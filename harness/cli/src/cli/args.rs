@@ -282,6 +282,11 @@ pub struct RunArgs {
     /// `anthropic-and-media`, `responses-and-media`, `one-provider-two-models`).
     #[arg(long, default_value = "standard")]
     pub built_in_providers: String,
+    /// Built-in target only: the fixtures the runtime seeds (`shipped`: every one of
+    /// spec/fixtures/; `contract-table`: the eight of CONTRACT.md's table; `contract`: those
+    /// and the two AI-envelope fixtures).
+    #[arg(long, default_value = "shipped")]
+    pub built_in_fixtures: String,
     /// Built-in target only: switch on a known defect (repeatable; see
     /// `reference-runtime --list-defects`).
     #[arg(long = "defect")]

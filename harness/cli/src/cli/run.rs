@@ -112,6 +112,24 @@ pub(crate) fn built_in_providers(
     })
 }
 
+/// The fixtures the flags have the built-in runtime seed (`None`: every shipped one).
+fn built_in_fixtures(args: &RunArgs) -> anyhow::Result<Option<Vec<String>>> {
+    let table = || spec::fixtures::CONTRACT_FIXTURES.map(String::from).to_vec();
+    match args.built_in_fixtures.as_str() {
+        "shipped" => Ok(None),
+        "contract-table" => Ok(Some(table())),
+        "contract" => Ok(Some(
+            table()
+                .into_iter()
+                .chain(spec::fixtures::ENVELOPE_FIXTURES.map(String::from))
+                .collect(),
+        )),
+        other => Err(usage(format!(
+            "--built-in-fixtures: unknown set `{other}` (shipped, contract-table, contract)"
+        ))),
+    }
+}
+
 /// Builds the external target from the flags (fake providers started when asked).
 async fn external_target(args: &RunArgs, url: &str, start_fakes: bool) -> anyhow::Result<Target> {
     let parsed =
@@ -296,6 +314,11 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
                     "--built-in-profile applies to the built-in target only",
                 ));
             }
+            if args.built_in_providers != "standard" || args.built_in_fixtures != "shipped" {
+                return Err(usage(
+                    "--built-in-providers and --built-in-fixtures apply to the built-in target only",
+                ));
+            }
             external_target(&args, url, true).await?
         }
         None => {
@@ -303,6 +326,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
                 defects: args.defects.clone(),
                 profile: args.built_in_profile.into(),
                 providers: built_in_providers(&args)?,
+                fixtures: built_in_fixtures(&args)?,
                 ..BuiltInOptions::default()
             };
             let running = start_built_in(&options)
