@@ -22,6 +22,7 @@ pub mod checks;
 pub mod coverage;
 pub mod driver;
 pub mod generate;
+pub mod plan;
 pub mod probe;
 pub mod report;
 pub mod runner;

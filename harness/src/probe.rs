@@ -5,7 +5,7 @@
 //! could not be read, providers none of which is bound to a role, stream modes it could not
 //! probe) is recorded in [`ProbeFindings::unjudgeable`], and cases needing it are BLOCKED.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 use tokio::time::{Duration, Instant};
@@ -134,15 +134,29 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
     };
     if execution {
         let providers = fetch(get("/v1/providers", false)).await;
-        let listed = match document("/v1/providers", &providers) {
+        let manifests = match document("/v1/providers", &providers) {
             Document::Read(body) => body.get("data").and_then(Value::as_array).map(|data| {
                 data.iter()
-                    .filter_map(|m| m.get("provider").and_then(Value::as_str))
-                    .map(String::from)
-                    .collect::<BTreeSet<String>>()
+                    .filter_map(|m| {
+                        let id = m.get("provider").and_then(Value::as_str)?;
+                        let models = m
+                            .get("models")
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|model| model.get("model").and_then(Value::as_str))
+                            .map(String::from)
+                            .collect::<Vec<_>>();
+                        Some((id.to_string(), models))
+                    })
+                    .collect::<BTreeMap<String, Vec<String>>>()
             }),
             _ => None,
         };
+        if let (Some(manifests), Some(upstream)) = (&manifests, &target.upstream) {
+            upstream.learn_models(manifests);
+        }
+        let listed = manifests.map(|m| m.into_keys().collect::<BTreeSet<String>>());
         match listed {
             Some(ids) => {
                 for (role, id) in &target.providers {
@@ -154,7 +168,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                         found.unjudgeable.insert(
                             format!("provider:{role}"),
                             format!(
-                                "no fake provider is bound to role `{role}`: the host lists providers [{}] and none is `{id}` (--provider-role {role}=<id>)",
+                                "no fake provider is bound to role `{role}`: the host lists providers [{}] and none is `{id}` (--bind {role}=<id>,<wire format>[,<model>])",
                                 ids.iter().cloned().collect::<Vec<_>>().join(", ")
                             ),
                         );

@@ -14,7 +14,7 @@ use crate::report::{
     CaseResult, REPORT_FORMAT_VERSION, RequirementResult, RunOptionsSummary, RunReport, Summary,
     SurfaceJudgement, TargetSummary,
 };
-use crate::target::NeedStatus;
+use crate::target::{NeedStatus, Target};
 use crate::transcript::{FrameKind, StepRecord};
 use crate::verdict::{CheckOutcome, Level, Verdict};
 
@@ -241,7 +241,16 @@ fn surface_name(surface: CaseSurface) -> &'static str {
 /// (any such need decides: the case does not apply), BLOCKED when the harness could not
 /// establish what the case needs or cannot set it up; `None` when it can run.
 fn not_run(runner: &CaseRunner, case: &crate::case::Case) -> Option<(Verdict, String)> {
-    let target = &runner.target;
+    not_run_on(&runner.target, case, runner.target.upstream.is_some())
+}
+
+/// [`not_run`] for a target described but not driven: `fakes` says whether fake providers
+/// will serve the case's scripts (what `conformance plan` foresees).
+pub fn not_run_on(
+    target: &Target,
+    case: &crate::case::Case,
+    fakes: bool,
+) -> Option<(Verdict, String)> {
     // The surface first: when its discovery document could not be read, nothing the case
     // needs is known either way.
     match target.need_status(&format!("surface:{}", surface_name(case.surface))) {
@@ -261,7 +270,7 @@ fn not_run(runner: &CaseRunner, case: &crate::case::Case) -> Option<(Verdict, St
     if !lacking.is_empty() {
         return Some((Verdict::Skip, lacking.join("; ")));
     }
-    if !case.scripts.is_empty() && target.upstream.is_none() {
+    if !case.scripts.is_empty() && !fakes {
         unjudgeable.push(
             "the case scripts fake providers and none is running for this target (--providers-listen)"
                 .into(),

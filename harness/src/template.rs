@@ -24,7 +24,9 @@
 //! path segment: every byte outside RFC 3986's unreserved set), `json` (the value as JSON
 //! text), `len`.
 //! A string that is exactly one expression becomes the value itself (a number stays a number);
-//! otherwise values are interpolated as text.
+//! otherwise values are interpolated as text. An array of two or more lone `${provider.<role>}`
+//! expressions expands to the distinct ids, in order (two roles bound to one provider, a host
+//! with two models of it, name it once in `routing.provider_order`).
 
 use std::collections::BTreeMap;
 
@@ -65,6 +67,18 @@ impl Scope {
     pub fn expand(&self, value: &Value) -> Result<Value, TemplateError> {
         Ok(match value {
             Value::String(text) => self.expand_str(text)?,
+            Value::Array(items) if is_provider_list(items) => {
+                // Two roles bound to one provider name it once: a host may refuse duplicate
+                // `provider_order` entries.
+                let mut distinct: Vec<Value> = Vec::new();
+                for item in items {
+                    let value = self.expand(item)?;
+                    if !distinct.contains(&value) {
+                        distinct.push(value);
+                    }
+                }
+                Value::Array(distinct)
+            }
             Value::Array(items) => Value::Array(
                 items
                     .iter()
@@ -171,6 +185,17 @@ impl Scope {
         };
         descend(start, rest).map_err(|at| missing(format!("nothing at `{at}`")))
     }
+}
+
+/// Whether an array is a list of provider ids: two or more strings, each exactly one
+/// `${provider.<role>}` expression.
+fn is_provider_list(items: &[Value]) -> bool {
+    items.len() > 1
+        && items.iter().all(|item| {
+            item.as_str()
+                .and_then(lone_expression)
+                .is_some_and(|inner| inner.trim().starts_with("provider."))
+        })
 }
 
 fn to_text(value: &Value) -> String {
@@ -581,6 +606,26 @@ mod tests {
         ));
         assert!(check_syntax("steps.a.body").is_ok());
         assert!(check_syntax("nope").is_err());
+    }
+
+    #[test]
+    fn a_provider_list_names_a_shared_provider_once() {
+        let mut scope = scope();
+        scope
+            .providers
+            .insert("text-secondary".into(), "openai-primary".into());
+        let list = serde_json::json!(["${provider.text-primary}", "${provider.text-secondary}"]);
+        assert_eq!(
+            scope.expand(&list).unwrap(),
+            serde_json::json!(["openai-primary"])
+        );
+        scope
+            .providers
+            .insert("text-secondary".into(), "anthropic".into());
+        assert_eq!(
+            scope.expand(&list).unwrap(),
+            serde_json::json!(["openai-primary", "anthropic"])
+        );
     }
 
     #[test]

@@ -239,6 +239,17 @@ impl ProviderKind {
             ProviderKind::AsyncMedia => "async-media",
         }
     }
+
+    /// Whether the kind streams text (every kind but the asynchronous media queue): what a
+    /// surface-W AI node may call.
+    pub fn streams_text(self) -> bool {
+        match self {
+            ProviderKind::OpenaiChat
+            | ProviderKind::OpenaiResponses
+            | ProviderKind::AnthropicMessages => true,
+            ProviderKind::AsyncMedia => false,
+        }
+    }
 }
 
 /// One model of a provider: what it serves and can do.

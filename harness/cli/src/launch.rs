@@ -19,7 +19,7 @@ use serde_json::json;
 use spec::execution::Modality;
 
 use harness::target::{SecretHeader, Target};
-use harness::upstream::FakeUpstream;
+use harness::upstream::{FakeUpstream, RoleBinding, WireFormat};
 
 /// The environment-variable name the built-in runtime's providers read their credential from.
 pub const CREDENTIAL_ENV: &str = "CONFORMANCE_PROVIDER_KEY";
@@ -184,9 +184,9 @@ pub fn defect_catalogue() -> Vec<DefectInfo> {
 /// target): where they listen and the canary they require.
 #[derive(Clone)]
 pub struct ExternalProviders {
-    /// The wiremock server's address.
+    /// Where the fake provider instances are served (`run --providers-listen`).
     pub address: SocketAddr,
-    /// The streaming backend's address.
+    /// The fake providers' second server (no bound instance is served there).
     pub streaming_address: SocketAddr,
     /// The canary credential.
     pub canary: String,
@@ -217,6 +217,10 @@ pub struct BuiltInOptions {
     pub principal_keys: Option<(String, String)>,
     /// The runtime's configuration profile.
     pub profile: BuiltInProfile,
+    /// The providers the runtime is configured with.
+    pub providers: BuiltInProviders,
+    /// The fixtures the runtime seeds (and lists in discovery); every shipped one when `None`.
+    pub fixtures: Option<Vec<String>>,
 }
 
 impl Default for BuiltInOptions {
@@ -228,6 +232,8 @@ impl Default for BuiltInOptions {
             external_providers: None,
             principal_keys: None,
             profile: BuiltInProfile::Standard,
+            providers: BuiltInProviders::Standard,
+            fixtures: None,
         }
     }
 }
@@ -266,10 +272,134 @@ impl BuiltIn {
     }
 }
 
-/// The provider configuration of the built-in runtime: one provider per fake instance, ids
-/// equal to the instance names; `base` gives an instance's base URL.
-pub fn provider_configs(base: &dyn Fn(&str) -> String) -> Vec<ProviderConfig> {
-    let text = |model: &str| ModelConfig {
+/// Which providers the built-in runtime is configured with, and so which role bindings the
+/// harness serves fake instances for. Cases never name a setup: they bind roles.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum BuiltInProviders {
+    /// OpenAI Chat Completions (`openai-primary`, `text-primary`), Anthropic Messages
+    /// (`anthropic-secondary`, `text-secondary`) and a fal queue (`media`).
+    #[default]
+    Standard,
+    /// No OpenAI at all: one Anthropic Messages provider with two models (`text-primary` and
+    /// `text-secondary` both bound to it) and a fal queue.
+    AnthropicAndMedia,
+    /// OpenAI Responses only for text: one provider with two models, and a fal queue.
+    ResponsesAndMedia,
+    /// One provider (OpenAI Chat Completions) with two models, nothing else.
+    OneProviderTwoModels,
+}
+
+impl BuiltInProviders {
+    /// Every setup, standard first.
+    pub const ALL: [BuiltInProviders; 4] = [
+        BuiltInProviders::Standard,
+        BuiltInProviders::AnthropicAndMedia,
+        BuiltInProviders::ResponsesAndMedia,
+        BuiltInProviders::OneProviderTwoModels,
+    ];
+
+    /// The name (`--built-in-providers NAME`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BuiltInProviders::Standard => "standard",
+            BuiltInProviders::AnthropicAndMedia => "anthropic-and-media",
+            BuiltInProviders::ResponsesAndMedia => "responses-and-media",
+            BuiltInProviders::OneProviderTwoModels => "one-provider-two-models",
+        }
+    }
+
+    /// Parses a name.
+    pub fn parse(name: &str) -> Option<BuiltInProviders> {
+        Self::ALL.into_iter().find(|setup| setup.as_str() == name)
+    }
+
+    /// The role bindings an operator would give for this setup. Roles sharing a provider are
+    /// bound without a model: the harness learns the models from `GET /v1/providers`.
+    pub fn bindings(self) -> Vec<RoleBinding> {
+        let bind = |role: &str, provider: &str, wire_format| RoleBinding {
+            role: role.into(),
+            provider: provider.into(),
+            wire_format,
+            model: None,
+        };
+        let media = || bind("media", "fal", WireFormat::AsyncMedia);
+        match self {
+            BuiltInProviders::Standard => RoleBinding::defaults(),
+            BuiltInProviders::AnthropicAndMedia => vec![
+                bind("text-primary", "anthropic", WireFormat::AnthropicMessages),
+                bind("text-secondary", "anthropic", WireFormat::AnthropicMessages),
+                media(),
+            ],
+            BuiltInProviders::ResponsesAndMedia => vec![
+                bind("text-primary", "openai", WireFormat::OpenaiResponses),
+                bind("text-secondary", "openai", WireFormat::OpenaiResponses),
+                media(),
+            ],
+            BuiltInProviders::OneProviderTwoModels => vec![
+                bind("text-primary", "openai", WireFormat::OpenaiChat),
+                bind("text-secondary", "openai", WireFormat::OpenaiChat),
+            ],
+        }
+    }
+
+    /// The runtime's provider configuration: one provider per bound provider id, of the bound
+    /// wire format, at `base(id)`; a text provider gets one model per role bound to it.
+    pub fn provider_configs(self, base: &dyn Fn(&str) -> String) -> Vec<ProviderConfig> {
+        let mut configs: Vec<ProviderConfig> = Vec::new();
+        for binding in self.bindings() {
+            if let Some(config) = configs.iter_mut().find(|c| c.id == binding.provider) {
+                let next = text_model(&format!(
+                    "{}-{}",
+                    model_stem(binding.wire_format),
+                    config.models.len() + 1
+                ));
+                config.models.push(next);
+                continue;
+            }
+            let kind = match binding.wire_format {
+                WireFormat::OpenaiChat => ProviderKind::OpenaiChat,
+                WireFormat::OpenaiResponses => ProviderKind::OpenaiResponses,
+                WireFormat::AnthropicMessages => ProviderKind::AnthropicMessages,
+                WireFormat::AsyncMedia => ProviderKind::AsyncMedia,
+            };
+            let model = match binding.wire_format {
+                WireFormat::AsyncMedia => media_model(),
+                format if self == BuiltInProviders::Standard => {
+                    text_model(&format!("{}-fake", model_stem(format)))
+                }
+                format => text_model(&format!("{}-1", model_stem(format))),
+            };
+            configs.push(ProviderConfig {
+                id: binding.provider.clone(),
+                kind,
+                base_url: base(&binding.provider),
+                credential_env: CREDENTIAL_ENV.into(),
+                models: vec![model],
+            });
+        }
+        configs
+    }
+}
+
+impl std::fmt::Display for BuiltInProviders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+fn model_stem(format: WireFormat) -> &'static str {
+    match format {
+        WireFormat::OpenaiChat | WireFormat::OpenaiResponses => "gpt",
+        WireFormat::AnthropicMessages => "claude",
+        WireFormat::AsyncMedia => "fake/image",
+    }
+}
+
+fn text_model(model: &str) -> ModelConfig {
+    ModelConfig {
         model: model.into(),
         abilities: vec!["text-generation".into()],
         input_modalities: vec![Modality::Text, Modality::Json],
@@ -279,47 +409,27 @@ pub fn provider_configs(base: &dyn Fn(&str) -> String) -> Vec<ProviderConfig> {
         structured_output: false,
         asynchronous: false,
         cancel: true,
-    };
-    vec![
-        ProviderConfig {
-            id: "openai-primary".into(),
-            kind: ProviderKind::OpenaiChat,
-            base_url: base("openai-primary"),
-            credential_env: CREDENTIAL_ENV.into(),
-            models: vec![text("gpt-fake")],
-        },
-        ProviderConfig {
-            id: "anthropic-secondary".into(),
-            kind: ProviderKind::AnthropicMessages,
-            base_url: base("anthropic-secondary"),
-            credential_env: CREDENTIAL_ENV.into(),
-            models: vec![text("claude-fake")],
-        },
-        ProviderConfig {
-            id: "media".into(),
-            kind: ProviderKind::AsyncMedia,
-            base_url: base("media"),
-            credential_env: CREDENTIAL_ENV.into(),
-            models: vec![ModelConfig {
-                model: "fake/image-model".into(),
-                abilities: vec!["image-generation".into()],
-                input_modalities: vec![Modality::Text, Modality::Json],
-                output_modalities: vec![Modality::Image, Modality::Json],
-                stream: false,
-                tools: false,
-                structured_output: false,
-                asynchronous: true,
-                cancel: true,
-            }],
-        },
-        ProviderConfig {
-            id: "openai-timing".into(),
-            kind: ProviderKind::OpenaiChat,
-            base_url: base("openai-timing"),
-            credential_env: CREDENTIAL_ENV.into(),
-            models: vec![text("gpt-timing")],
-        },
-    ]
+    }
+}
+
+fn media_model() -> ModelConfig {
+    ModelConfig {
+        model: "fake/image-model".into(),
+        abilities: vec!["image-generation".into()],
+        input_modalities: vec![Modality::Text, Modality::Json],
+        output_modalities: vec![Modality::Image, Modality::Json],
+        stream: false,
+        tools: false,
+        structured_output: false,
+        asynchronous: true,
+        cancel: true,
+    }
+}
+
+/// The provider configuration of the built-in runtime's standard setup; `base` gives a
+/// provider's base URL.
+pub fn provider_configs(base: &dyn Fn(&str) -> String) -> Vec<ProviderConfig> {
+    BuiltInProviders::Standard.provider_configs(base)
 }
 
 /// Starts the fake providers and the reference runtime, and describes them as a target.
@@ -332,39 +442,39 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
                 .map_err(|e| LaunchError::UnknownDefect(e.to_string()))
         })
         .collect::<Result<_, _>>()?;
+    let bindings = options.providers.bindings();
     let (canary, upstream) = match &options.external_providers {
         Some(external) => (external.canary.clone(), None),
         None => {
             let canary = format!("sk-canary-{}", uuid::Uuid::new_v4().simple());
-            let fakes = mock_provider::FakeProviders::start(
-                mock_provider::FakeProvidersConfig::new(canary.clone()),
-            )
-            .await
-            .map_err(|e| LaunchError::FakeProviders(e.to_string()))?;
-            (
-                canary,
-                Some(FakeUpstream::new(fakes, FakeUpstream::default_roles())),
-            )
+            let fakes = FakeUpstream::start(&canary, bindings.clone(), None, None)
+                .await
+                .map_err(|e| LaunchError::FakeProviders(e.to_string()))?;
+            (canary, Some(fakes))
         }
     };
     let keep_alive_ms = options.profile.keep_alive_ms(options.keep_alive_ms);
     let mut config = Config::default();
     config.server.keep_alive_ms = keep_alive_ms;
     config.providers = match (&upstream, &options.external_providers) {
-        (Some(upstream), _) => provider_configs(&|instance| {
-            upstream.providers().base_url(instance).unwrap_or_default()
-        }),
-        (None, Some(external)) => provider_configs(&|instance| {
-            let address = if instance == "openai-timing" {
-                external.streaming_address
-            } else {
-                external.address
-            };
-            format!("http://{address}/{instance}")
-        }),
+        (Some(upstream), _) => options
+            .providers
+            .provider_configs(&|provider| upstream.base_url(provider).unwrap_or_default()),
+        (None, Some(external)) => {
+            // The same instance names the harness serves for these bindings, on the
+            // streaming backend that serves every instance.
+            let names = harness::upstream::instances_for(&bindings)
+                .map(|(_, names)| names)
+                .unwrap_or_default();
+            options.providers.provider_configs(&|provider| {
+                let instance = names.get(provider).map_or(provider, String::as_str);
+                format!("http://{}/{instance}", external.address)
+            })
+        }
         (None, None) => Vec::new(),
     };
     let openwop = configure_openwop(&mut config, options, keep_alive_ms);
+    config.openwop.fixtures = options.fixtures.clone();
     options.profile.configure(&mut config);
     let runtime_options = RuntimeOptions {
         defects: Defects::of(defects),
@@ -374,15 +484,22 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     let runtime = start(options.listen, runtime_options)
         .await
         .map_err(|e| LaunchError::Runtime(e.to_string()))?;
-    let providers: BTreeMap<String, String> = FakeUpstream::default_roles();
+    let providers: BTreeMap<String, String> = bindings
+        .iter()
+        .map(|b| (b.role.clone(), b.provider.clone()))
+        .collect();
     let mut facts = BTreeMap::new();
     facts.insert("keepalive_window_ms".into(), json!(keep_alive_ms * 4));
     facts.insert("keepalive_interval_ms".into(), json!(keep_alive_ms));
     facts.extend(openwop.facts);
     let target = Target {
-        kind: match options.profile {
-            BuiltInProfile::Standard => "built-in".into(),
-            profile => format!("built-in ({profile} profile)"),
+        kind: match (options.profile, options.providers) {
+            (BuiltInProfile::Standard, BuiltInProviders::Standard) => "built-in".into(),
+            (profile, BuiltInProviders::Standard) => format!("built-in ({profile} profile)"),
+            (BuiltInProfile::Standard, providers) => format!("built-in ({providers} providers)"),
+            (profile, providers) => {
+                format!("built-in ({profile} profile, {providers} providers)")
+            }
         },
         base_url: runtime.base_url().trim_end_matches('/').to_string(),
         headers: Vec::new(),

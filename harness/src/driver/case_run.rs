@@ -348,13 +348,12 @@ impl CaseRunner {
     ) {
         if let Some(upstream) = &self.target.upstream {
             for (local, id) in &state.scripts {
-                for (instance, count) in upstream.calls(id) {
-                    let role = upstream.role_of(&instance);
+                for calls in upstream.calls(id) {
                     record.provider_calls.push(ProviderCallCount {
                         script: local.clone(),
-                        instance,
-                        role,
-                        count,
+                        instance: calls.instance,
+                        role: calls.role,
+                        count: calls.count,
                     });
                 }
             }

@@ -106,7 +106,7 @@ pub fn router(deps: Dependencies) -> Router {
             OpenWopConfig::default()
         }
     };
-    let workflows = workflow::Workflows::seed_fixtures();
+    let workflows = workflow::Workflows::seed_fixtures(config.fixtures.as_deref());
     let catalog = Arc::new(envelopes::KindCatalog::build(
         &config.envelopes,
         &deps.defects,

@@ -19,6 +19,18 @@ pub struct Cli {
 pub enum Command {
     /// Run the cases against a target (the built-in reference runtime by default) and write reports.
     Run(Box<RunArgs>),
+    /// Before a run: from the host's discovery and the role bindings, what each case would be
+    /// (run, SKIP with the host's reason, BLOCKED with the harness's), the provider base URLs
+    /// to configure per wire format, the fixtures to seed and the facts to supply. Takes
+    /// `run`'s flags; nothing runs.
+    Plan {
+        /// Print the plan as JSON.
+        #[arg(long)]
+        json: bool,
+        /// `run`'s flags (`--target URL` required).
+        #[command(flatten)]
+        args: Box<RunArgs>,
+    },
     /// Check every case file against the case format and the registries; print every problem.
     Lint(CorpusArgs),
     /// Print a case with its requirements and their quoted normative sentences.
@@ -241,11 +253,12 @@ pub struct RunArgs {
     /// --write-facts` writes); `--fact` overrides single ones.
     #[arg(long, value_name = "FILE")]
     pub facts_file: Option<PathBuf>,
-    /// External targets: serve the fake providers on this address (the host was configured
-    /// with `http://ADDR/<instance>` base URLs).
+    /// External targets: serve the fake provider instances on this address (the host was
+    /// configured with `http://ADDR/<instance>` base URLs; `conformance plan` lists them).
     #[arg(long)]
     pub providers_listen: Option<SocketAddr>,
-    /// External targets: the streaming backend's address (timing faults).
+    /// External targets: the address of the fake providers' second server (no bound instance
+    /// is served there: every instance, every fault, lives at --providers-listen).
     #[arg(long)]
     pub providers_streaming_listen: Option<SocketAddr>,
     /// External targets: the environment variable holding the canary credential the host was
@@ -253,9 +266,27 @@ pub struct RunArgs {
     #[arg(long, default_value = "CONFORMANCE_CANARY")]
     pub canary_env: String,
     /// External targets: the host's provider id for a role, `role=id` (repeatable; roles:
-    /// text-primary, text-secondary, media, timing; default: the fake instance names).
+    /// text-primary, text-secondary, media), keeping the role's default wire format.
     #[arg(long = "provider-role", value_name = "ROLE=ID")]
     pub provider_roles: Vec<String>,
+    /// External targets: bind a role to the host's provider, the wire format its adapter
+    /// speaks (openai-chat, openai-responses, anthropic-messages, async-media) and optionally
+    /// the model, `ROLE=PROVIDER,FORMAT[,MODEL]` (repeatable; overrides --providers-file).
+    #[arg(long = "bind", value_name = "ROLE=PROVIDER,FORMAT[,MODEL]")]
+    pub bindings: Vec<String>,
+    /// External targets: role bindings from a TOML or JSON file (`[roles.<role>]` with
+    /// `provider`, `wire_format`, `model`).
+    #[arg(long, value_name = "FILE")]
+    pub providers_file: Option<PathBuf>,
+    /// Built-in target only: the providers the runtime is configured with (`standard`,
+    /// `anthropic-and-media`, `responses-and-media`, `one-provider-two-models`).
+    #[arg(long, default_value = "standard")]
+    pub built_in_providers: String,
+    /// Built-in target only: the fixtures the runtime seeds (`shipped`: every one of
+    /// spec/fixtures/; `contract-table`: the eight of CONTRACT.md's table; `contract`: those
+    /// and the two AI-envelope fixtures).
+    #[arg(long, default_value = "shipped")]
+    pub built_in_fixtures: String,
     /// Built-in target only: switch on a known defect (repeatable; see
     /// `reference-runtime --list-defects`).
     #[arg(long = "defect")]

@@ -13,6 +13,7 @@ use super::{environment, usage};
 pub async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Run(args) => super::run::run(*args).await,
+        Command::Plan { json, args } => super::run::plan(*args, json).await,
         Command::Lint(corpus) => lint(&corpus),
         Command::Explain { case, corpus } => explain(&case, &corpus),
         Command::Requirements { format } => requirements(format),

@@ -73,8 +73,65 @@ fn parse_pair<'a>(text: &'a str, what: &str) -> anyhow::Result<(&'a str, &'a str
         .ok_or_else(|| usage(format!("{what} is `name=value`, got `{text}`")))
 }
 
+/// The role bindings the flags give: the defaults, then `--providers-file`, then
+/// `--provider-role` (provider id only), then `--bind`.
+pub(crate) fn bindings_from(args: &RunArgs) -> anyhow::Result<Vec<harness::upstream::RoleBinding>> {
+    use harness::upstream::{ProvidersFile, RoleBinding, merge_bindings};
+    let mut bindings = RoleBinding::defaults();
+    if let Some(file) = &args.providers_file {
+        let parsed = ProvidersFile::parse(&read_text(file)?)
+            .map_err(|e| usage(format!("{}: {e}", file.display())))?;
+        bindings = merge_bindings(bindings, parsed.bindings());
+    }
+    for pair in &args.provider_roles {
+        let (role, id) = parse_pair(pair, "--provider-role")?;
+        let mut binding = bindings
+            .iter()
+            .find(|b| b.role == role)
+            .cloned()
+            .ok_or_else(|| usage(format!("--provider-role: unknown role `{role}`")))?;
+        binding.provider = id.to_string();
+        bindings = merge_bindings(bindings, vec![binding]);
+    }
+    let mut bound = Vec::new();
+    for flag in &args.bindings {
+        bound.push(RoleBinding::parse_flag(flag).map_err(|e| usage(format!("--bind: {e}")))?);
+    }
+    Ok(merge_bindings(bindings, bound))
+}
+
+/// The built-in providers setup the flags name.
+pub(crate) fn built_in_providers(
+    args: &RunArgs,
+) -> anyhow::Result<conformance_cli::launch::BuiltInProviders> {
+    conformance_cli::launch::BuiltInProviders::parse(&args.built_in_providers).ok_or_else(|| {
+        usage(format!(
+            "--built-in-providers: unknown setup `{}` (standard, anthropic-and-media, responses-and-media, one-provider-two-models)",
+            args.built_in_providers
+        ))
+    })
+}
+
+/// The fixtures the flags have the built-in runtime seed (`None`: every shipped one).
+fn built_in_fixtures(args: &RunArgs) -> anyhow::Result<Option<Vec<String>>> {
+    let table = || spec::fixtures::CONTRACT_FIXTURES.map(String::from).to_vec();
+    match args.built_in_fixtures.as_str() {
+        "shipped" => Ok(None),
+        "contract-table" => Ok(Some(table())),
+        "contract" => Ok(Some(
+            table()
+                .into_iter()
+                .chain(spec::fixtures::ENVELOPE_FIXTURES.map(String::from))
+                .collect(),
+        )),
+        other => Err(usage(format!(
+            "--built-in-fixtures: unknown set `{other}` (shipped, contract-table, contract)"
+        ))),
+    }
+}
+
 /// Builds the external target from the flags (fake providers started when asked).
-async fn external_target(args: &RunArgs, url: &str) -> anyhow::Result<Target> {
+async fn external_target(args: &RunArgs, url: &str, start_fakes: bool) -> anyhow::Result<Target> {
     let parsed =
         reqwest::Url::parse(url).map_err(|e| usage(format!("--target is not a URL: {e}")))?;
     if !parsed.username().is_empty() || parsed.password().is_some() {
@@ -102,34 +159,38 @@ async fn external_target(args: &RunArgs, url: &str) -> anyhow::Result<Target> {
     if let Some(b) = &args.auth_b {
         principals.insert("b".to_string(), vec![parse_header(b)?]);
     }
-    let mut providers: BTreeMap<String, String> = FakeUpstream::default_roles();
-    for pair in &args.provider_roles {
-        let (role, id) = parse_pair(pair, "--provider-role")?;
-        providers.insert(role.to_string(), id.to_string());
-    }
+    let bindings = bindings_from(args)?;
+    let providers: BTreeMap<String, String> = bindings
+        .iter()
+        .map(|b| (b.role.clone(), b.provider.clone()))
+        .collect();
     let mut canary = None;
     let mut upstream: Option<Arc<dyn harness::target::Upstream>> = None;
-    if let Some(listen) = args.providers_listen {
+    if let Some(listen) = args.providers_listen.filter(|_| start_fakes) {
         let value = std::env::var(&args.canary_env).map_err(|_| {
             usage(format!(
                 "--providers-listen needs the canary credential in ${}",
                 args.canary_env
             ))
         })?;
-        let mut config = mock_provider::FakeProvidersConfig::new(value.clone());
-        config.wiremock_listen = Some(listen);
-        config.streaming_listen = args.providers_streaming_listen;
-        let fakes = mock_provider::FakeProviders::start(config)
-            .await
-            .map_err(|e| environment(format!("the fake providers did not start: {e}")))?;
-        eprintln!(
-            "fake providers: {}",
-            fakes.startup_report().lines().next().unwrap_or_default()
-        );
-        upstream = Some(Arc::new(FakeUpstream::new(
-            fakes,
-            FakeUpstream::default_roles(),
-        )));
+        let fakes = FakeUpstream::start(
+            &value,
+            bindings,
+            args.providers_streaming_listen,
+            Some(listen),
+        )
+        .await
+        .map_err(|e| environment(e.to_string()))?;
+        for binding in fakes.bindings() {
+            eprintln!(
+                "fake provider for {} ({}, {}): {}",
+                binding.role,
+                binding.provider,
+                binding.wire_format,
+                fakes.base_url(&binding.provider).unwrap_or_default()
+            );
+        }
+        upstream = Some(Arc::new(fakes));
         canary = Some(value);
     }
     Ok(Target {
@@ -253,12 +314,19 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
                     "--built-in-profile applies to the built-in target only",
                 ));
             }
-            external_target(&args, url).await?
+            if args.built_in_providers != "standard" || args.built_in_fixtures != "shipped" {
+                return Err(usage(
+                    "--built-in-providers and --built-in-fixtures apply to the built-in target only",
+                ));
+            }
+            external_target(&args, url, true).await?
         }
         None => {
             let options = BuiltInOptions {
                 defects: args.defects.clone(),
                 profile: args.built_in_profile.into(),
+                providers: built_in_providers(&args)?,
+                fixtures: built_in_fixtures(&args)?,
                 ..BuiltInOptions::default()
             };
             let running = start_built_in(&options)
@@ -450,6 +518,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         external_providers,
         principal_keys,
         profile: args.built_in_profile.into(),
+        providers: Default::default(),
+        fixtures: None,
     };
     let running = start_built_in(&options)
         .await
@@ -515,4 +585,94 @@ pub async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
     conformance_cli::selftest::run_selftest(&cases, &args.defects, args.jobs, args.time_scale, &dir)
         .await
         .map_err(|e| environment(format!("{e:#}")))
+}
+
+/// `conformance plan`: what a run against `--target` would do, from the host's discovery and
+/// the role bindings, before anything runs.
+pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
+    let Some(url) = args.target.clone() else {
+        return Err(usage("conformance plan needs --target URL"));
+    };
+    let corpus = load(&args.corpus)?;
+    let surfaces = args
+        .surfaces
+        .iter()
+        .map(|s| match s.as_str() {
+            "execution" => Ok(CaseSurface::Execution),
+            "openwop" => Ok(CaseSurface::Openwop),
+            other => Err(usage(format!(
+                "unknown surface `{other}` (execution, openwop)"
+            ))),
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let filters = Filters {
+        ids: args.ids.clone(),
+        levels: args.levels.clone(),
+        tags: args.tags.clone(),
+        surfaces,
+    };
+    let driver = HttpDriver::new(
+        &ClientOptions {
+            proxy: args.proxy.clone(),
+            ca_cert: args.ca_cert.clone(),
+            insecure: args.insecure,
+        },
+        Limits::default(),
+    )
+    .map_err(|e| usage(e.to_string()))?;
+    // Nothing runs: the fake providers are not started, only their addresses foreseen.
+    let mut target = external_target(&args, &url, false).await?;
+    let findings = harness::probe::probe(
+        &driver,
+        &target,
+        Duration::from_secs(10).mul_f64(args.time_scale),
+    )
+    .await;
+    if !findings
+        .capabilities
+        .iter()
+        .chain(findings.unjudgeable.keys())
+        .any(|c| c.starts_with("surface:"))
+    {
+        return Err(environment(format!(
+            "{} answers neither /v1/runtime nor /.well-known/openwop: is it running?",
+            target.base_url
+        )));
+    }
+    findings.apply_to(&mut target);
+    apply_facts_and_overrides(&mut target, &args)?;
+    let bindings = bindings_from(&args)?;
+    let names = harness::upstream::instances_for(&bindings)
+        .map(|(_, names)| names)
+        .map_err(|e| usage(e.to_string()))?;
+    let listen = args.providers_listen;
+    let base_url = |provider: &str| {
+        let address = listen?;
+        Some(format!("http://{address}/{}", names.get(provider)?))
+    };
+    let listed: std::collections::BTreeSet<String> = bindings
+        .iter()
+        .filter(|b| target.has(&format!("provider:{}", b.role)))
+        .map(|b| b.provider.clone())
+        .collect();
+    let cases: Vec<&harness::case::Case> = corpus
+        .cases
+        .iter()
+        .map(|c| &c.case)
+        .filter(|c| filters.selects(c))
+        .collect();
+    let plan = harness::plan::plan(
+        &target,
+        &cases,
+        &bindings,
+        listen.is_some(),
+        &base_url,
+        &listed,
+    );
+    if json {
+        crate::outln!("{}", serde_json::to_string_pretty(&plan)?);
+    } else {
+        crate::outln!("{}", plan.to_text().trim_end());
+    }
+    Ok(0)
 }

@@ -1,9 +1,11 @@
 //! The `conformance` command's integration tests, one binary: the kill matrix (the self-test),
-//! the tolerance matrix, an external target's verdicts, unjudged runs and the transcript
-//! snapshots. The case corpus itself runs in its own binary (`tests/conformance.rs`, libtest-mimic).
+//! the tolerance matrix, an external target's verdicts, unjudged runs, the transcript
+//! snapshots, the simpler provider setups and `conformance plan`. The case corpus itself runs in its own binary (`tests/conformance.rs`, libtest-mimic).
 
 mod external_target;
 mod kill_matrix;
+mod plan;
+mod provider_setups;
 mod tolerance_matrix;
 mod transcript_snapshots;
 mod unjudged_runs;
