@@ -250,6 +250,16 @@ pub async fn start(
     })?;
     let router = app(state.clone());
     let (stop, stopped) = oneshot::channel::<()>();
+    if state.config.server.title_case_headers {
+        let server = tokio::spawn(serve_title_case(listener, router, stopped));
+        tracing::info!(%addr, "runtime listening (title-case header names)");
+        return Ok(RunningRuntime {
+            addr,
+            state,
+            stop,
+            server,
+        });
+    }
     let server = tokio::spawn(async move {
         // TCP_NODELAY: SSE frames are small; Nagle's algorithm would hold each one back.
         let listener =
@@ -272,4 +282,44 @@ pub async fn start(
         stop,
         server,
     })
+}
+
+/// Serves `router` over HTTP/1.1 with hyper's title-case header writer (`[server]
+/// title_case_headers`): `Content-Type`, `Retry-After`, … on the wire, the spelling many
+/// servers use; header names are case-insensitive (RFC 9110 §5.1). Stops accepting when
+/// `stopped` fires; open connections are dropped with the task.
+async fn serve_title_case(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    stopped: oneshot::Receiver<()>,
+) {
+    let service = hyper_util::service::TowerToHyperService::new(router);
+    let mut connections = tokio::task::JoinSet::new();
+    tokio::pin!(stopped);
+    loop {
+        let accepted = tokio::select! {
+            _ = &mut stopped => break,
+            accepted = listener.accept() => accepted,
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(error) => {
+                tracing::debug!(%error, "accept failed");
+                continue;
+            }
+        };
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "failed to set TCP_NODELAY");
+        }
+        let service = service.clone();
+        connections.spawn(async move {
+            let connection = hyper::server::conn::http1::Builder::new()
+                .title_case_headers(true)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "connection ended with an error");
+            }
+        });
+    }
 }
