@@ -67,7 +67,12 @@ async fn divergent_log_numbers_statuses_and_usage() {
     let server = MockServer::start().await;
     let usage = json!({"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5});
     let chunks = [openai_chunk(json!({"content": "hi"}), Some("stop"))];
-    mount_openai(&server, sse_answer(openai_stream(&chunks, Some(usage), true)), 1).await;
+    mount_openai(
+        &server,
+        sse_answer(openai_stream(&chunks, Some(usage), true)),
+        1,
+    )
+    .await;
     let runtime = start_choosing(&server, divergent()).await;
     let base = runtime.base_url();
     let (status, submission) = create(&base, &text_request("hi"), None).await;
@@ -129,7 +134,10 @@ async fn divergent_refusals() {
     let base = runtime.base_url();
     let body = text_request("hi").to_string();
     let (status, error) = post(&base, &body, "text/plain", None).await;
-    assert_eq!((status, &error["error"]["code"]), (415, &json!("invalid_request")));
+    assert_eq!(
+        (status, &error["error"]["code"]),
+        (415, &json!("invalid_request"))
+    );
     assert_eq!(error["error"]["message"], "Refused: invalid_request.");
     let (status, _) = post(&base, r#"{"ability": 7}"#, "application/json", None).await;
     assert_eq!(status, 422);
@@ -176,7 +184,10 @@ async fn synchronous_cancel_answers_after_the_terminal_event() {
     let (_, submission) = create(&base, &text_request("hi"), None).await;
     let id = submission["execution_id"].as_str().unwrap();
     let (status, error) = get_json(&format!("{base}/v1/executions/{id}/result")).await;
-    assert_eq!((status, &error["error"]["code"]), (404, &json!("not_found")));
+    assert_eq!(
+        (status, &error["error"]["code"]),
+        (404, &json!("not_found"))
+    );
     let cancel = reqwest::Client::new()
         .post(format!("{base}/v1/executions/{id}/cancel"))
         .send()
@@ -207,7 +218,10 @@ async fn accepted_after_the_response_is_still_first() {
     let id = submission["execution_id"].as_str().unwrap();
     let frames = events(&base, id).await;
     let types = check_log(&frames, id);
-    assert_eq!(types.first().map(String::as_str), Some("execution.accepted"));
+    assert_eq!(
+        types.first().map(String::as_str),
+        Some("execution.accepted")
+    );
     assert_eq!(
         types.last().map(String::as_str),
         Some("execution.completed")
@@ -231,6 +245,9 @@ async fn title_case_header_names_on_the_wire() {
     let answer = String::from_utf8_lossy(&answer);
     let head = answer.split("\r\n\r\n").next().unwrap();
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    assert!(head.contains("\r\nContent-Type: application/json"), "{head}");
+    assert!(
+        head.contains("\r\nContent-Type: application/json"),
+        "{head}"
+    );
     runtime.shutdown().await;
 }
