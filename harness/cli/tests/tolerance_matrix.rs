@@ -31,7 +31,6 @@ const POINTS_WITHOUT_A_DIVERGENT_PROFILE: &[&str] = &[
     "w.host-events.address",
     "w.provider-usage.cost-and-currency",
     "w.errors.details",
-    "w.http.header-name-case",
     "w.upstream.contradictions",
 ];
 
