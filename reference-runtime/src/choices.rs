@@ -445,6 +445,34 @@ mod tests {
     }
 
     #[test]
+    fn a_wire_cursor_selects_exactly_the_events_numbered_above_it() {
+        for form in [SequenceForm::Dense, SequenceForm::Even] {
+            for wire_cursor in 0..40u64 {
+                for stored in 1..20u64 {
+                    assert_eq!(
+                        stored > form.stored_cursor(wire_cursor),
+                        form.wire(stored) > wire_cursor,
+                        "{form:?}: cursor {wire_cursor}, event {stored}"
+                    );
+                }
+            }
+            let wires: Vec<u64> = (1..6).map(|s| form.wire(s)).collect();
+            assert!(wires.windows(2).all(|w| w[0] < w[1]), "{form:?}: {wires:?}");
+        }
+        assert_eq!(SequenceForm::Even.wire(1), 2);
+        assert_eq!(SequenceForm::Even.stored_cursor(u64::MAX), u64::MAX / 2);
+    }
+
+    #[test]
+    fn terse_messages_name_only_the_code() {
+        assert_eq!(
+            ErrorWording::Terse.message("invalid_request", "Request body is not valid JSON"),
+            "Refused: invalid_request."
+        );
+        assert_eq!(ErrorWording::Reference.message("x", "kept"), "kept");
+    }
+
+    #[test]
     fn execution_id_forms_differ() {
         assert_eq!(ExecutionIdForm::Uuid.mint().len(), 36);
         assert!(ExecutionIdForm::Prefixed.mint().starts_with("exe_"));
