@@ -222,7 +222,7 @@ pub enum ErrorWording {
     /// The reference runtime's messages.
     #[default]
     Reference,
-    /// One terse sentence per code (`Refused: invalid_request.`), echoing nothing.
+    /// One terse sentence per code (`Error: invalid_request.`), echoing nothing.
     Terse,
 }
 
@@ -232,7 +232,7 @@ impl ErrorWording {
     pub fn message(self, code: &str, reference: &str) -> String {
         match self {
             ErrorWording::Reference => reference.to_string(),
-            ErrorWording::Terse => format!("Refused: {code}."),
+            ErrorWording::Terse => format!("Error: {code}."),
         }
     }
 }
@@ -467,7 +467,7 @@ mod tests {
     fn terse_messages_name_only_the_code() {
         assert_eq!(
             ErrorWording::Terse.message("invalid_request", "Request body is not valid JSON"),
-            "Refused: invalid_request."
+            "Error: invalid_request."
         );
         assert_eq!(ErrorWording::Reference.message("x", "kept"), "kept");
     }

@@ -138,7 +138,7 @@ async fn divergent_refusals() {
         (status, &error["error"]["code"]),
         (415, &json!("invalid_request"))
     );
-    assert_eq!(error["error"]["message"], "Refused: invalid_request.");
+    assert_eq!(error["error"]["message"], "Error: invalid_request.");
     let (status, _) = post(&base, r#"{"ability": 7}"#, "application/json", None).await;
     assert_eq!(status, 422);
     // The key is checked first: a bad key and a bad body get the key's 400.
@@ -199,7 +199,7 @@ async fn synchronous_cancel_answers_after_the_terminal_event() {
     let (_, snapshot) = get_json(&format!("{base}/v1/executions/{id}")).await;
     assert_eq!(snapshot["status"], "cancelled");
     assert_eq!(snapshot["error"]["code"], "cancelled");
-    assert_eq!(snapshot["error"]["message"], "Refused: cancelled.");
+    assert_eq!(snapshot["error"]["message"], "Error: cancelled.");
     runtime.shutdown().await;
 }
 
