@@ -1,9 +1,9 @@
 //! Surface X's host choices (`[execution]`, `[server] title_case_headers`): each option other
 //! than the default takes another reading the seed admits and keeps the rule it borders.
 
-mod x_support;
-
 use std::time::Duration;
+
+use crate::x_host::*;
 
 use reference_runtime::choices::{
     AcceptedAppend, ArtifactFields, CancelTerminal, ErrorWording, ExecutionCancel,
@@ -16,7 +16,6 @@ use reference_runtime::runtime::RunningRuntime;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wiremock::MockServer;
-use x_support::*;
 
 /// Every non-default option of the divergent profile at once.
 fn divergent() -> ExecutionChoices {
