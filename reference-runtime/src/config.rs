@@ -6,7 +6,6 @@
 //! keep_alive_ms = 15000          # `:` comment interval on idle SSE streams; at most 30000
 //! json_charset = false           # `application/json; charset=utf-8` on JSON responses
 //! timestamp_offset_minutes = 120 # event times at +02:00 (default: UTC, `Z`)
-//! title_case_headers = false     # `Content-Type` rather than `content-type` on HTTP/1.1
 //!
 //! [execution]                    # choices the protocol leaves open (see `choices`)
 //! unsatisfiable_requirements = "refuse"
@@ -92,8 +91,9 @@ pub struct ServerConfig {
     /// (`120` → `+02:00`, with millisecond fractions) rather than in UTC with `Z`; the same
     /// instants, another form RFC 3339 admits. Within ±1439.
     pub timestamp_offset_minutes: Option<i32>,
-    /// Whether HTTP/1.1 responses spell header names in title case (`Content-Type`) rather
-    /// than hyper's lower case; names are case-insensitive either way.
+    /// Whether response header names of both surfaces are written in title case
+    /// (`Content-Type`, `Retry-After`) rather than hyper's lower case: field names are
+    /// case-insensitive (RFC 9110 §5.1). HTTP/1.1 only.
     pub title_case_headers: bool,
 }
 

@@ -131,11 +131,11 @@ impl BuiltInProfile {
         if self == BuiltInProfile::Divergent {
             config.server.json_charset = true;
             config.server.timestamp_offset_minutes = Some(120);
+            config.server.title_case_headers = true;
             config.execution.unsatisfiable_requirements = UnsatisfiableRequirements::FailExecution;
             config.execution.id_form = ExecutionIdForm::Prefixed;
             config.execution.replay_status = ReplayStatus::Accepted;
             config.execution.cursor_precedence = CursorPrecedence::LastEventId;
-            config.server.title_case_headers = true;
             let x = &mut config.execution;
             x.submission_status = SubmissionStatus::Current;
             x.malformed_status = MalformedStatus::Specific;
