@@ -26,9 +26,15 @@ pub mod sse;
 pub mod store;
 
 pub use choices::{
+    AcceptedAppend, ArtifactFields, CancelTerminal, ErrorWording, ExecutionCancel,
+    ExecutionChoices, IdempotencyMismatch, MalformedStatus, ManifestFields, ProviderCodeChoice,
+    ResultBeforeSuccess, SequenceForm, SubmissionStatus, UsageFacts, ValidationOrder,
+};
+pub use choices::{
     CancelAnswer, CrossTenantAnswer, CursorPrecedence, ExecutionIdForm, MultiAdmitted,
     ReplayStatus, RunIdForm, UnsatisfiableRequirements,
 };
+pub use config::StoreKind;
 pub use config::{Config, ModelConfig, ProviderConfig, ProviderKind};
 pub use defects::{Defect, Defects};
 pub use openwop::{ApiKeyConfig, HeartbeatConfig, PredicateConfig, Strictness};

@@ -10,6 +10,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use reference_runtime::{
+    AcceptedAppend, ArtifactFields, CancelTerminal, ErrorWording, ExecutionCancel,
+    IdempotencyMismatch, MalformedStatus, ManifestFields, ProviderCodeChoice, ResultBeforeSuccess,
+    SequenceForm, StoreKind, SubmissionStatus, UsageFacts, ValidationOrder,
+};
+use reference_runtime::{
     ApiKeyConfig, CancelAnswer, Config, CredentialSource, CrossTenantAnswer, CursorPrecedence,
     Defect, Defects, ExecutionIdForm, HeartbeatConfig, ModelConfig, MultiAdmitted, PredicateConfig,
     ProviderConfig, ProviderKind, ReplayStatus, RunIdForm, RunningRuntime, RuntimeOptions,
@@ -52,23 +57,35 @@ pub enum BuiltInProfile {
     /// subscriber limit, mixed-mode events sent once per admitting mode,
     /// unsatisfiable requirements failed as an accepted execution, `exe_` execution ids,
     /// dotted run ids, cross-tenant 404, asynchronous cancel (`cancelling`), a keep-alive
-    /// interval twice the launcher's; capabilities as [`BuiltInProfile::Standard`]. The
-    /// tolerance matrix runs the corpus against it (zero FAIL, zero WARN).
+    /// interval twice the launcher's; on surface X also: submissions reporting the current
+    /// status, 415/413/422 for malformed requests, the Idempotency-Key checked first, 409 for
+    /// a reused key, even sequence numbers (2, 4, 6, …), synchronous cancel (200), 200 no-op
+    /// cancel of a terminal execution, 404 for a result before success, no `provider_code`,
+    /// terse error messages, `uri`-only artifacts, a runtime-derived custom usage fact,
+    /// manifests with `limits`, title-case header names; capabilities as
+    /// [`BuiltInProfile::Standard`]. The tolerance matrix runs the corpus against it (zero
+    /// FAIL, zero WARN).
     Divergent,
+    /// The options that conflict with [`BuiltInProfile::Divergent`]'s: `execution.accepted`
+    /// appended just after the 202 (so a submission can only report `accepted`), over a
+    /// durable (SQLite) event store; everything else as [`BuiltInProfile::Standard`].
+    Deferred,
 }
 
 impl BuiltInProfile {
     /// Every profile, standard first.
-    pub const ALL: [BuiltInProfile; 4] = [
+    pub const ALL: [BuiltInProfile; 5] = [
         BuiltInProfile::Standard,
         BuiltInProfile::Alternate,
         BuiltInProfile::Strict,
         BuiltInProfile::Divergent,
+        BuiltInProfile::Deferred,
     ];
 
     /// The profiles that take a non-standard option at some open point without changing what
     /// discovery advertises: the tolerance matrix's rows.
-    pub const DIVERGENT: [BuiltInProfile; 1] = [BuiltInProfile::Divergent];
+    pub const DIVERGENT: [BuiltInProfile; 2] =
+        [BuiltInProfile::Divergent, BuiltInProfile::Deferred];
 
     /// The name (`--built-in-profile NAME`).
     pub fn as_str(self) -> &'static str {
@@ -77,6 +94,7 @@ impl BuiltInProfile {
             BuiltInProfile::Alternate => "alternate",
             BuiltInProfile::Strict => "strict",
             BuiltInProfile::Divergent => "divergent",
+            BuiltInProfile::Deferred => "deferred",
         }
     }
 
@@ -113,10 +131,28 @@ impl BuiltInProfile {
         if self == BuiltInProfile::Divergent {
             config.server.json_charset = true;
             config.server.timestamp_offset_minutes = Some(120);
+            config.server.title_case_headers = true;
             config.execution.unsatisfiable_requirements = UnsatisfiableRequirements::FailExecution;
             config.execution.id_form = ExecutionIdForm::Prefixed;
             config.execution.replay_status = ReplayStatus::Accepted;
             config.execution.cursor_precedence = CursorPrecedence::LastEventId;
+            let x = &mut config.execution;
+            x.submission_status = SubmissionStatus::Current;
+            x.malformed_status = MalformedStatus::Specific;
+            x.validation_order = ValidationOrder::KeyFirst;
+            x.idempotency_mismatch = IdempotencyMismatch::Conflict;
+            x.sequence_form = SequenceForm::Even;
+            x.cancel = ExecutionCancel::Synchronous;
+            x.cancel_terminal = CancelTerminal::NoOp;
+            x.result_before_success = ResultBeforeSuccess::NotFound;
+            x.provider_code = ProviderCodeChoice::Omitted;
+            x.error_wording = ErrorWording::Terse;
+            x.artifact_fields = ArtifactFields::UriOnly;
+            x.usage_facts = UsageFacts::WithRuntimeFacts;
+            x.manifest_fields = ManifestFields::WithLimits;
+        }
+        if self == BuiltInProfile::Deferred {
+            config.execution.accepted_append = AcceptedAppend::AfterResponse;
         }
         let openwop = &mut config.openwop;
         match self {
@@ -128,6 +164,7 @@ impl BuiltInProfile {
                 openwop.provider_usage.advertise = false;
             }
             BuiltInProfile::Strict => openwop.envelopes.strictness = Strictness::Strict,
+            BuiltInProfile::Deferred => {}
             BuiltInProfile::Divergent => {
                 let choices = &mut openwop.choices;
                 choices.cross_tenant = CrossTenantAnswer::NotFound;
@@ -258,6 +295,8 @@ pub struct BuiltIn {
     /// The target description.
     pub target: Target,
     runtime: RunningRuntime,
+    /// The directory of a durable event store, removed when the target is dropped.
+    _store_dir: Option<tempfile::TempDir>,
 }
 
 impl BuiltIn {
@@ -476,6 +515,15 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     let openwop = configure_openwop(&mut config, options, keep_alive_ms);
     config.openwop.fixtures = options.fixtures.clone();
     options.profile.configure(&mut config);
+    // The deferred profile's event store is durable (open point `x.event-store.durability`).
+    let store_dir = if options.profile == BuiltInProfile::Deferred {
+        let dir = tempfile::tempdir()
+            .map_err(|e| LaunchError::Runtime(format!("no directory for the event store: {e}")))?;
+        config.store.kind = StoreKind::Sqlite(dir.path().join("events.db"));
+        Some(dir)
+    } else {
+        None
+    };
     let runtime_options = RuntimeOptions {
         defects: Defects::of(defects),
         credentials: CredentialSource::from_pairs([(CREDENTIAL_ENV, canary.as_str())]),
@@ -524,7 +572,11 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         implementation: None,
         unjudgeable: Default::default(),
     };
-    Ok(BuiltIn { target, runtime })
+    Ok(BuiltIn {
+        target,
+        runtime,
+        _store_dir: store_dir,
+    })
 }
 
 /// What the run events surface of the built-in runtime gives the target description.

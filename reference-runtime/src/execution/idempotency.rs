@@ -11,7 +11,10 @@ use chrono::Duration;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use spec::execution::ErrorCode;
+
 use super::errors::ApiError;
+use crate::choices::IdempotencyMismatch;
 use crate::defects::{Defect, Defects};
 use crate::log::LogHub;
 use crate::store::{ClaimOutcome, StoreError};
@@ -72,13 +75,15 @@ pub(crate) enum Decision {
     Replay(String),
 }
 
-/// Decides what a keyed submission does. Mismatch → 400 `invalid_request`, nothing created.
+/// Decides what a keyed submission does. Mismatch → 400 `invalid_request` (or 409 `conflict`,
+/// as `mismatch` chooses), nothing created.
 pub(crate) fn decide(
     hub: &LogHub,
     key_hash: &str,
     fingerprint: &str,
     retention: Duration,
     defects: &Defects,
+    mismatch: IdempotencyMismatch,
 ) -> Result<Decision, ApiError> {
     let Some((bound_log, bound_fingerprint)) = lookup(hub, key_hash, retention)? else {
         return Ok(Decision::CreateAndBind);
@@ -88,9 +93,11 @@ pub(crate) fn decide(
             // The defect: a different request under the same key replays the bound execution.
             return Ok(Decision::Replay(bound_log));
         }
-        return Err(ApiError::invalid(
-            "Idempotency-Key was already used with a different request",
-        ));
+        const MESSAGE: &str = "Idempotency-Key was already used with a different request";
+        return Err(match mismatch {
+            IdempotencyMismatch::InvalidRequest => ApiError::invalid(MESSAGE),
+            IdempotencyMismatch::Conflict => ApiError::new(ErrorCode::Conflict, MESSAGE, false),
+        });
     }
     let terminal = hub.progress(&bound_log)?.terminal;
     if terminal && defects.has(Defect::XReplayCreatesNewExecution) {

@@ -16,6 +16,7 @@ mod w_scheduling;
 mod w_stream;
 mod w_structured_runs;
 mod x_binary;
+mod x_choices;
 mod x_host;
 mod x_protocol;
 mod x_providers;

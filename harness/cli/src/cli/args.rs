@@ -132,6 +132,9 @@ pub enum ProfileArg {
     Strict,
     /// The other option at every open point it has a knob for (the tolerance matrix's profile).
     Divergent,
+    /// The options that conflict with divergent's: execution.accepted appended after the 202,
+    /// a durable event store.
+    Deferred,
 }
 
 impl From<ProfileArg> for conformance_cli::launch::BuiltInProfile {
@@ -141,6 +144,7 @@ impl From<ProfileArg> for conformance_cli::launch::BuiltInProfile {
             ProfileArg::Alternate => conformance_cli::launch::BuiltInProfile::Alternate,
             ProfileArg::Strict => conformance_cli::launch::BuiltInProfile::Strict,
             ProfileArg::Divergent => conformance_cli::launch::BuiltInProfile::Divergent,
+            ProfileArg::Deferred => conformance_cli::launch::BuiltInProfile::Deferred,
         }
     }
 }

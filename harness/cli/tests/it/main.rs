@@ -1,11 +1,14 @@
 //! The `conformance` command's integration tests, one binary: the kill matrix (the self-test),
 //! the tolerance matrix, an external target's verdicts, unjudged runs, the transcript
-//! snapshots, the simpler provider setups and `conformance plan`. The case corpus itself runs in its own binary (`tests/conformance.rs`, libtest-mimic).
+//! snapshots, the simpler provider setups, `conformance plan` and the same verdicts through a
+//! re-chunking proxy. The case corpus itself runs in its own binary (`tests/conformance.rs`,
+//! libtest-mimic).
 
 mod external_target;
 mod kill_matrix;
 mod plan;
 mod provider_setups;
+mod rechunking_proxy;
 mod tolerance_matrix;
 mod transcript_snapshots;
 mod unjudged_runs;
