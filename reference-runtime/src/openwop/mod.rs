@@ -131,9 +131,10 @@ pub fn router(deps: Dependencies) -> Router {
     let host_events_path = if state.defects.has(Defect::WHostEventsWrongAddress) {
         "/host/stream"
     } else {
-        "/host/events"
+        state.config.choices.host_channel.path()
     };
-    Router::new()
+    let annotated = state.config.choices.error_details == crate::choices::ErrorDetails::Annotated;
+    let router = Router::new()
         .route("/.well-known/openwop", get(discovery::discovery))
         .route("/runs", post(run_routes::create))
         .route("/runs/{run_id}", get(run_routes::get))
@@ -157,6 +158,11 @@ pub fn router(deps: Dependencies) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(
             run_routes::MAX_BODY_BYTES + 1,
         ))
-        .layer(axum::middleware::from_fn(version::protocol_version))
-        .with_state(state)
+        .layer(axum::middleware::from_fn(version::protocol_version));
+    let router = if annotated {
+        router.layer(axum::middleware::map_response(error::annotate_error))
+    } else {
+        router
+    };
+    router.with_state(state)
 }
