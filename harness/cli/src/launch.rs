@@ -53,12 +53,19 @@ pub enum BuiltInProfile {
     Strict,
     /// At every open point it has a knob for (`spec/open-points.json`), the option the standard
     /// profile does not take, and never a defect: JSON content types with `charset=utf-8`,
+    /// header names in title case,
     /// event times at `+02:00` with millisecond fractions, `Last-Event-ID` winning over `after`, idempotent replays answered 202, no
     /// subscriber limit, mixed-mode events sent once per admitting mode,
     /// unsatisfiable requirements failed as an accepted execution, `exe_` execution ids,
     /// dotted run ids, cross-tenant 404, asynchronous cancel (`cancelling`), a keep-alive
-    /// interval twice the launcher's; capabilities as [`BuiltInProfile::Standard`]. The
-    /// tolerance matrix runs the corpus against it (zero FAIL, zero WARN).
+    /// interval twice the launcher's; on surface W also dotted event and interrupt ids,
+    /// `engineVersion` on every event, `run.cancelled` without the fields the request did not
+    /// give, `run.started` appended after the 201, `bufferMs` checked before `streamMode`, a
+    /// snapshot on a `values` resumption at the end of a terminal run, batched `messages`, bare
+    /// `:` keep-alive comments, a vendor event after `run.completed`, the host channel at
+    /// `/host/channel`, no `currency` (USD), `details.hostReference` on every error, and
+    /// heartbeats named `hb.*`; capabilities as [`BuiltInProfile::Standard`]. The tolerance
+    /// matrix runs the corpus against it (zero FAIL, zero WARN).
     Divergent,
 }
 
@@ -118,6 +125,7 @@ impl BuiltInProfile {
         if self == BuiltInProfile::Divergent {
             config.server.json_charset = true;
             config.server.timestamp_offset_minutes = Some(120);
+            config.server.title_case_headers = true;
             config.execution.unsatisfiable_requirements = UnsatisfiableRequirements::FailExecution;
             config.execution.id_form = ExecutionIdForm::Prefixed;
             config.execution.replay_status = ReplayStatus::Accepted;

@@ -6,6 +6,8 @@
 
 mod events;
 mod json_match;
+#[cfg(test)]
+mod open_point_tests;
 mod response;
 mod stream;
 #[cfg(test)]
