@@ -26,6 +26,11 @@ pub mod sse;
 pub mod store;
 
 pub use choices::{
+    AfterTerminalEvents, CancelledPayload, EnvelopeFields, ErrorDetails, EventIdForm,
+    HostChannelAddress, InterruptIdForm, KeepAliveComment, MessagesBatching, RunStartedTiming,
+    StreamValidationOrder, UsageCurrency, ValuesResumeAtEnd,
+};
+pub use choices::{
     CancelAnswer, CrossTenantAnswer, CursorPrecedence, ExecutionIdForm, MultiAdmitted,
     ReplayStatus, RunIdForm, UnsatisfiableRequirements,
 };

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use reference_runtime::choices::{
+use reference_runtime::{
     AfterTerminalEvents, CancelledPayload, EnvelopeFields, ErrorDetails, EventIdForm,
     HostChannelAddress, InterruptIdForm, KeepAliveComment, MessagesBatching, RunStartedTiming,
     StreamValidationOrder, UsageCurrency, ValuesResumeAtEnd,

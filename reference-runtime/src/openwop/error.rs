@@ -199,6 +199,43 @@ pub(crate) fn details<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, 
 mod tests {
     use super::*;
 
+    async fn annotated(error: ApiError) -> Value {
+        let response = annotate_error(error.into_response()).await;
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+            .await
+            .unwrap();
+        serde_json::from_slice(&bytes).unwrap()
+    }
+
+    #[tokio::test]
+    async fn annotated_errors_keep_their_code_and_closed_details() {
+        let plain = annotated(ApiError::not_found()).await;
+        assert_eq!(plain["error"], "not_found");
+        assert!(plain["details"]["hostReference"].is_string(), "{plain}");
+        let refused = annotated(
+            ApiError::new("unsupported_stream_mode", "no")
+                .with_details(details([("supported", serde_json::json!(["updates"]))])),
+        )
+        .await;
+        assert_eq!(refused["details"]["supported"][0], "updates");
+        assert!(refused["details"]["hostReference"].is_string());
+        // Upstream closes `payload_unprojectable`'s details: nothing is added there.
+        let closed = annotated(
+            ApiError::new("payload_unprojectable", "no").with_details(details([
+                ("type", serde_json::json!("run.started")),
+                ("keys", serde_json::json!(["x"])),
+            ])),
+        )
+        .await;
+        assert!(closed["details"].get("hostReference").is_none(), "{closed}");
+        assert!(
+            closed["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Request refused")
+        );
+    }
+
     #[test]
     fn statuses_come_from_the_registry() {
         assert_eq!(ApiError::validation("x").status(), StatusCode::BAD_REQUEST);
