@@ -2,7 +2,8 @@
 //! `Last-Event-ID` (an exclusive cursor in every mode), optionally batched with `bufferMs`.
 //!
 //! Order of checks: the key (401), the run (400/403/404), `streamMode` (400
-//! `unsupported_stream_mode`, before any content negotiation), `bufferMs`, then `Last-Event-ID`
+//! `unsupported_stream_mode`, before any content negotiation), `bufferMs` (the two the other way
+//! round under `[openwop.choices] stream_validation = "buffer-first"`), then `Last-Event-ID`
 //! (read only now that the caller may read the run), then an era-2 log's translation (500
 //! `payload_unprojectable` / `event_type_unmapped`), then the subscriber limit (429).
 
