@@ -506,8 +506,9 @@ fn judge_surfaces(
 }
 
 /// What the run could not judge that conformance needs, and why: each distinct reason MUST
-/// cases were BLOCKED for, and each served (with selected cases) or requested surface no case of
-/// which was judged. Empty when the run judged what it had to.
+/// cases were BLOCKED for, each served (with selected cases) or requested surface no case of
+/// which was judged, and a run that judged no case at all (nothing selected, or every selected
+/// case SKIP, BLOCKED or ERROR). Empty when the run judged what it had to.
 pub fn not_judged(results: &[CaseResult], surfaces: &[SurfaceJudgement]) -> Vec<String> {
     let mut out = Vec::new();
     let mut blocked: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
@@ -561,6 +562,22 @@ pub fn not_judged(results: &[CaseResult], surfaces: &[SurfaceJudgement]) -> Vec<
             _ => "served by the host",
         };
         out.push(format!("surface {} ({whose}): {why}", surface.surface));
+    }
+    // A run that judged nothing (a filter selecting no case, or only cases of a surface the
+    // host does not serve, all SKIP) claims nothing about the host, least of all conformance.
+    if out.is_empty() && !results.iter().any(|c| c.verdict.is_judged()) {
+        if results.is_empty() {
+            out.push("no case was selected (the filters match none)".to_string());
+        } else {
+            let of = |verdict: Verdict| results.iter().filter(|c| c.verdict == verdict).count();
+            out.push(format!(
+                "none of the {} selected case(s) was judged ({} SKIP, {} BLOCKED, {} ERROR)",
+                results.len(),
+                of(Verdict::Skip),
+                of(Verdict::Blocked),
+                of(Verdict::Error)
+            ));
+        }
     }
     out
 }

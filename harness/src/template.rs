@@ -22,7 +22,8 @@
 //! Filters: `path` (a tenant-bound id encoded for a URL path segment, `/` → `~2F`), `pct`
 //! (the same id percent-encoded, `/` → `%2F`), `segment` (any string percent-encoded as one URL
 //! path segment: every byte outside RFC 3986's unreserved set), `json` (the value as JSON
-//! text), `len`.
+//! text), `len`, `or:TEXT` (the text when the path has no value: a default the seed states,
+//! e.g. `${steps.discovery.body.heartbeat.deliveryChannel|or:/host/events}`).
 //! A string that is exactly one expression becomes the value itself (a number stays a number);
 //! otherwise values are interpolated as text. An array of two or more lone `${provider.<role>}`
 //! expressions expands to the distinct ids, in order (two roles bound to one provider, a host
@@ -122,8 +123,12 @@ impl Scope {
     /// Evaluates one expression (without `${` `}`).
     pub fn evaluate(&self, expression: &str) -> Result<Value, TemplateError> {
         let parsed = parse(expression)?;
-        let mut value = self.resolve(expression, &parsed.path)?;
-        for filter in &parsed.filters {
+        let fallback = parsed.filters.iter().find_map(|f| f.strip_prefix("or:"));
+        let mut value = match (self.resolve(expression, &parsed.path), fallback) {
+            (Err(TemplateError::Missing(..)), Some(text)) => Value::String(text.to_string()),
+            (resolved, _) => resolved?,
+        };
+        for filter in parsed.filters.iter().filter(|f| !f.starts_with("or:")) {
             value = apply_filter(expression, filter, value)?;
         }
         if let Some(offset) = parsed.offset {
@@ -249,8 +254,12 @@ fn parse(expression: &str) -> Result<Parsed, TemplateError> {
     let path_text = parts.next().unwrap_or_default().trim();
     let filters: Vec<String> = parts.map(|f| f.trim().to_string()).collect();
     for filter in &filters {
-        if !matches!(filter.as_str(), "path" | "pct" | "segment" | "json" | "len") {
-            return Err(syntax("unknown filter (path, pct, segment, json, len)"));
+        if !matches!(filter.as_str(), "path" | "pct" | "segment" | "json" | "len")
+            && !filter.starts_with("or:")
+        {
+            return Err(syntax(
+                "unknown filter (path, pct, segment, json, len, or:TEXT)",
+            ));
         }
     }
     let mut path = Vec::new();
@@ -481,6 +490,25 @@ mod tests {
             .providers
             .insert("text-primary".into(), "openai-primary".into());
         scope
+    }
+
+    #[test]
+    fn or_gives_the_stated_default_only_when_nothing_is_there() {
+        let s = scope();
+        assert_eq!(
+            s.expand_str("${steps.create.body.channel|or:/host/events}")
+                .unwrap(),
+            json!("/host/events")
+        );
+        assert_eq!(
+            s.expand_str("${steps.create.headers.content-type|or:/host/events}")
+                .unwrap(),
+            json!("application/json")
+        );
+        assert!(matches!(
+            s.evaluate("steps.create.body.channel"),
+            Err(TemplateError::Missing(..))
+        ));
     }
 
     #[test]

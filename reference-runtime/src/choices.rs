@@ -32,6 +32,19 @@
 //! cancel = "asynchronous"                    # or "synchronous" (the default)
 //! run_id_form = "dotted"                     # or "run-hex" (the default)
 //! multi_admitted = "once-per-mode"           # or "once" (the default)
+//! event_id_form = "dotted"                   # or "evt-hex" (the default)
+//! interrupt_id_form = "dotted"               # or "int-hex" (the default)
+//! envelope_fields = "with-engine-version"    # or "node-and-causation" (the default)
+//! cancelled_payload = "as-requested"         # or "filled" (the default)
+//! run_started = "after-response"             # or "before-response" (the default)
+//! stream_validation = "buffer-first"         # or "mode-first" (the default)
+//! values_resume_at_end = "snapshot-first"    # or "close-without-frame" (the default)
+//! messages_batching = "applied"              # or "ignored" (the default)
+//! keep_alive_comment = "bare-colon"          # or "keep-alive-text" (the default)
+//! after_terminal = "vendor-event"            # or "nothing" (the default)
+//! host_channel = "declared"                  # or "default-address" (the default)
+//! usage_currency = "omitted"                 # or "stated" (the default)
+//! error_details = "annotated"                # or "plain" (the default)
 //! ```
 
 use serde::Deserialize;
@@ -336,7 +349,7 @@ impl ExecutionIdForm {
 }
 
 /// `[openwop.choices]`: surface-W choices.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct OpenWopChoices {
     /// The answer to a request naming another tenant's run.
@@ -347,6 +360,244 @@ pub struct OpenWopChoices {
     pub run_id_form: RunIdForm,
     /// How a mixed-mode stream sends an event more than one of its modes admits.
     pub multi_admitted: MultiAdmitted,
+    /// The form of a minted event id.
+    pub event_id_form: EventIdForm,
+    /// The opaque part of a minted interrupt id.
+    pub interrupt_id_form: InterruptIdForm,
+    /// Which optional envelope fields an event carries.
+    pub envelope_fields: EnvelopeFields,
+    /// Which optional fields `run.cancelled` carries.
+    pub cancelled_payload: CancelledPayload,
+    /// When `run.started` is appended relative to the 201 of `POST /runs`.
+    pub run_started: RunStartedTiming,
+    /// The order of the `streamMode` and `bufferMs` checks of a stream request.
+    pub stream_validation: StreamValidationOrder,
+    /// A `values` resumption at or past the end of a terminal run.
+    pub values_resume_at_end: ValuesResumeAtEnd,
+    /// Whether `bufferMs` batches a `messages` stream.
+    pub messages_batching: MessagesBatching,
+    /// The text of the SSE keep-alive comment of an event stream.
+    pub keep_alive_comment: KeepAliveComment,
+    /// Whether a completed run's log carries an event after its terminal event.
+    pub after_terminal: AfterTerminalEvents,
+    /// Where the host channel is served (and declared under `heartbeat.deliveryChannel`).
+    pub host_channel: HostChannelAddress,
+    /// Whether `provider.usage` and discovery state the cost estimate's currency.
+    pub usage_currency: UsageCurrency,
+    /// Whether an error carries `details` beyond the conditionals.
+    pub error_details: ErrorDetails,
+}
+
+/// The form of a minted event id (CONTRACT.md fixes only the grammar
+/// `^[A-Za-z0-9._~-]{16,128}$`; a consumer treats it as a string).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EventIdForm {
+    /// `evt-<32 hex>`.
+    #[default]
+    EvtHex,
+    /// `E.<25 base-36 digits>_<8 hex>` (upper case, a dot and an underscore).
+    Dotted,
+}
+
+impl EventIdForm {
+    /// A new event id of this form.
+    pub fn mint(self) -> String {
+        match self {
+            EventIdForm::EvtHex => format!("evt-{}", uuid::Uuid::new_v4().simple()),
+            EventIdForm::Dotted => format!("E.{}", dotted_opaque()),
+        }
+    }
+}
+
+/// The opaque part of a minted interrupt id, within the tenant-bound grammar (CONTRACT.md:
+/// interrupt ids are the host's choice).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InterruptIdForm {
+    /// `<tenant>/int-<32 hex>`.
+    #[default]
+    IntHex,
+    /// `<tenant>/gate.<25 base-36 digits>_<8 hex>`.
+    Dotted,
+}
+
+impl InterruptIdForm {
+    /// A new interrupt id of tenant `tenant`.
+    pub fn mint(self, tenant: &str) -> String {
+        match self {
+            InterruptIdForm::IntHex => format!("{tenant}/int-{}", uuid::Uuid::new_v4().simple()),
+            InterruptIdForm::Dotted => format!("{tenant}/gate.{}", dotted_opaque()),
+        }
+    }
+}
+
+/// Which optional envelope fields an event carries (the chapter: `nodeId`, `engineVersion` and
+/// `causationId` are OPTIONAL).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EnvelopeFields {
+    /// `nodeId` on node events, `causationId` on envelope-caused events, no `engineVersion`.
+    #[default]
+    NodeAndCausation,
+    /// The same, plus `engineVersion` on every event.
+    WithEngineVersion,
+}
+
+/// Which optional fields `run.cancelled` carries (upstream requires none of its four).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CancelledPayload {
+    /// `reason` (a default when the request gave none), `cancelledBy`, `durationMs`.
+    #[default]
+    Filled,
+    /// `reason` only when the request gave one, and `durationMs`; no `cancelledBy`.
+    AsRequested,
+}
+
+/// When `run.started` is appended relative to the 201 of `POST /runs` (the chapter does not
+/// say; a poll right after creation may find an empty log).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunStartedTiming {
+    /// In the log before the response is written.
+    #[default]
+    BeforeResponse,
+    /// Appended by the run's task, after the response.
+    AfterResponse,
+}
+
+/// The order of the `streamMode` and `bufferMs` checks (the chapter fixes only `streamMode`
+/// before content negotiation and `Last-Event-ID` after authorization).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StreamValidationOrder {
+    /// `streamMode`, then `bufferMs`.
+    #[default]
+    ModeFirst,
+    /// `bufferMs`, then `streamMode`.
+    BufferFirst,
+}
+
+/// A `values` resumption at or past the end of a terminal run (CONTRACT.md: a case may not fail
+/// a host for either reading).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ValuesResumeAtEnd {
+    /// The stream closes without a frame.
+    #[default]
+    CloseWithoutFrame,
+    /// One `state.snapshot` of the run, then close.
+    SnapshotFirst,
+}
+
+/// Whether `bufferMs` batches a `messages` stream (CONTRACT.md: validated and ignored).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MessagesBatching {
+    /// Validated and ignored.
+    #[default]
+    Ignored,
+    /// Applied: `event: batch` frames, as for `updates`.
+    Applied,
+}
+
+/// The text of the keep-alive comment (any line starting with `:` is a comment).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeepAliveComment {
+    /// `:keep-alive`.
+    #[default]
+    KeepAliveText,
+    /// `:` alone.
+    BareColon,
+}
+
+impl KeepAliveComment {
+    /// The comment's text after the `:`.
+    pub fn text(self) -> &'static str {
+        match self {
+            KeepAliveComment::KeepAliveText => "keep-alive",
+            KeepAliveComment::BareColon => "",
+        }
+    }
+}
+
+/// Whether a completed run's log carries an event after its terminal event (the chapter:
+/// `compensation.*`, `run.dead-lettered` and vendor types MAY follow it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AfterTerminalEvents {
+    /// Nothing after the terminal event.
+    #[default]
+    Nothing,
+    /// A vendor event `example.run-archived` after `run.completed`.
+    VendorEvent,
+}
+
+/// Where the host channel is served (the chapter: `/host/events` unless discovery declares
+/// another address under `heartbeat.deliveryChannel`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostChannelAddress {
+    /// `/host/events`.
+    #[default]
+    DefaultAddress,
+    /// `/host/channel`, declared under `heartbeat.deliveryChannel`.
+    Declared,
+}
+
+impl HostChannelAddress {
+    /// The path.
+    pub fn path(self) -> &'static str {
+        match self {
+            HostChannelAddress::DefaultAddress => "/host/events",
+            HostChannelAddress::Declared => "/host/channel",
+        }
+    }
+}
+
+/// Whether `provider.usage` and discovery's `providerUsage.currency` state the currency (the
+/// chapter: absent means USD).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UsageCurrency {
+    /// `currency: USD` stated.
+    #[default]
+    Stated,
+    /// Omitted (absent means USD).
+    Omitted,
+}
+
+/// Whether an error carries `details` beyond the conditionals (upstream: `details` is an open
+/// object).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorDetails {
+    /// Only the details a code's rule asks for.
+    #[default]
+    Plain,
+    /// Every error also carries `details.hostReference` (an opaque reference for the host's
+    /// operational log).
+    Annotated,
+}
+
+/// `<25 base-36 digits>_<8 hex>`: unreserved characters, never a `~`.
+fn dotted_opaque() -> String {
+    let mut value = uuid::Uuid::new_v4().as_u128();
+    let mut digits = Vec::with_capacity(26);
+    while digits.len() < 25 {
+        let digit = (value % 36) as u8;
+        digits.push(if digit < 10 {
+            b'0' + digit
+        } else {
+            b'a' + digit - 10
+        });
+        value /= 36;
+    }
+    let base36: String = digits.into_iter().rev().map(char::from).collect();
+    let tail = &uuid::Uuid::new_v4().simple().to_string()[..8];
+    format!("{base36}_{tail}")
 }
 
 /// How a mixed-mode stream sends an event more than one of its modes admits (the chapter: a
@@ -400,25 +651,9 @@ pub enum RunIdForm {
 impl RunIdForm {
     /// A new run id of tenant `tenant`, `<tenant>/<opaque>`.
     pub fn mint(self, tenant: &str) -> String {
-        let id = uuid::Uuid::new_v4();
         match self {
-            RunIdForm::RunHex => format!("{tenant}/run-{}", id.simple()),
-            RunIdForm::Dotted => {
-                let mut value = id.as_u128();
-                let mut digits = Vec::with_capacity(26);
-                while digits.len() < 25 {
-                    let digit = (value % 36) as u8;
-                    digits.push(if digit < 10 {
-                        b'0' + digit
-                    } else {
-                        b'a' + digit - 10
-                    });
-                    value /= 36;
-                }
-                let base36: String = digits.into_iter().rev().map(char::from).collect();
-                let tail = &uuid::Uuid::new_v4().simple().to_string()[..8];
-                format!("{tenant}/r.{base36}_{tail}")
-            }
+            RunIdForm::RunHex => format!("{tenant}/run-{}", uuid::Uuid::new_v4().simple()),
+            RunIdForm::Dotted => format!("{tenant}/r.{}", dotted_opaque()),
         }
     }
 }
@@ -470,6 +705,28 @@ mod tests {
             "Error: invalid_request."
         );
         assert_eq!(ErrorWording::Reference.message("x", "kept"), "kept");
+    }
+
+    #[test]
+    fn every_event_and_interrupt_id_form_follows_its_grammar() {
+        let unreserved = |s: &str| {
+            s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        };
+        for form in [EventIdForm::EvtHex, EventIdForm::Dotted] {
+            let id = form.mint();
+            assert!((16..=128).contains(&id.len()) && unreserved(&id), "{id}");
+        }
+        for form in [InterruptIdForm::IntHex, InterruptIdForm::Dotted] {
+            let id = form.mint("tenant-a");
+            let (tenant, opaque) = id.split_once('/').unwrap();
+            assert_eq!(tenant, "tenant-a");
+            assert!(
+                (16..=128).contains(&opaque.len()) && unreserved(opaque),
+                "{id}"
+            );
+        }
+        assert!(EventIdForm::Dotted.mint().starts_with("E."));
     }
 
     #[test]

@@ -29,6 +29,9 @@ pub use choices::{
     AcceptedAppend, ArtifactFields, CancelTerminal, ErrorWording, ExecutionCancel,
     ExecutionChoices, IdempotencyMismatch, MalformedStatus, ManifestFields, ProviderCodeChoice,
     ResultBeforeSuccess, SequenceForm, SubmissionStatus, UsageFacts, ValidationOrder,
+    AfterTerminalEvents, CancelledPayload, EnvelopeFields, ErrorDetails, EventIdForm,
+    HostChannelAddress, InterruptIdForm, KeepAliveComment, MessagesBatching, RunStartedTiming,
+    StreamValidationOrder, UsageCurrency, ValuesResumeAtEnd,
 };
 pub use choices::{
     CancelAnswer, CrossTenantAnswer, CursorPrecedence, ExecutionIdForm, MultiAdmitted,

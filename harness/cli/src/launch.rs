@@ -13,6 +13,9 @@ use reference_runtime::{
     AcceptedAppend, ArtifactFields, CancelTerminal, ErrorWording, ExecutionCancel,
     IdempotencyMismatch, MalformedStatus, ManifestFields, ProviderCodeChoice, ResultBeforeSuccess,
     SequenceForm, StoreKind, SubmissionStatus, UsageFacts, ValidationOrder,
+    AfterTerminalEvents, CancelledPayload, EnvelopeFields, ErrorDetails, EventIdForm,
+    HostChannelAddress, InterruptIdForm, KeepAliveComment, MessagesBatching, RunStartedTiming,
+    StreamValidationOrder, UsageCurrency, ValuesResumeAtEnd,
 };
 use reference_runtime::{
     ApiKeyConfig, CancelAnswer, Config, CredentialSource, CrossTenantAnswer, CursorPrecedence,
@@ -53,6 +56,7 @@ pub enum BuiltInProfile {
     Strict,
     /// At every open point it has a knob for (`spec/open-points.json`), the option the standard
     /// profile does not take, and never a defect: JSON content types with `charset=utf-8`,
+    /// header names in title case,
     /// event times at `+02:00` with millisecond fractions, `Last-Event-ID` winning over `after`, idempotent replays answered 202, no
     /// subscriber limit, mixed-mode events sent once per admitting mode,
     /// unsatisfiable requirements failed as an accepted execution, `exe_` execution ids,
@@ -62,9 +66,14 @@ pub enum BuiltInProfile {
     /// a reused key, even sequence numbers (2, 4, 6, …), synchronous cancel (200), 200 no-op
     /// cancel of a terminal execution, 404 for a result before success, no `provider_code`,
     /// terse error messages, `uri`-only artifacts, a runtime-derived custom usage fact,
-    /// manifests with `limits`, title-case header names; capabilities as
-    /// [`BuiltInProfile::Standard`]. The tolerance matrix runs the corpus against it (zero
-    /// FAIL, zero WARN).
+    /// manifests with `limits`, title-case header names; on surface W also dotted event and interrupt ids,
+    /// `engineVersion` on every event, `run.cancelled` without the fields the request did not
+    /// give, `run.started` appended after the 201, `bufferMs` checked before `streamMode`, a
+    /// snapshot on a `values` resumption at the end of a terminal run, batched `messages`, bare
+    /// `:` keep-alive comments, a vendor event after `run.completed`, the host channel at
+    /// `/host/channel`, no `currency` (USD), `details.hostReference` on every error, and
+    /// heartbeats named `hb.*`; capabilities as [`BuiltInProfile::Standard`]. The tolerance
+    /// matrix runs the corpus against it (zero FAIL, zero WARN).
     Divergent,
     /// The options that conflict with [`BuiltInProfile::Divergent`]'s: `execution.accepted`
     /// appended just after the 202 (so a submission can only report `accepted`), over a
@@ -171,6 +180,19 @@ impl BuiltInProfile {
                 choices.cancel = CancelAnswer::Asynchronous;
                 choices.run_id_form = RunIdForm::Dotted;
                 choices.multi_admitted = MultiAdmitted::OncePerMode;
+                choices.event_id_form = EventIdForm::Dotted;
+                choices.interrupt_id_form = InterruptIdForm::Dotted;
+                choices.envelope_fields = EnvelopeFields::WithEngineVersion;
+                choices.cancelled_payload = CancelledPayload::AsRequested;
+                choices.run_started = RunStartedTiming::AfterResponse;
+                choices.stream_validation = StreamValidationOrder::BufferFirst;
+                choices.values_resume_at_end = ValuesResumeAtEnd::SnapshotFirst;
+                choices.messages_batching = MessagesBatching::Applied;
+                choices.keep_alive_comment = KeepAliveComment::BareColon;
+                choices.after_terminal = AfterTerminalEvents::VendorEvent;
+                choices.host_channel = HostChannelAddress::Declared;
+                choices.usage_currency = UsageCurrency::Omitted;
+                choices.error_details = ErrorDetails::Annotated;
                 // No subscriber limit (so no `subscriber_limit` fact: the 429 case SKIPs).
                 openwop.max_subscribers_per_run = 0;
             }
@@ -631,6 +653,15 @@ fn configure_openwop(
     openwop.max_subscribers_per_run = BUILT_IN_SUBSCRIBER_LIMIT;
     openwop.seams_enabled = true;
     let interval_sec = BUILT_IN_HEARTBEAT_INTERVAL_MS / 1000;
+    // The divergent profile names its heartbeats otherwise (open point `w.heartbeat-id.form`).
+    let divergent = options.profile == BuiltInProfile::Divergent;
+    let hb = |id: &str| {
+        if divergent {
+            format!("hb.{}", id.trim_start_matches("conformance-"))
+        } else {
+            id.to_string()
+        }
+    };
     let beat = |id: &str, max_runtime_ms: u64, observe_delay_ms: u64, predicate| HeartbeatConfig {
         id: id.into(),
         interval_sec,
@@ -641,24 +672,29 @@ fn configure_openwop(
     let constant = || PredicateConfig::Constant { value: json!(true) };
     let heartbeat = &mut openwop.heartbeat;
     heartbeat.min_interval_sec = interval_sec;
-    heartbeat.heartbeats = vec![beat(BUILT_IN_HEARTBEAT_CONSTANT, 1_000, 0, constant())];
+    heartbeat.heartbeats = vec![beat(&hb(BUILT_IN_HEARTBEAT_CONSTANT), 1_000, 0, constant())];
     heartbeat.subscription_heartbeats = vec![
-        beat(BUILT_IN_HEARTBEAT_FRESH, 1_000, 0, constant()),
+        beat(&hb(BUILT_IN_HEARTBEAT_FRESH), 1_000, 0, constant()),
         beat(
-            BUILT_IN_HEARTBEAT_BUSY,
+            &hb(BUILT_IN_HEARTBEAT_BUSY),
             BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS * 2,
             BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS,
             constant(),
         ),
         beat(
-            BUILT_IN_HEARTBEAT_OVERRUN,
+            &hb(BUILT_IN_HEARTBEAT_OVERRUN),
             BUILT_IN_HEARTBEAT_OVERRUN_MAX_RUNTIME_MS,
             BUILT_IN_HEARTBEAT_OVERRUN_OBSERVE_MS,
             constant(),
         ),
-        beat(BUILT_IN_HEARTBEAT_TOGGLE, 1_000, 0, PredicateConfig::Toggle),
         beat(
-            BUILT_IN_HEARTBEAT_CREATED_RUNS,
+            &hb(BUILT_IN_HEARTBEAT_TOGGLE),
+            1_000,
+            0,
+            PredicateConfig::Toggle,
+        ),
+        beat(
+            &hb(BUILT_IN_HEARTBEAT_CREATED_RUNS),
             1_000,
             0,
             PredicateConfig::CreatedRuns {
@@ -678,9 +714,12 @@ fn configure_openwop(
     fact("heartbeat_interval_ms", json!(interval));
     fact("heartbeat_min_interval_ms", json!(interval));
     fact("heartbeat_min_interval_sec", json!(interval_sec));
-    fact("heartbeat_constant_id", json!(BUILT_IN_HEARTBEAT_CONSTANT));
-    fact("heartbeat_fresh_id", json!(BUILT_IN_HEARTBEAT_FRESH));
-    fact("heartbeat_busy_id", json!(BUILT_IN_HEARTBEAT_BUSY));
+    fact(
+        "heartbeat_constant_id",
+        json!(hb(BUILT_IN_HEARTBEAT_CONSTANT)),
+    );
+    fact("heartbeat_fresh_id", json!(hb(BUILT_IN_HEARTBEAT_FRESH)));
+    fact("heartbeat_busy_id", json!(hb(BUILT_IN_HEARTBEAT_BUSY)));
     // Skipping the ticks that fall during an evaluation spaces evaluations by whole intervals.
     let busy_gap = BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS.div_ceil(interval) * interval;
     fact("heartbeat_busy_gap_ms", json!(busy_gap));
@@ -694,7 +733,10 @@ fn configure_openwop(
         "heartbeat_busy_evaluation_ms",
         json!(BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS),
     );
-    fact("heartbeat_overrun_id", json!(BUILT_IN_HEARTBEAT_OVERRUN));
+    fact(
+        "heartbeat_overrun_id",
+        json!(hb(BUILT_IN_HEARTBEAT_OVERRUN)),
+    );
     fact(
         "heartbeat_overrun_max_runtime_ms",
         json!(BUILT_IN_HEARTBEAT_OVERRUN_MAX_RUNTIME_MS),
@@ -704,10 +746,10 @@ fn configure_openwop(
         "heartbeat_overrun_bound_ms",
         json!(interval + BUILT_IN_HEARTBEAT_OVERRUN_MAX_RUNTIME_MS),
     );
-    fact("heartbeat_toggle_id", json!(BUILT_IN_HEARTBEAT_TOGGLE));
+    fact("heartbeat_toggle_id", json!(hb(BUILT_IN_HEARTBEAT_TOGGLE)));
     fact(
         "heartbeat_created_runs_id",
-        json!(BUILT_IN_HEARTBEAT_CREATED_RUNS),
+        json!(hb(BUILT_IN_HEARTBEAT_CREATED_RUNS)),
     );
     OpenWopLaunch {
         principals: vec![("a".into(), key_a), ("b".into(), key_b)],

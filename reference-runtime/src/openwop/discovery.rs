@@ -75,7 +75,7 @@ pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
         "heartbeat": record("witnessable-gated", json!({
             "minIntervalSec": config.heartbeat.min_interval_sec,
             "maxRuntimeMs": config.heartbeat.max_runtime_ms,
-            "deliveryChannel": "/host/events",
+            "deliveryChannel": config.choices.host_channel.path(),
         })),
         "scheduling": record("claims-check", scheduling::facets(config)),
         "limits": record("claims-check", json!({
@@ -85,6 +85,13 @@ pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
             "maxRequestBodyBytes": MAX_BODY_BYTES,
         })),
     });
+    if config.choices.usage_currency == crate::choices::UsageCurrency::Omitted
+        && let Some(usage) = document
+            .pointer_mut("/providerUsage")
+            .and_then(Value::as_object_mut)
+    {
+        usage.remove("currency");
+    }
     if !config.provider_usage.advertise
         && let Some(families) = document.as_object_mut()
     {

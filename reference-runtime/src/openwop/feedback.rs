@@ -217,6 +217,7 @@ pub(crate) async fn create(
                 Arc::clone(&state.hub),
                 &meta.run_id,
                 Arc::clone(&state.defects),
+                &state.config.choices,
             );
             let _ = recorder.record(
                 "example.annotation-refused",

@@ -2,6 +2,7 @@
 //! module per concept, the defect table (`defects`), and the hosts the tests share.
 
 mod defects;
+mod w_choices;
 mod w_engine;
 mod w_envelopes;
 mod w_era2;
