@@ -33,7 +33,7 @@ pub struct Overlay {
 }
 
 /// Every overlay entry.
-pub const OVERLAYS: [Overlay; 3] = [
+pub const OVERLAYS: [Overlay; 7] = [
     Overlay {
         location: "execution-protocol#UsageFact/properties/unit",
         seed: "000",
@@ -57,6 +57,38 @@ pub const OVERLAYS: [Overlay; 3] = [
         sentence: "usage.reported | One or more usage facts became available",
         adds: "facts minItems 1",
         apply: usage_reported_facts,
+    },
+    Overlay {
+        location: "execution-protocol#EventBase/properties/execution_id/minLength",
+        seed: "000",
+        requirement: "exec.access.event-stream-by-execution-id",
+        sentence: "Status, result, cancellation, and event-stream access use the execution ID",
+        adds: "every event's execution_id minLength 1 (the origin types it `string`; an empty id names no execution in a URL)",
+        apply: event_execution_id,
+    },
+    Overlay {
+        location: "execution-protocol#ExecutionSubmission/properties/execution_id/minLength",
+        seed: "000",
+        requirement: "exec.access.status-by-execution-id",
+        sentence: "Status, result, cancellation, and event-stream access use the execution ID",
+        adds: "the submission's execution_id minLength 1 (the origin types it `string`)",
+        apply: submission_execution_id,
+    },
+    Overlay {
+        location: "execution-protocol#EventBase/properties/sequence",
+        seed: "000",
+        requirement: "exec.events.sequence-monotonic",
+        sentence: "Events use an execution-scoped monotonic sequence and timestamp",
+        adds: "sequence an integer, minimum 0 (the origin types it `number`; the seed's sequence numbers count events, and the cursor `after` names one)",
+        apply: event_sequence,
+    },
+    Overlay {
+        location: "execution-protocol#EventBase/properties/time/format",
+        seed: "000",
+        requirement: "exec.events.timestamp",
+        sentence: "Events use an execution-scoped monotonic sequence and timestamp",
+        adds: "time format date-time (the origin types it `string`; the project reads the seed's timestamp as an RFC 3339 date-time, which the origin writes)",
+        apply: event_time,
     },
 ];
 
@@ -85,6 +117,49 @@ fn usage_quantity(_: Published, schema: &mut Value) {
         usage_fact_def(schema).and_then(|d| d.pointer_mut("/properties/quantity"))
     {
         quantity["minimum"] = json!(0);
+    }
+}
+
+/// Every branch of the published event schema (one per event type).
+fn event_branches(published: Published, schema: &mut Value) -> impl Iterator<Item = &mut Value> {
+    let branches = if published == Published::ExecutionEvent {
+        schema.get_mut("oneOf").and_then(Value::as_array_mut)
+    } else {
+        None
+    };
+    branches.into_iter().flat_map(|b| b.iter_mut())
+}
+
+fn event_execution_id(published: Published, schema: &mut Value) {
+    for branch in event_branches(published, schema) {
+        if let Some(id) = branch.pointer_mut("/properties/execution_id") {
+            id["minLength"] = json!(1);
+        }
+    }
+}
+
+fn submission_execution_id(published: Published, schema: &mut Value) {
+    if published != Published::ExecutionSubmission {
+        return;
+    }
+    if let Some(id) = schema.pointer_mut("/properties/execution_id") {
+        id["minLength"] = json!(1);
+    }
+}
+
+fn event_sequence(published: Published, schema: &mut Value) {
+    for branch in event_branches(published, schema) {
+        if let Some(sequence) = branch.pointer_mut("/properties/sequence") {
+            *sequence = json!({"type": "integer", "minimum": 0});
+        }
+    }
+}
+
+fn event_time(published: Published, schema: &mut Value) {
+    for branch in event_branches(published, schema) {
+        if let Some(time) = branch.pointer_mut("/properties/time") {
+            time["format"] = json!("date-time");
+        }
     }
 }
 
@@ -130,6 +205,20 @@ mod tests {
         let mut empty = usage_event("input_token", 1.0);
         empty["facts"] = json!([]);
         assert!(validate(Published::ExecutionEvent, &empty).is_err());
+    }
+
+    #[test]
+    fn the_envelope_overlays_reach_every_event_branch() {
+        let event = |id: &str, sequence: Value, time: &str| {
+            json!({"execution_id": id, "sequence": sequence, "time": time,
+                   "type": "execution.accepted", "status": "accepted"})
+        };
+        let at = "2026-01-01T00:00:00Z";
+        assert!(validate(Published::ExecutionEvent, &event("e", json!(0), at)).is_ok());
+        assert!(validate(Published::ExecutionEvent, &event("", json!(1), at)).is_err());
+        assert!(validate(Published::ExecutionEvent, &event("e", json!(1.5), at)).is_err());
+        assert!(validate(Published::ExecutionEvent, &event("e", json!(-1), at)).is_err());
+        assert!(validate(Published::ExecutionEvent, &event("e", json!(1), "yesterday")).is_err());
     }
 
     #[test]
