@@ -218,7 +218,13 @@ mod tests {
         assert!(validate(Published::ExecutionEvent, &event("", json!(1), at)).is_err());
         assert!(validate(Published::ExecutionEvent, &event("e", json!(1.5), at)).is_err());
         assert!(validate(Published::ExecutionEvent, &event("e", json!(-1), at)).is_err());
-        assert!(validate(Published::ExecutionEvent, &event("e", json!(1), "yesterday")).is_err());
+        assert!(
+            validate(
+                Published::ExecutionEvent,
+                &event("e", json!(1), "yesterday")
+            )
+            .is_err()
+        );
     }
 
     #[test]

@@ -357,9 +357,18 @@ async fn approval_gate(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, 
             "kind": "approval", "reason": "approval-required",
         });
         ctx.record("node.suspended", Some(&node.id), suspended)?;
+        // suspend-request.schema.json: kind, key and the kind's data, plus the engine-assigned
+        // identity members its description names.
         let requested = json!({
+            "kind": "approval",
+            "key": format!("{}:{}:0", ctx.run_id(), node.id),
+            "data": {
+                "artifactId": format!("{}:{}", ctx.run_id(), node.id),
+                "artifactType": "conformance.approval",
+                "title": format!("Approve node {}", node.id),
+                "actions": actions,
+            },
             "nodeId": node.id, "interruptId": interrupt_id,
-            "kind": "approval", "actions": actions,
         });
         ctx.record("interrupt.requested", Some(&node.id), requested)
     })?;

@@ -1,6 +1,8 @@
 //! Surface W: the OpenWOP v2 run events chapter (`../shared/spec-seeds/002_…txt`) as serde
 //! types, with the concrete endpoints of `CONTRACT.md` § "Surface W".
 
+mod agent_ref;
+mod budget_policy;
 mod discovery;
 mod error;
 mod host_event;
@@ -13,6 +15,8 @@ mod snapshot;
 mod stream_mode;
 mod subject;
 
+pub use agent_ref::{AgentRef, ModelClass};
+pub use budget_policy::{BudgetPolicy, OnExhaustion};
 pub use discovery::{
     CORE_FAMILIES, CapabilityRecord, CapabilityStatus, Discovery, FAMILIES_NAMED_ELSEWHERE,
     ForceEngineVersionRange, Implementation, Testing, VERSION_PATTERN, WitnessClass,
