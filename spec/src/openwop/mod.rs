@@ -4,6 +4,7 @@
 mod agent_ref;
 mod budget_policy;
 mod discovery;
+mod discovery_metadata;
 mod error;
 mod host_event;
 pub mod ids;
@@ -20,6 +21,11 @@ pub use budget_policy::{BudgetPolicy, OnExhaustion};
 pub use discovery::{
     CORE_FAMILIES, CapabilityRecord, CapabilityStatus, Discovery, FAMILIES_NAMED_ELSEWHERE,
     ForceEngineVersionRange, Implementation, Testing, VERSION_PATTERN, WitnessClass,
+};
+pub use discovery_metadata::{
+    AuthScoped, AuthScopedMode, Compliance, ComplianceClass, ConformanceBlock,
+    DiscoveryAdvertisement, MaskingMode, Observability, OtelAdvertisement, OtlpProtocol,
+    SigningKey, TestSeams,
 };
 pub use error::{ErrorEnvelope, details_conditionals};
 pub use host_event::{
