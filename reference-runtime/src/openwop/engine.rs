@@ -202,7 +202,11 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
         type_id: node.type_id.clone(),
         attempt: Some(0),
     };
-    ctx.record("node.started", Some(&node.id), json!(begin))?;
+    let mut begin = json!(begin);
+    if ctx.state.defects.has(Defect::WNodeStartedWithoutTypeId) {
+        begin.as_object_mut().map(|b| b.remove("typeId"));
+    }
+    ctx.record("node.started", Some(&node.id), begin)?;
     let result = match node.kind {
         NodeKind::Noop => Ok(success(Map::new())),
         NodeKind::Delay => delay(ctx, node).await,
@@ -359,7 +363,7 @@ async fn approval_gate(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, 
         ctx.record("node.suspended", Some(&node.id), suspended)?;
         // suspend-request.schema.json: kind, key and the kind's data, plus the engine-assigned
         // identity members its description names.
-        let requested = json!({
+        let mut requested = json!({
             "kind": "approval",
             "key": format!("{}:{}:0", ctx.run_id(), node.id),
             "data": {
@@ -370,6 +374,9 @@ async fn approval_gate(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, 
             },
             "nodeId": node.id, "interruptId": interrupt_id,
         });
+        if ctx.state.defects.has(Defect::WInterruptRequestedWithoutKey) {
+            requested.as_object_mut().map(|r| r.remove("key"));
+        }
         ctx.record("interrupt.requested", Some(&node.id), requested)
     })?;
     let value = tokio::select! {
