@@ -8,13 +8,14 @@
 //! `spec/upstream/deviations.json` (a test checks both ways), so a reader can tell "upstream
 //! says" from "we read the seed as".
 //!
-//! Surface X's tightenings live here. Surface W's are listed in `deviations.json` and move in
-//! as they are brought here.
+//! Both surfaces' tightenings live here: surface X's readings of seed 000 and surface W's org
+//! registry check on vendor event types (seed 002).
 
 use serde_json::{Value, json};
 
 use crate::execution::{CUSTOM_UNIT_PATTERN, KNOWN_UNITS};
-use crate::schema::Published;
+use crate::registry::orgs;
+use crate::schema::{Published, VENDOR_TYPE_BRANCH_TITLE, regex_escape};
 
 /// One project-only tightening.
 #[derive(Debug, Clone, Copy)]
@@ -33,7 +34,7 @@ pub struct Overlay {
 }
 
 /// Every overlay entry.
-pub const OVERLAYS: [Overlay; 7] = [
+pub const OVERLAYS: [Overlay; 8] = [
     Overlay {
         location: "execution-protocol#UsageFact/properties/unit",
         seed: "000",
@@ -89,6 +90,14 @@ pub const OVERLAYS: [Overlay; 7] = [
         sentence: "Events use an execution-scoped monotonic sequence and timestamp",
         adds: "time format date-time (the origin types it `string`; the project reads the seed's timestamp as an RFC 3339 date-time, which the origin writes)",
         apply: event_time,
+    },
+    Overlay {
+        location: "run-event##/properties/type",
+        seed: "002",
+        requirement: "events.types.vendor-org-registered",
+        sentence: "A vendor type's first segment MUST be an org registered in the extensions object of spec/v2/declaration.json",
+        adds: "the vendor branch of RunEventDoc.type also requires its first segment to be an org of spec/registry/orgs.json (upstream's schema states the shape only)",
+        apply: vendor_type_org,
     },
 ];
 
@@ -159,6 +168,50 @@ fn event_time(published: Published, schema: &mut Value) {
     for branch in event_branches(published, schema) {
         if let Some(time) = branch.pointer_mut("/properties/time") {
             time["format"] = json!("date-time");
+        }
+    }
+}
+
+/// Every `RunEventDoc.type` schema a published document carries (the event itself, or the
+/// envelope the poll response and the payload registry embed).
+fn run_event_type(published: Published, schema: &mut Value) -> Option<&mut Value> {
+    match published {
+        Published::RunEvent => schema.pointer_mut("/properties/type"),
+        Published::PollResponse | Published::RunEventPayloads => {
+            schema.pointer_mut("/$defs/RunEventDoc/properties/type")
+        }
+        _ => None,
+    }
+}
+
+fn vendor_type_org(published: Published, schema: &mut Value) {
+    let Some(branches) = run_event_type(published, schema)
+        .and_then(|t| t.get_mut("anyOf"))
+        .and_then(Value::as_array_mut)
+    else {
+        return;
+    };
+    let registry = orgs();
+    let alternatives: Vec<String> = registry
+        .registered
+        .iter()
+        .map(|o| regex_escape(&o.org))
+        .collect();
+    for branch in branches {
+        if branch["title"] != VENDOR_TYPE_BRANCH_TITLE {
+            continue;
+        }
+        if let Some(object) = branch.as_object_mut() {
+            let shape = object
+                .remove("pattern")
+                .unwrap_or_else(|| json!(registry.vendor_type_pattern));
+            object.insert(
+                "allOf".into(),
+                json!([
+                    {"pattern": shape},
+                    {"pattern": format!("^({})\\.", alternatives.join("|"))}
+                ]),
+            );
         }
     }
 }
