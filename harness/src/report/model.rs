@@ -8,6 +8,20 @@ use serde::{Deserialize, Serialize};
 use crate::transcript::StepRecord;
 use crate::verdict::{CheckOutcome, Level, Verdict};
 
+/// Every verdict, in the order reports list counts: the host's outcomes first, then the
+/// baseline's, then the harness's.
+pub const VERDICT_DISPLAY_ORDER: [Verdict; 9] = [
+    Verdict::Pass,
+    Verdict::Fail,
+    Verdict::Warn,
+    Verdict::Info,
+    Verdict::Skip,
+    Verdict::Blocked,
+    Verdict::Xfail,
+    Verdict::Stale,
+    Verdict::Error,
+];
+
 /// The report format version. Bump it on any incompatible change.
 pub const REPORT_FORMAT_VERSION: u32 = 1;
 
@@ -112,9 +126,9 @@ impl Summary {
         self.by_verdict.get(&verdict).copied().unwrap_or(0)
     }
 
-    /// Every verdict with its count, in [`super::VERDICT_DISPLAY_ORDER`] (zero counts included).
+    /// Every verdict with its count, in [`VERDICT_DISPLAY_ORDER`] (zero counts included).
     pub fn counts(&self) -> impl Iterator<Item = (Verdict, u32)> + '_ {
-        super::VERDICT_DISPLAY_ORDER
+        VERDICT_DISPLAY_ORDER
             .into_iter()
             .map(|verdict| (verdict, self.count(verdict)))
     }

@@ -24,6 +24,7 @@ mod compensation;
 mod conversation;
 mod deployment;
 mod dispatch;
+mod error_object;
 mod eval;
 mod governance;
 mod interrupt;
@@ -57,6 +58,7 @@ pub use dispatch::{
     ContextSummarized, DispatchFanOut, DispatchJoin, NodeDispatched, WorkflowChainAttestation,
     WorkflowChainEvent,
 };
+pub use error_object::ErrorObject;
 pub use eval::{EvalCompleted, EvalScored, EvalStarted};
 pub use governance::{
     AuthorizationDecided, ConnectorAuthExpired, ConnectorAuthorized, GoalClosed, GoalEvaluated,
@@ -103,26 +105,6 @@ pub enum Closure {
     /// `suspend-request.schema.json` "plus engine-assigned identity fields"): every member
     /// upstream names is stated, others are tolerated.
     Tolerant,
-}
-
-/// `_errorObject` (run.failed, node.failed, …): closed with the extension hatch.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(rename = "_errorObject")]
-#[schemars(extend("additionalProperties" = false, "patternProperties" = {"^(openwop-|x-|vendor\\.)": {}}))]
-pub struct ErrorObject {
-    /// A registered or vendor code.
-    #[schemars(length(min = 1))]
-    pub code: String,
-    /// A message (non-empty).
-    #[schemars(length(min = 1))]
-    pub message: String,
-    /// Context.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Map<String, Value>>,
-    /// Whether retrying may help.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retryable: Option<bool>,
 }
 
 /// `run.started`.

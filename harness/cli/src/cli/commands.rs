@@ -1,11 +1,12 @@
 //! The subcommands other than `run`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
-use harness::case::{Corpus, load_corpus};
+use harness::case::load_corpus;
 
 use super::args::{Cli, Command, CorpusArgs, MarkdownOrJson, SchemasAction, TableOrJson};
+use super::corpus::{cases_dir, load};
 use super::{environment, usage};
 
 /// Runs a parsed command; returns the exit code.
@@ -24,35 +25,6 @@ pub async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Tolerance(args) => super::open_points::tolerance(args).await,
         Command::Try(args) => super::try_case::try_file(args).await,
     }
-}
-
-/// The cases directory: the flag, else `cases` here, else the repository's.
-pub fn cases_dir(corpus: &CorpusArgs) -> PathBuf {
-    if let Some(dir) = &corpus.cases {
-        return dir.clone();
-    }
-    let here = PathBuf::from("cases");
-    if here.is_dir() {
-        here
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases")
-    }
-}
-
-/// Loads the corpus; lint problems are a usage error listing every problem.
-pub fn load(corpus: &CorpusArgs) -> anyhow::Result<Corpus> {
-    let dir = cases_dir(corpus);
-    let loaded = load_corpus(&dir).map_err(|e| usage(format!("{e:#}")))?;
-    if !loaded.problems.is_empty() {
-        let listing: Vec<String> = loaded.problems.iter().map(ToString::to_string).collect();
-        return Err(usage(format!(
-            "{} problem(s) in the cases under {}:\n{}",
-            loaded.problems.len(),
-            dir.display(),
-            listing.join("\n")
-        )));
-    }
-    Ok(loaded)
 }
 
 fn lint(corpus: &CorpusArgs) -> anyhow::Result<u8> {

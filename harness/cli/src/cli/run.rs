@@ -18,7 +18,7 @@ use harness::upstream::FakeUpstream;
 use serde_json::Value;
 
 use super::args::{MockProviderArgs, ProfileArg, RunArgs, SelftestArgs, ServeArgs};
-use super::commands::{cases_dir, load};
+use super::corpus::{cases_dir, load};
 use super::{environment, usage};
 
 /// The console reporter, created when the run knows how many cases it has.
