@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::execution::{CUSTOM_UNIT_PATTERN, KNOWN_UNITS};
 use crate::registry::orgs;
-use crate::schema::{Published, VENDOR_TYPE_BRANCH_TITLE, regex_escape};
+use crate::schema::Published;
 
 /// One project-only tightening.
 #[derive(Debug, Clone, Copy)]
@@ -100,6 +100,22 @@ pub const OVERLAYS: [Overlay; 8] = [
         apply: vendor_type_org,
     },
 ];
+
+/// The title of the vendor branch of `RunEventDoc.type` (the overlay finds the branch by it).
+pub(crate) const VENDOR_TYPE_BRANCH_TITLE: &str = "vendor type of a registered org";
+
+/// `text` with every character a regex would read specially escaped.
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                vec![c]
+            } else {
+                vec!['\\', c]
+            }
+        })
+        .collect()
+}
 
 /// Applies every overlay entry to a freshly generated schema.
 pub fn apply(published: Published, schema: &mut Value) {

@@ -511,25 +511,9 @@ fn run_event_type_schema() -> Value {
     json!({
         "anyOf": [
             {"title": "registered protocol type", "enum": registered},
-            {"title": VENDOR_TYPE_BRANCH_TITLE, "type": "string", "pattern": orgs().vendor_type_pattern}
+            {"title": crate::overlay::VENDOR_TYPE_BRANCH_TITLE, "type": "string", "pattern": orgs().vendor_type_pattern}
         ]
     })
-}
-
-/// The title of the vendor branch of `RunEventDoc.type` (the overlay finds the branch by it).
-pub(crate) const VENDOR_TYPE_BRANCH_TITLE: &str = "vendor type of a registered org";
-
-/// `text` with every character a regex would read specially escaped.
-pub(crate) fn regex_escape(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                vec![c]
-            } else {
-                vec!['\\', c]
-            }
-        })
-        .collect()
 }
 
 fn run_event_schema() -> Value {

@@ -78,7 +78,7 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
         attempt: Some(0),
     };
     let mut begin = json!(begin);
-    if ctx.state.defects.has(Defect::WNodeStartedWithoutTypeId) {
+    if ctx.env.defects.has(Defect::WNodeStartedWithoutTypeId) {
         begin.as_object_mut().map(|b| b.remove("typeId"));
     }
     ctx.record("node.started", Some(&node.id), begin)?;
@@ -245,7 +245,7 @@ async fn approval_gate(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, 
             },
             "nodeId": node.id, "interruptId": interrupt_id,
         });
-        if ctx.state.defects.has(Defect::WInterruptRequestedWithoutKey) {
+        if ctx.env.defects.has(Defect::WInterruptRequestedWithoutKey) {
             requested.as_object_mut().map(|r| r.remove("key"));
         }
         ctx.record("interrupt.requested", Some(&node.id), requested)
