@@ -372,6 +372,12 @@ defects! {
         "node.failed carries an error object without its required message."),
     WResolvedByString => ("w-resolved-by-string", "W", Other, "events.payloads.validates-against-type-index",
         "interrupt.resolved carries resolvedBy as a bare string instead of a Subject object."),
+    WInterruptRequestedWithoutKey => ("w-interrupt-requested-without-key", "W", Other, "events.payloads.validates-against-type-index",
+        "interrupt.requested omits the re-entry key suspend-request.schema.json requires."),
+    WNodeStartedWithoutTypeId => ("w-node-started-without-type-id", "W", Other, "events.payloads.validates-against-type-index",
+        "node.started omits its required typeId."),
+    WProviderUsageModelEmpty => ("w-provider-usage-model-empty", "W", Other, "events.payloads.validates-against-type-index",
+        "provider.usage names its model as the empty string (upstream: minLength 1)."),
 }
 
 impl fmt::Display for Defect {

@@ -45,7 +45,7 @@ pub fn router(service: Arc<Executions>) -> Router {
 /// `GET /v1/runtime`: 200 when ready, else 503 with the same body.
 pub async fn runtime_show(State(service): State<Arc<Executions>>) -> Response {
     let info = service.runtime_info();
-    let status = if info.state == RuntimeState::Ready {
+    let status = if info.state == Some(RuntimeState::Ready) {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE

@@ -172,11 +172,11 @@ impl Executions {
         RuntimeInfo {
             name: "reference-runtime".into(),
             protocol_version: PROTOCOL_VERSION.into(),
-            state: if self.stopping.load(Ordering::SeqCst) {
+            state: Some(if self.stopping.load(Ordering::SeqCst) {
                 RuntimeState::Stopping
             } else {
                 RuntimeState::Ready
-            },
+            }),
             provider_count: self.config.providers.len() as u64,
             features,
         }

@@ -98,7 +98,11 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
         type_id: node.type_id.clone(),
         attempt: Some(0),
     };
-    ctx.record("node.started", Some(&node.id), json!(begin))?;
+    let mut begin = json!(begin);
+    if ctx.env.defects.has(Defect::WNodeStartedWithoutTypeId) {
+        begin.as_object_mut().map(|b| b.remove("typeId"));
+    }
+    ctx.record("node.started", Some(&node.id), begin)?;
     let result = match node.kind {
         NodeKind::Noop => Ok(success(Map::new())),
         NodeKind::Delay => delay(ctx, node).await,
@@ -249,10 +253,22 @@ async fn approval_gate(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, 
             "kind": "approval", "reason": "approval-required",
         });
         ctx.record("node.suspended", Some(&node.id), suspended)?;
-        let requested = json!({
+        // suspend-request.schema.json: kind, key and the kind's data, plus the engine-assigned
+        // identity members its description names.
+        let mut requested = json!({
+            "kind": "approval",
+            "key": format!("{}:{}:0", ctx.run_id(), node.id),
+            "data": {
+                "artifactId": format!("{}:{}", ctx.run_id(), node.id),
+                "artifactType": "conformance.approval",
+                "title": format!("Approve node {}", node.id),
+                "actions": actions,
+            },
             "nodeId": node.id, "interruptId": interrupt_id,
-            "kind": "approval", "actions": actions,
         });
+        if ctx.env.defects.has(Defect::WInterruptRequestedWithoutKey) {
+            requested.as_object_mut().map(|r| r.remove("key"));
+        }
         ctx.record("interrupt.requested", Some(&node.id), requested)
     })?;
     let value = tokio::select! {

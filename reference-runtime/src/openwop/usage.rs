@@ -44,6 +44,9 @@ pub(crate) fn record(
             payload.cost_estimate_usd = None;
             payload.currency = None;
         }
+        if defects.has(Defect::WProviderUsageModelEmpty) {
+            payload.model = String::new();
+        }
         let mut event = json!(payload);
         leak(ctx, node, outputs, &mut event);
         let times = if defects.has(Defect::WUsageRecordedTwice) {
