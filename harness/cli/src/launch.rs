@@ -380,10 +380,7 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     facts.insert("keepalive_interval_ms".into(), json!(keep_alive_ms));
     facts.extend(openwop.facts);
     let target = Target {
-        kind: match options.profile {
-            BuiltInProfile::Standard => "built-in".into(),
-            profile => format!("built-in ({profile} profile)"),
-        },
+        kind: built_in_kind(options),
         base_url: runtime.base_url().trim_end_matches('/').to_string(),
         headers: Vec::new(),
         principals: openwop
@@ -408,6 +405,23 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         unjudgeable: Default::default(),
     };
     Ok(BuiltIn { target, runtime })
+}
+
+/// The built-in target's kind as reports name it: `built-in`, with its profile and defects
+/// when not the standard clean runtime (`built-in (divergent profile; defects: a, b)`).
+fn built_in_kind(options: &BuiltInOptions) -> String {
+    let mut traits = Vec::new();
+    if options.profile != BuiltInProfile::Standard {
+        traits.push(format!("{} profile", options.profile));
+    }
+    if !options.defects.is_empty() {
+        traits.push(format!("defects: {}", options.defects.join(", ")));
+    }
+    if traits.is_empty() {
+        "built-in".into()
+    } else {
+        format!("built-in ({})", traits.join("; "))
+    }
 }
 
 /// What the run events surface of the built-in runtime gives the target description.

@@ -17,6 +17,7 @@ pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod merge;
 pub mod model;
 pub mod repro;
 

@@ -21,6 +21,9 @@ pub struct RunReport {
     pub run_id: String,
     /// The harness version.
     pub harness_version: String,
+    /// The corpus the run's cases came from (empty in reports written before it was recorded).
+    #[serde(default)]
+    pub corpus: CorpusSummary,
     /// When the run started and finished (RFC 3339).
     pub started_at: String,
     /// When the run finished.
@@ -49,6 +52,18 @@ pub struct RunReport {
     pub requirements: Vec<RequirementResult>,
     /// Per-case results, in run order.
     pub cases: Vec<CaseResult>,
+}
+
+/// The corpus a run's cases came from: what `conformance --version` names, or a cases
+/// directory given with `--cases`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CorpusSummary {
+    /// The corpus version (the harness version it is embedded in).
+    pub version: String,
+    /// SHA-256 of every file of the cases directory and of the spec data (hex).
+    pub digest: String,
+    /// `embedded`, or the cases directory given with `--cases`.
+    pub source: String,
 }
 
 /// The target as reported (no secrets).

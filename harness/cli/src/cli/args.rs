@@ -7,7 +7,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Certify hosts of the execution protocol and the OpenWOP v2 run events chapter.
 #[derive(Debug, Parser)]
-#[command(name = "conformance", version, about, long_about = None)]
+#[command(
+    name = "conformance",
+    version = conformance_cli::corpus::version_line(),
+    about,
+    long_about = None
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -64,9 +69,26 @@ pub enum Command {
     },
     /// Run the suite against every non-standard built-in profile; write the tolerance matrix.
     Tolerance(ToleranceArgs),
+    /// Merge the JSON reports of the partitions of one run (`run --partition k/n`) into the
+    /// report of that run, in every format; refuses reports of different corpora or targets.
+    Merge(MergeArgs),
     /// Run one case file against the standard runtime, every profile and every known-bad
     /// runtime: does it pass, tolerate every profile, and which defects does it kill?
     Try(TryArgs),
+}
+
+/// `conformance merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The partitions' `report.json` files (or their report directories).
+    #[arg(required = true)]
+    pub reports: Vec<PathBuf>,
+    /// Where to write the merged reports (default `reports/<merged run id>`).
+    #[arg(long)]
+    pub report_dir: Option<PathBuf>,
+    /// The corpus the partitions ran (default: the embedded one).
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
 }
 
 /// `conformance tolerance`.
@@ -154,7 +176,8 @@ pub enum MarkdownOrJson {
 /// Where the cases are.
 #[derive(Debug, Clone, Args)]
 pub struct CorpusArgs {
-    /// The cases directory (default: `cases` in the current directory, else the repository's).
+    /// A cases directory to run instead of the corpus embedded in this binary (`conformance
+    /// --version` names the embedded one).
     #[arg(long, env = "CONFORMANCE_CASES")]
     pub cases: Option<PathBuf>,
 }
@@ -214,6 +237,11 @@ pub struct RunArgs {
     /// Run only cases of this surface: execution or openwop (repeatable).
     #[arg(long = "surface")]
     pub surfaces: Vec<String>,
+    /// Run slice `k` of `n` of the selected cases, for splitting a run across machines
+    /// (`conformance merge` joins the reports): `hash:k/n` (also `k/n`: by a hash of the case
+    /// id, stable whatever else is selected) or `count:k/n` (round-robin in corpus order).
+    #[arg(long, value_name = "K/N")]
+    pub partition: Option<harness::partition::Partition>,
     /// A baseline of expected failures: baselined failures are XFAIL, baselined cases that now
     /// pass are STALE (and fail the run).
     #[arg(long)]

@@ -1,9 +1,10 @@
 //! The subcommands other than `run`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
-use harness::case::{Corpus, load_corpus};
+use conformance_cli::corpus::CorpusSource;
+use harness::case::{Corpus, CorpusFiles};
 
 use super::args::{Cli, Command, CorpusArgs, MarkdownOrJson, SchemasAction, TableOrJson};
 use super::{environment, usage};
@@ -23,32 +24,35 @@ pub async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::OpenPoints { format } => super::open_points::list(format),
         Command::Tolerance(args) => super::open_points::tolerance(args).await,
         Command::Try(args) => super::try_case::try_file(args).await,
+        Command::Merge(args) => super::merge::merge(&args),
     }
 }
 
-/// The cases directory: the flag, else `cases` here, else the repository's.
-pub fn cases_dir(corpus: &CorpusArgs) -> PathBuf {
-    if let Some(dir) = &corpus.cases {
-        return dir.clone();
-    }
-    let here = PathBuf::from("cases");
-    if here.is_dir() {
-        here
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases")
-    }
+/// Where the cases come from: `--cases DIR`, else the corpus embedded in the binary.
+pub fn source(corpus: &CorpusArgs) -> CorpusSource {
+    CorpusSource::from_flag(corpus.cases.as_deref())
+}
+
+/// The files of the cases directory (a usage error when unreadable).
+pub fn files(source: &CorpusSource) -> anyhow::Result<CorpusFiles> {
+    source.files().map_err(|e| usage(format!("{e:#}")))
 }
 
 /// Loads the corpus; lint problems are a usage error listing every problem.
 pub fn load(corpus: &CorpusArgs) -> anyhow::Result<Corpus> {
-    let dir = cases_dir(corpus);
-    let loaded = load_corpus(&dir).map_err(|e| usage(format!("{e:#}")))?;
+    let source = source(corpus);
+    load_files(&source, &files(&source)?)
+}
+
+/// Lints loaded files; lint problems are a usage error listing every problem.
+pub fn load_files(source: &CorpusSource, files: &CorpusFiles) -> anyhow::Result<Corpus> {
+    let loaded = files.lint();
     if !loaded.problems.is_empty() {
         let listing: Vec<String> = loaded.problems.iter().map(ToString::to_string).collect();
         return Err(usage(format!(
-            "{} problem(s) in the cases under {}:\n{}",
+            "{} problem(s) in the cases of {}:\n{}",
             loaded.problems.len(),
-            dir.display(),
+            source.describe(),
             listing.join("\n")
         )));
     }
@@ -56,8 +60,8 @@ pub fn load(corpus: &CorpusArgs) -> anyhow::Result<Corpus> {
 }
 
 fn lint(corpus: &CorpusArgs) -> anyhow::Result<u8> {
-    let dir = cases_dir(corpus);
-    let loaded = load_corpus(&dir).map_err(|e| usage(format!("{e:#}")))?;
+    let source = source(corpus);
+    let loaded = files(&source)?.lint();
     for problem in &loaded.problems {
         crate::outln!("{problem}");
     }
@@ -70,17 +74,17 @@ fn lint(corpus: &CorpusArgs) -> anyhow::Result<u8> {
             .len();
     if loaded.problems.is_empty() {
         crate::outln!(
-            "{} case file(s) under {}: no problems",
+            "{} case file(s) in {}: no problems",
             loaded.cases.len(),
-            dir.display()
+            source.describe()
         );
         Ok(0)
     } else {
         crate::outln!(
-            "{} problem(s) in {} file(s) under {}",
+            "{} problem(s) in {} file(s) in {}",
             loaded.problems.len(),
             files,
-            dir.display()
+            source.describe()
         );
         Ok(2)
     }

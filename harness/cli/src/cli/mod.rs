@@ -12,6 +12,7 @@
 
 mod args;
 mod commands;
+mod merge;
 mod open_points;
 mod run;
 mod try_case;
