@@ -149,7 +149,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
     };
     if execution {
         let providers = fetch(get("/v1/providers", false)).await;
-    record_document(&mut found, "/v1/providers", &providers);
+        record_document(&mut found, "/v1/providers", &providers);
         let listed = match document("/v1/providers", &providers) {
             Document::Read(body) => body.get("data").and_then(Value::as_array).map(|data| {
                 data.iter()

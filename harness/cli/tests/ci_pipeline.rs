@@ -294,3 +294,261 @@ fn partitions_merged_give_the_verdicts_of_the_unsplit_run() {
     std::fs::write(dir.path().join("other/report.json"), other.to_string()).unwrap();
     refused(&["part1", "part2", "other"], "corpus differs");
 }
+
+/// Copies a directory tree (the cases, so a test can change one of them).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Replaces the first `from` after `anchor` in a file with `to` (same length: one byte moved).
+fn change_one_byte(file: &Path, anchor: &str, from: u8, to: u8) {
+    let mut bytes = std::fs::read(file).unwrap();
+    let start = String::from_utf8_lossy(&bytes)
+        .find(anchor)
+        .unwrap_or_else(|| panic!("`{anchor}` not in {}", file.display()))
+        + anchor.len();
+    let at = start + bytes[start..].iter().position(|b| *b == from).unwrap();
+    bytes[at] = to;
+    std::fs::write(file, bytes).unwrap();
+}
+
+#[test]
+fn a_claim_verifies_and_a_changed_byte_of_it_or_of_a_case_file_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases");
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases"),
+        &cases,
+    );
+    let keys = binary()
+        .current_dir(dir.path())
+        .args([
+            "claim-key",
+            "--secret",
+            "claim.key",
+            "--public",
+            "claim.pub",
+        ])
+        .output()
+        .unwrap();
+    assert!(keys.status.success(), "{}", explain(&keys));
+    let secret = std::fs::read_to_string(dir.path().join("claim.key")).unwrap();
+    let run = binary()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quiet",
+            "--cases",
+            "cases",
+            "--report-dir",
+            "report",
+        ])
+        .args(["--claim", "claim.json"])
+        .args(SUBSET)
+        .env("CONFORMANCE_CLAIM_KEY", secret.trim())
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", explain(&run));
+    assert!(
+        !String::from_utf8_lossy(&run.stderr).contains(secret.trim())
+            && !String::from_utf8_lossy(&run.stdout).contains(secret.trim()),
+        "the secret key was printed"
+    );
+    let claim_text = std::fs::read_to_string(dir.path().join("claim.json")).unwrap();
+    assert!(!claim_text.contains(secret.trim()));
+    let claim: serde_json::Value = serde_json::from_str(&claim_text).unwrap();
+    let validator = spec::schema::compile(&harness::report::claim::claim_schema()).unwrap();
+    assert!(
+        validator.is_valid(&claim),
+        "the claim does not match its published schema"
+    );
+    let named: Vec<String> = claim["claim"]["digests"]["cases"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(named.len(), verdicts(&dir.path().join("report")).len());
+    for (id, d) in claim["claim"]["dispositions"].as_object().unwrap() {
+        if d["cases"].as_array().unwrap().is_empty() {
+            assert_eq!(d["disposition"], "not-judged", "{id}");
+            assert_eq!(d["reason"], "no case of the run proves it", "{id}");
+        }
+    }
+    assert!(
+        claim["claim"]["dispositions"]
+            .as_object()
+            .unwrap()
+            .values()
+            .any(|d| d["disposition"] == "judged-pass")
+    );
+    let badge = std::fs::read_to_string(dir.path().join("report/badge.svg")).unwrap();
+    assert!(
+        badge.starts_with("<svg") && badge.contains("PASS"),
+        "{badge}"
+    );
+    let line = std::fs::read_to_string(dir.path().join("report/claim-summary.md")).unwrap();
+    assert_eq!(line.lines().count(), 1, "{line}");
+
+    let verify = |claim: &str| {
+        binary()
+            .current_dir(dir.path())
+            .args([
+                "verify-claim",
+                claim,
+                "--key",
+                "claim.pub",
+                "--cases",
+                "cases",
+            ])
+            .output()
+            .unwrap()
+    };
+    let verified = verify("claim.json");
+    assert_eq!(verified.status.code(), Some(0), "{}", explain(&verified));
+    assert_eq!(
+        String::from_utf8_lossy(&verified.stdout).trim(),
+        format!("verified: {}", line.trim())
+    );
+
+    // One byte of the claim: the member it is in is named.
+    let refused_with = |claim: &str, what: &str| {
+        let output = verify(claim);
+        assert_eq!(output.status.code(), Some(1), "{}", explain(&output));
+        assert!(
+            String::from_utf8_lossy(&output.stdout).contains(what),
+            "{}",
+            explain(&output)
+        );
+    };
+    let copy = |name: &str| {
+        std::fs::copy(dir.path().join("claim.json"), dir.path().join(name)).unwrap();
+        dir.path().join(name)
+    };
+    change_one_byte(&copy("run-id.json"), "\"run_id\": \"", b'Z', b'Y');
+    refused_with("run-id.json", "claim member `run_id` changed after signing");
+    let requirement = claim["claim"]["dispositions"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(_, d)| d["disposition"] == "judged-pass")
+        .map(|(id, _)| id.clone())
+        .unwrap();
+    change_one_byte(
+        &copy("disposition.json"),
+        &format!("\"{requirement}\": {{"),
+        b'S',
+        b'T',
+    );
+    refused_with(
+        "disposition.json",
+        &format!("claim member `dispositions/{requirement}/level` changed after signing"),
+    );
+    let signature = claim["signature"]["value"].as_str().unwrap();
+    let flipped = if signature.starts_with('0') {
+        b'1'
+    } else {
+        b'0'
+    };
+    change_one_byte(
+        &copy("signature.json"),
+        "\"value\": \"",
+        signature.as_bytes()[0],
+        flipped,
+    );
+    refused_with(
+        "signature.json",
+        "the signature does not match the signed manifest",
+    );
+    change_one_byte(&copy("syntax.json"), "\"claim\"", b':', b';');
+    refused_with("syntax.json", "does not read as a claim");
+    // Another key.
+    let other = binary()
+        .current_dir(dir.path())
+        .args([
+            "claim-key",
+            "--secret",
+            "other.key",
+            "--public",
+            "other.pub",
+        ])
+        .output()
+        .unwrap();
+    assert!(other.status.success());
+    let output = binary()
+        .current_dir(dir.path())
+        .args([
+            "verify-claim",
+            "claim.json",
+            "--key",
+            "other.pub",
+            "--cases",
+            "cases",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", explain(&output));
+
+    // One byte of a case file the claim names.
+    let file = &named[0];
+    change_one_byte(&cases.join(file), "\"title\": \"", b' ', b'_');
+    refused_with("claim.json", &format!("case file `{file}` changed"));
+}
+
+#[test]
+fn verify_claim_refuses_a_claim_with_a_blocked_must() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = binary()
+        .current_dir(dir.path())
+        .args([
+            "claim-key",
+            "--secret",
+            "claim.key",
+            "--public",
+            "claim.pub",
+        ])
+        .output()
+        .unwrap();
+    assert!(keys.status.success(), "{}", explain(&keys));
+    // The built-in runtime, told it does not list the fixture the case needs: BLOCKED.
+    std::fs::write(
+        dir.path().join("capabilities.json"),
+        r#"{"remove": ["fixture:conformance-cancellable"]}"#,
+    )
+    .unwrap();
+    let run = binary()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quiet",
+            "--id",
+            "w.terminal.cancel",
+            "--report-dir",
+            "report",
+        ])
+        .args(["--capabilities", "capabilities.json"])
+        .args(["--claim", "claim.json", "--claim-key-file", "claim.key"])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(4), "{}", explain(&run));
+    let output = binary()
+        .current_dir(dir.path())
+        .args(["verify-claim", "claim.json", "--key", "claim.pub"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", explain(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("MUST requirement(s) BLOCKED (not judged)"),
+        "{text}"
+    );
+}

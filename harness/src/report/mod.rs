@@ -12,6 +12,7 @@
 //! <dir>/repro/<case>.sh  for each FAIL, WARN, ERROR or STALE case (+ scripts and bodies)
 //! ```
 
+pub mod claim;
 pub mod console;
 pub mod html;
 pub mod json;

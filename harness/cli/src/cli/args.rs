@@ -72,9 +72,43 @@ pub enum Command {
     /// Merge the JSON reports of the partitions of one run (`run --partition k/n`) into the
     /// report of that run, in every format; refuses reports of different corpora or targets.
     Merge(MergeArgs),
+    /// Check a claim (`run --claim`): its signature under the key, its members against the
+    /// signed manifest, the case files and registry it names against the corpus; refuse a
+    /// claim with a BLOCKED MUST. Prints the one-line summary; `--badge` writes the badge.
+    VerifyClaim(VerifyClaimArgs),
+    /// Make an Ed25519 key pair for signing claims (the secret key file is written with mode
+    /// 0600 and never printed).
+    ClaimKey(ClaimKeyArgs),
     /// Run one case file against the standard runtime, every profile and every known-bad
     /// runtime: does it pass, tolerate every profile, and which defects does it kill?
     Try(TryArgs),
+}
+
+/// `conformance verify-claim`.
+#[derive(Debug, Args)]
+pub struct VerifyClaimArgs {
+    /// The claim file.
+    pub file: PathBuf,
+    /// The signer's public key: a file holding 64 hex digits, or the digits themselves.
+    #[arg(long)]
+    pub key: String,
+    /// The corpus the claim's case files are checked against (default: the embedded one).
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    /// Write the claim's badge (SVG) here once it verifies.
+    #[arg(long)]
+    pub badge: Option<PathBuf>,
+}
+
+/// `conformance claim-key`.
+#[derive(Debug, Args)]
+pub struct ClaimKeyArgs {
+    /// Where to write the secret key (64 hex digits; refused when the file exists).
+    #[arg(long)]
+    pub secret: PathBuf,
+    /// Where to write the public key (64 hex digits).
+    #[arg(long)]
+    pub public: PathBuf,
 }
 
 /// `conformance merge`.
@@ -296,6 +330,14 @@ pub struct RunArgs {
     /// Write counterexamples found by property-based steps to `cases/regressions/`.
     #[arg(long)]
     pub write_regressions: bool,
+    /// Write a signed claim of the run here (with `badge.svg` and `claim-summary.md` in the
+    /// report directory). The Ed25519 secret key comes from `--claim-key-file` or the
+    /// environment variable `CONFORMANCE_CLAIM_KEY` (64 hex digits; never printed).
+    #[arg(long, value_name = "FILE")]
+    pub claim: Option<PathBuf>,
+    /// The file holding the claim's secret key (64 hex digits; see `conformance claim-key`).
+    #[arg(long, value_name = "FILE", requires = "claim")]
+    pub claim_key_file: Option<PathBuf>,
     /// No progress bar, only the summary.
     #[arg(long)]
     pub quiet: bool,

@@ -25,6 +25,8 @@ pub async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Tolerance(args) => super::open_points::tolerance(args).await,
         Command::Try(args) => super::try_case::try_file(args).await,
         Command::Merge(args) => super::merge::merge(&args),
+        Command::VerifyClaim(args) => super::claim::verify(&args),
+        Command::ClaimKey(args) => super::claim::make_key(&args),
     }
 }
 
@@ -201,6 +203,10 @@ pub fn all_schemas() -> Vec<(String, serde_json::Value)> {
     out.push((
         "report.schema.json".into(),
         harness::report::report_schema(),
+    ));
+    out.push((
+        "claim.schema.json".into(),
+        harness::report::claim::claim_schema(),
     ));
     out
 }

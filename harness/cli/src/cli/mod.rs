@@ -11,6 +11,7 @@
 //! | 4 | not judged (a MUST case BLOCKED, or a served or requested surface with no judged case) |
 
 mod args;
+mod claim;
 mod commands;
 mod merge;
 mod open_points;

@@ -219,6 +219,11 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
             "--write-regressions writes into a cases directory: give it with --cases DIR (the embedded corpus is read-only)",
         ));
     }
+    // The claim's key first: a run whose claim cannot be signed is not started.
+    let claim_key = match &args.claim {
+        Some(_) => Some(super::claim::secret_key(args.claim_key_file.as_deref())?),
+        None => None,
+    };
     let baseline = match &args.baseline {
         Some(path) => Some(Baseline::load(path).map_err(|e| usage(format!("{e:#}")))?),
         None => None,
@@ -306,6 +311,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         eprintln!("note: {why}");
     }
     findings.apply_to(&mut target);
+    let discovery_documents = findings.documents.clone();
     for note in &findings.notes {
         eprintln!("note: {note}");
     }
@@ -386,7 +392,24 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     if let Some(partition) = &args.partition {
         report.options.filters.push(partition.as_filter());
     }
-    finish_report(&args, &report, &source, &console)
+    let claim = match (&args.claim, &claim_key) {
+        (Some(file), Some(key)) => Some(ClaimToWrite {
+            file,
+            key,
+            corpus: &corpus_files,
+            discovery: &discovery_documents,
+        }),
+        _ => None,
+    };
+    finish_report(&args, &report, &source, &console, claim)
+}
+
+/// What `--claim` needs once the report exists.
+struct ClaimToWrite<'a> {
+    file: &'a Path,
+    key: &'a [u8; 32],
+    corpus: &'a harness::case::CorpusFiles,
+    discovery: &'a BTreeMap<String, String>,
 }
 
 fn finish_report(
@@ -394,12 +417,23 @@ fn finish_report(
     report: &RunReport,
     source: &CorpusSource,
     console: &Console,
+    claim: Option<ClaimToWrite<'_>>,
 ) -> anyhow::Result<u8> {
     let dir = args
         .report_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("reports").join(&report.run_id));
     let written = write_all(report, &dir).map_err(|e| environment(format!("{e:#}")))?;
+    if let Some(claim) = claim {
+        super::claim::write_claim(
+            report,
+            claim.corpus,
+            claim.discovery,
+            claim.file,
+            claim.key,
+            &dir,
+        )?;
+    }
     if let Some(path) = &args.write_baseline {
         std::fs::write(path, Baseline::from_failures(report).to_json_string())
             .with_context(|| format!("write {}", path.display()))?;
