@@ -552,3 +552,103 @@ fn verify_claim_refuses_a_claim_with_a_blocked_must() {
         "{text}"
     );
 }
+
+fn repository_file(path: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(path),
+    )
+    .unwrap()
+}
+
+/// The lines between `# install-steps:begin` and `# install-steps:end`.
+fn install_steps(text: &str) -> Vec<String> {
+    text.lines()
+        .skip_while(|l| l.trim() != "# install-steps:begin")
+        .skip(1)
+        .take_while(|l| l.trim() != "# install-steps:end")
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+}
+
+#[test]
+fn the_dockerfile_and_the_action_install_as_the_readme_says() {
+    let readme = install_steps(&repository_file("README.md"));
+    assert!(!readme.is_empty(), "README.md has no install steps");
+    let dockerfile = repository_file("Dockerfile");
+    let docker: Vec<String> = install_steps(&dockerfile)
+        .into_iter()
+        .map(|l| l.strip_prefix("RUN ").unwrap_or(&l).to_string())
+        .collect();
+    assert_eq!(
+        docker, readme,
+        "the Dockerfile's build steps are README.md's"
+    );
+    // Multi-stage, and the image holds only the (static) binary.
+    assert!(dockerfile.contains(" AS build"));
+    assert!(dockerfile.contains("FROM scratch"));
+    assert!(dockerfile.contains("-alpine"), "musl: a static binary");
+
+    let action = repository_file("action.yml");
+    for step in &readme {
+        assert!(
+            action.contains(&format!("run: {step}")),
+            "action.yml installs with `{step}`"
+        );
+    }
+    assert!(action.contains("using: composite"));
+    assert!(action.contains(".ci/conformance-action.sh"));
+    assert!(action.contains("actions/upload-artifact"));
+    assert!(action.contains("if: always()"));
+}
+
+#[test]
+fn the_action_script_writes_the_step_summary_and_the_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/conformance-action.sh");
+    let step = |args: &str, report_dir: &str| {
+        let summary = dir.path().join(format!("{report_dir}.summary"));
+        let output_file = dir.path().join(format!("{report_dir}.output"));
+        std::fs::write(&summary, "# earlier steps\n").unwrap();
+        let output = Command::new("bash")
+            .arg(&script)
+            .current_dir(dir.path())
+            .env("CONFORMANCE_BIN", env!("CARGO_BIN_EXE_conformance"))
+            .env("CONFORMANCE_ACTION_TARGET", "")
+            .env("CONFORMANCE_ACTION_ARGS", args)
+            .env("CONFORMANCE_ACTION_REPORT_DIR", report_dir)
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .env("GITHUB_OUTPUT", &output_file)
+            .output()
+            .unwrap();
+        // The step succeeds whatever the verdict, so that the upload step runs.
+        assert!(output.status.success(), "{}", explain(&output));
+        (
+            std::fs::read_to_string(summary).unwrap(),
+            std::fs::read_to_string(output_file).unwrap(),
+        )
+    };
+    let (summary, outputs) = step("--id x.idempotency --proptest-seed 3", "clean");
+    let written = std::fs::read_to_string(dir.path().join("clean/summary.md")).unwrap();
+    assert_eq!(summary, format!("# earlier steps\n{written}"));
+    assert_eq!(outputs, "exit-code=0\n");
+    // A host that does not conform: its exit code is the step's output.
+    let defect = "x-replay-creates-new-execution";
+    assert!(
+        conformance_cli::launch::defect_catalogue()
+            .iter()
+            .any(|d| d.name == defect)
+    );
+    let (summary, outputs) = step(&format!("--id x.idempotency --defect {defect}"), "broken");
+    assert!(summary.contains("FAIL"), "{summary}");
+    assert_eq!(outputs, "exit-code=1\n");
+    // No report at all (a usage error): the summary says so.
+    let (summary, outputs) = step("--no-such-flag", "usage");
+    assert!(
+        summary.contains("conformance wrote no report (exit code 2)"),
+        "{summary}"
+    );
+    assert_eq!(outputs, "exit-code=2\n");
+}
