@@ -182,6 +182,7 @@ pub async fn run(
         surfaces,
         requirements: requirement_results(&results),
         cases: results,
+        differential: None,
     }
 }
 

@@ -305,6 +305,7 @@ fn report(cases: Vec<CaseResult>) -> RunReport {
         surfaces: vec![],
         requirements: vec![],
         cases,
+        differential: None,
     }
 }
 

@@ -652,3 +652,126 @@ fn the_action_script_writes_the_step_summary_and_the_exit_code() {
     );
     assert_eq!(outputs, "exit-code=2\n");
 }
+
+#[test]
+fn differential_mode_shows_the_difference_a_defect_fail_comes_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = "x.idempotency.replay-same-request";
+    let run = binary()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quiet",
+            "--differential",
+            "--id",
+            case,
+            "--report-dir",
+            "report",
+        ])
+        .args([
+            "--defect",
+            "x-replay-creates-new-execution",
+            "--proptest-seed",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    // The defect's FAIL is the run's verdict; the differences themselves are never one.
+    assert_eq!(run.status.code(), Some(1), "{}", explain(&run));
+    let report_json = report(&dir.path().join("report"));
+    assert_eq!(report_json["cases"][0]["verdict"], "FAIL");
+    let differential: harness::report::differential::Differential =
+        serde_json::from_value(report_json["differential"].clone()).unwrap();
+    assert_eq!(differential.cases_compared, 1);
+    let mut difference = differential.cases[0].clone();
+    assert_eq!(difference.case, case);
+    assert_eq!(
+        (difference.target_verdict, difference.reference_verdict),
+        (
+            harness::verdict::Verdict::Fail,
+            harness::verdict::Verdict::Pass
+        )
+    );
+    // The snapshot keeps the rows that differ, less the execution status the first answer
+    // shows (`accepted` or `routing`: the moment it was read, not the defect).
+    use harness::report::differential::RowKind;
+    let in_flight = |line: &Option<String>| {
+        line.as_deref().is_some_and(|l| {
+            l.trim_start_matches(['<', ' '])
+                .starts_with("\"status\": \"accepted\"")
+                || l.trim_start_matches(['<', ' '])
+                    .starts_with("\"status\": \"routing\"")
+        })
+    };
+    difference.rows.retain(|row| {
+        !matches!(row.kind, RowKind::Same | RowKind::Gap)
+            && !(in_flight(&row.target) && in_flight(&row.reference))
+    });
+    insta::assert_snapshot!(
+        "differential_replay_creates_new_execution",
+        harness::report::differential::render_text(&difference, 44)
+    );
+    // The HTML report shows it as an aligned two-column transcript.
+    let html = std::fs::read_to_string(dir.path().join("report/report.html")).unwrap();
+    let section = &html[html.find("<section id=\"differential\">").unwrap()..];
+    assert!(
+        section.contains("<table class=\"two-column\">"),
+        "{section}"
+    );
+    assert!(
+        section.contains(
+            "<tr class=\"changed\"><td><code>&lt;   &quot;execution_id&quot;: &quot;&lt;id:2&gt;&quot;,</code></td><td><code>&lt;   &quot;execution_id&quot;: &quot;&lt;id:1&gt;&quot;,</code></td></tr>"
+        ),
+        "{section}"
+    );
+    let summary = std::fs::read_to_string(dir.path().join("report/summary.md")).unwrap();
+    assert!(
+        summary.contains("Differences from the built-in reference runtime (INFO)"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn differential_mode_against_the_clean_runtime_finds_no_difference_in_deterministic_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = binary()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--quiet",
+            "--differential",
+            "--proptest-seed",
+            "1",
+            "--report-dir",
+            "report",
+        ])
+        .args([
+            "--id",
+            "x.idempotency.replay-same-request",
+            "--id",
+            "w.cursor.end-of-log",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", explain(&run));
+    let differential = &report(&dir.path().join("report"))["differential"];
+    assert_eq!(differential["cases_compared"], 2);
+    for case in differential["cases"].as_array().unwrap() {
+        // Only the moment-of-reading status may differ between two clean runtimes.
+        for row in case["rows"].as_array().unwrap() {
+            if row["kind"] != "same" && row["kind"] != "gap" {
+                assert!(
+                    row["target"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .contains("\"status\"")
+                        && row["reference"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .contains("\"status\""),
+                    "{case}"
+                );
+            }
+        }
+    }
+}

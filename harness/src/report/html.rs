@@ -13,6 +13,7 @@
 //! [`HTML_PAGE_BUDGET`] per page); the page says where it cut, and `report.json` keeps it all.
 
 mod diff;
+mod differential;
 mod transcript;
 
 use std::fmt::Write as _;
@@ -61,6 +62,7 @@ pub fn to_html(report: &RunReport) -> String {
     out.push_str("<main>\n");
     requirements(&mut out, &report.requirements);
     cases(&mut out, report);
+    differential::differential(&mut out, report.differential.as_ref());
     out.push_str("</main>\n");
     let _ = write!(
         out,

@@ -14,6 +14,7 @@
 
 pub mod claim;
 pub mod console;
+pub mod differential;
 pub mod html;
 pub mod json;
 pub mod junit;

@@ -52,6 +52,10 @@ pub struct RunReport {
     pub requirements: Vec<RequirementResult>,
     /// Per-case results, in run order.
     pub cases: Vec<CaseResult>,
+    /// Differential mode (`run --differential`): the cases whose transcripts differ from the
+    /// reference runtime's, after normalising what differs by right. INFO only: never a verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub differential: Option<super::differential::Differential>,
 }
 
 /// The corpus a run's cases came from: what `conformance --version` names, or a cases

@@ -545,5 +545,6 @@ pub fn realistic_report() -> RunReport {
             ),
         ],
         cases,
+        differential: None,
     }
 }

@@ -330,6 +330,12 @@ pub struct RunArgs {
     /// Write counterexamples found by property-based steps to `cases/regressions/`.
     #[arg(long)]
     pub write_regressions: bool,
+    /// Also run every selected case against the built-in reference runtime (standard, no
+    /// defect) and show, case by case, how the target's normalised transcript differs from it
+    /// (report.html, as an aligned two-column transcript). INFO only: never a verdict. The
+    /// target is `--target`, or the built-in runtime with `--defect` / `--built-in-profile`.
+    #[arg(long)]
+    pub differential: bool,
     /// Write a signed claim of the run here (with `badge.svg` and `claim-summary.md` in the
     /// report directory). The Ed25519 secret key comes from `--claim-key-file` or the
     /// environment variable `CONFORMANCE_CLAIM_KEY` (64 hex digits; never printed).

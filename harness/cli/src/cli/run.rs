@@ -12,6 +12,7 @@ use harness::baseline::{Baseline, apply};
 use harness::case::{CaseSurface, LoadedCase};
 use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::report::console::ConsoleReporter;
+use harness::report::differential::Differential;
 use harness::report::{CorpusSummary, RunReport, exit_code, write_all};
 use harness::runner::{Filters, RunObserver, RunSettings};
 use harness::target::{SecretHeader, Target};
@@ -381,6 +382,16 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     if let Some(running) = built_in {
         running.shutdown().await;
     }
+    if args.differential {
+        let reference = run_reference(&args, &runner, &cases, &filters, &settings).await?;
+        let differential = Differential::compare(&report, &reference, "built-in");
+        eprintln!(
+            "differential: {} of {} case(s) differ from the built-in reference runtime (INFO, never a verdict; see report.html)",
+            differential.cases.len(),
+            differential.cases_compared
+        );
+        report.differential = Some(differential);
+    }
     report.corpus = CorpusSummary {
         version: CORPUS_VERSION.to_string(),
         digest: corpus_digest(&corpus_files),
@@ -402,6 +413,47 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         _ => None,
     };
     finish_report(&args, &report, &source, &console, claim)
+}
+
+/// Differential mode: the same cases, with the same seeds, against a fresh built-in reference
+/// runtime (standard profile, no defect).
+async fn run_reference(
+    args: &RunArgs,
+    target_runner: &CaseRunner,
+    cases: &[LoadedCase],
+    filters: &Filters,
+    settings: &RunSettings,
+) -> anyhow::Result<RunReport> {
+    let running = start_built_in(&BuiltInOptions::default())
+        .await
+        .map_err(|e| environment(format!("the reference runtime did not start: {e}")))?;
+    let mut target = running.target.clone();
+    let findings = harness::probe::probe(
+        &target_runner.driver,
+        &target,
+        Duration::from_secs(10).mul_f64(args.time_scale),
+    )
+    .await;
+    findings.apply_to(&mut target);
+    let runner = CaseRunner {
+        target: Arc::new(target),
+        ..target_runner.clone()
+    };
+    let settings = RunSettings {
+        baseline_path: None,
+        ..settings.clone()
+    };
+    let report = harness::runner::run(
+        &runner,
+        cases,
+        filters,
+        &settings,
+        &|result| result,
+        &harness::runner::Quiet,
+    )
+    .await;
+    running.shutdown().await;
+    Ok(report)
 }
 
 /// What `--claim` needs once the report exists.

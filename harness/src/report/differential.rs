@@ -1,0 +1,524 @@
+//! Differential mode: each case's transcript against the target beside its transcript against
+//! the reference runtime, normalised for what may differ by right, and the differences that
+//! remain, aligned in two columns. Differences are INFO: they never change a verdict; they
+//! show an implementer where a FAIL comes from.
+//!
+//! Normalised before comparing (each side on its own): ids the host chooses (UUIDs and long
+//! opaque tokens become `<id:N>`, numbered by first appearance, so the same id seen twice is
+//! still the same), times (RFC 3339 stamps, and values of members named like times or
+//! durations, become `<time>`), the base URL (`<host>`), headers that vary by server (`date`,
+//! `content-length`, …), SSE comments (keep-alives come by the clock), frame timings and the
+//! fake providers' call counts (read when a step ends, they race with the host's work). What
+//! the seeds leave open is named: a case proving a requirement an open point of
+//! `spec/open-points.json` borders lists that point beside its differences.
+
+use std::fmt::Write as _;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use similar::{ChangeTag, TextDiff};
+
+use super::model::{CaseResult, RunReport};
+use crate::transcript::{FrameKind, StepRecord};
+use crate::verdict::Verdict;
+
+/// Lines of context kept around each difference.
+const CONTEXT_LINES: usize = 2;
+/// Most rows kept per case.
+const ROW_LIMIT: usize = 400;
+
+/// Response headers left out: they vary by server or by the moment.
+const VOLATILE_HEADERS: [&str; 9] = [
+    "date",
+    "content-length",
+    "server",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "vary",
+    "x-request-id",
+    "etag",
+];
+
+/// The differences of a run from the reference runtime.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Differential {
+    /// What the target was compared with (`built-in`).
+    pub reference: String,
+    /// Cases compared.
+    pub cases_compared: u32,
+    /// The cases whose normalised transcripts differ, in run order.
+    pub cases: Vec<CaseDifference>,
+}
+
+/// One case's remaining differences.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CaseDifference {
+    /// The case id.
+    pub case: String,
+    /// Its verdict against the target.
+    pub target_verdict: Verdict,
+    /// Its verdict against the reference runtime.
+    pub reference_verdict: Verdict,
+    /// Open points bordering the requirements the case proves: a difference there may be by
+    /// right.
+    pub open_points: Vec<String>,
+    /// Lines that differ (on either side).
+    pub differing_lines: u32,
+    /// The aligned transcript around the differences.
+    pub rows: Vec<DiffRow>,
+}
+
+/// One row of the aligned two-column transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct DiffRow {
+    /// How the two sides relate.
+    pub kind: RowKind,
+    /// The target's line.
+    pub target: Option<String>,
+    /// The reference's line.
+    pub reference: Option<String>,
+}
+
+/// How a row's two sides relate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RowKind {
+    /// The same on both sides (context).
+    Same,
+    /// A line on each side, different.
+    Changed,
+    /// Only the target has it.
+    TargetOnly,
+    /// Only the reference has it.
+    ReferenceOnly,
+    /// Lines left out between two differences.
+    Gap,
+}
+
+impl Differential {
+    /// Compares each case of `target` with the same case of `reference` (by id).
+    pub fn compare(
+        target: &RunReport,
+        reference: &RunReport,
+        reference_name: &str,
+    ) -> Differential {
+        let mut cases = Vec::new();
+        let mut compared = 0;
+        for case in &target.cases {
+            let Some(other) = reference.cases.iter().find(|c| c.id == case.id) else {
+                continue;
+            };
+            compared += 1;
+            if let Some(difference) = compare_case(
+                case,
+                &target.target.base_url,
+                other,
+                &reference.target.base_url,
+            ) {
+                cases.push(difference);
+            }
+        }
+        Differential {
+            reference: reference_name.to_string(),
+            cases_compared: compared,
+            cases,
+        }
+    }
+}
+
+/// The difference of one case, when its normalised transcripts differ.
+pub fn compare_case(
+    target: &CaseResult,
+    target_base: &str,
+    reference: &CaseResult,
+    reference_base: &str,
+) -> Option<CaseDifference> {
+    let left = normalised_lines(&target.transcript, target_base);
+    let right = normalised_lines(&reference.transcript, reference_base);
+    let rows = align(&left, &right);
+    let differing = rows
+        .iter()
+        .filter(|r| !matches!(r.kind, RowKind::Same | RowKind::Gap))
+        .count() as u32;
+    if differing == 0 && target.verdict == reference.verdict {
+        return None;
+    }
+    let registry = spec::open_points::open_points();
+    let mut open_points: Vec<String> = target
+        .requirements
+        .iter()
+        .flat_map(|r| {
+            registry
+                .bordering(r)
+                .map(|p| p.id.clone())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    open_points.sort();
+    open_points.dedup();
+    Some(CaseDifference {
+        case: target.id.clone(),
+        target_verdict: target.verdict,
+        reference_verdict: reference.verdict,
+        open_points,
+        differing_lines: differing,
+        rows,
+    })
+}
+
+/// Numbers ids and strips times in one side's text.
+struct Normaliser {
+    base: String,
+    ids: Vec<String>,
+}
+
+static UUID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+        .expect("a valid pattern")
+});
+static OPAQUE: LazyLock<Regex> = LazyLock::new(|| {
+    // A prefix and 16 or more hex or base-62 characters with at least one digit: run ids,
+    // `exe_<hex>`, cursors, keys.
+    Regex::new(r"\b(?:[A-Za-z]{1,12}[_-])?[A-Za-z0-9]{16,}\b").expect("a valid pattern")
+});
+static SCRIPT_MARKER: LazyLock<Regex> = LazyLock::new(|| {
+    // The harness's own per-run nonce in a fake-provider script marker.
+    Regex::new(r"\[\[script:([^\]]*?)\.[0-9a-f]{8}\]\]").expect("a valid pattern")
+});
+static STAMP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+        .expect("a valid pattern")
+});
+
+impl Normaliser {
+    fn text(&mut self, text: &str) -> String {
+        let text = if self.base.is_empty() {
+            text.to_string()
+        } else {
+            text.replace(&self.base, "<host>")
+        };
+        let text = SCRIPT_MARKER
+            .replace_all(&text, "[[script:$1.<nonce>]]")
+            .into_owned();
+        let text = STAMP.replace_all(&text, "<time>").into_owned();
+        let text = UUID
+            .replace_all(&text, |c: &regex::Captures<'_>| self.id(&c[0]))
+            .into_owned();
+        OPAQUE
+            .replace_all(&text, |c: &regex::Captures<'_>| {
+                let token = &c[0];
+                if token.chars().any(|ch| ch.is_ascii_digit()) {
+                    self.id(token)
+                } else {
+                    token.to_string()
+                }
+            })
+            .into_owned()
+    }
+
+    fn id(&mut self, id: &str) -> String {
+        let n = match self.ids.iter().position(|known| known == id) {
+            Some(n) => n,
+            None => {
+                self.ids.push(id.to_string());
+                self.ids.len() - 1
+            }
+        };
+        format!("<id:{}>", n + 1)
+    }
+
+    fn json(&mut self, value: &Value, key: Option<&str>) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), self.json(&map[k], Some(k))))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(|v| self.json(v, key)).collect()),
+            Value::Number(_) if key.is_some_and(is_time_key) => Value::String("<time>".into()),
+            Value::String(s) if key.is_some_and(is_time_key) && !s.is_empty() => {
+                Value::String("<time>".into())
+            }
+            Value::String(s) => Value::String(self.text(s)),
+            other => other.clone(),
+        }
+    }
+}
+
+/// Members whose values are times or durations (`created_at`, `startedAt`, `duration_ms`,
+/// `timestamp`, …).
+fn is_time_key(key: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    key.ends_with("_at")
+        || (key.ends_with("At") && key.len() > 2)
+        || lower.ends_with("_ms")
+        || (key.ends_with("Ms") && key.len() > 2)
+        || lower.contains("timestamp")
+        || lower == "time"
+        || lower.contains("duration")
+        || lower.contains("latency")
+        || lower.contains("elapsed")
+}
+
+/// One side's transcript as normalised lines.
+pub fn normalised_lines(transcript: &[StepRecord], base_url: &str) -> Vec<String> {
+    let mut n = Normaliser {
+        base: base_url.trim_end_matches('/').to_string(),
+        ids: Vec::new(),
+    };
+    let mut lines = Vec::new();
+    for step in transcript {
+        lines.push(format!("== {} ({})", step.step, step.action));
+        let mut blocks: Vec<Vec<String>> = Vec::new();
+        for exchange in &step.exchanges {
+            let mut lines: Vec<String> = Vec::new();
+            let request = &exchange.request;
+            lines.push(format!("> {} {}", request.method, n.text(&request.url)));
+            if let Some(body) = &request.body {
+                push_body(&mut lines, &mut n, "> ", body);
+            }
+            if let Some(error) = &exchange.transport_error {
+                lines.push(format!(
+                    "< transport error (unreachable: {})",
+                    error.unreachable
+                ));
+            }
+            let Some(response) = &exchange.response else {
+                blocks.push(lines);
+                continue;
+            };
+            lines.push(format!("< {}", response.status));
+            let mut headers: Vec<String> = response
+                .headers
+                .iter()
+                .filter(|h| !VOLATILE_HEADERS.contains(&h.name.to_ascii_lowercase().as_str()))
+                .map(|h| format!("< {}: {}", h.name.to_ascii_lowercase(), n.text(&h.value)))
+                .collect();
+            headers.sort();
+            lines.extend(headers);
+            let events: Vec<_> = response.events().collect();
+            if events.is_empty() && !response.body.is_empty() {
+                match &response.json {
+                    Some(json) => push_json(&mut lines, &mut n, "< ", json),
+                    None => push_body(&mut lines, &mut n, "< ", &response.body),
+                }
+            }
+            for frame in &response.frames {
+                if let FrameKind::Event {
+                    id,
+                    event,
+                    data,
+                    json,
+                    retry,
+                } = &frame.kind
+                {
+                    let mut line = String::from("< event");
+                    if let Some(event) = event {
+                        let _ = write!(line, " {}", n.text(event));
+                    }
+                    if let Some(id) = id {
+                        let _ = write!(line, " id={}", n.text(id));
+                    }
+                    if let Some(retry) = retry {
+                        let _ = write!(line, " retry={retry}");
+                    }
+                    let data = match json {
+                        Some(json) => n.json(json, None).to_string(),
+                        None => n.text(data),
+                    };
+                    let _ = write!(line, " {data}");
+                    lines.push(line);
+                }
+            }
+            if let Some(partial) = &response.trailing_partial_frame {
+                lines.push(format!("< partial frame {}", n.text(partial)));
+            }
+            lines.push(format!("< end {}", end_name(&response.end)));
+            blocks.push(lines);
+        }
+        // Concurrent copies race: which one the host answered first is not a difference.
+        if step.action == "concurrent" {
+            blocks.sort();
+        }
+        lines.extend(blocks.into_iter().flatten());
+        // The fake providers' call counts are left out: read when the step ends, they race
+        // with the host's work; what the host answered shows a second execution.
+    }
+    lines
+}
+
+fn end_name(end: &crate::transcript::BodyEnd) -> String {
+    use crate::transcript::BodyEnd;
+    match end {
+        BodyEnd::ServerClosed => "server-closed".into(),
+        BodyEnd::ClientStopped => "client-stopped".into(),
+        BodyEnd::Timeout => "timeout".into(),
+        BodyEnd::Broken(_) => "broken".into(),
+        BodyEnd::TooLarge(_) => "too-large".into(),
+    }
+}
+
+fn push_body(lines: &mut Vec<String>, n: &mut Normaliser, prefix: &str, body: &str) {
+    match serde_json::from_str::<Value>(body) {
+        Ok(json) => push_json(lines, n, prefix, &json),
+        Err(_) => lines.extend(body.lines().map(|l| format!("{prefix}{}", n.text(l)))),
+    }
+}
+
+fn push_json(lines: &mut Vec<String>, n: &mut Normaliser, prefix: &str, json: &Value) {
+    let normalised = n.json(json, None);
+    let pretty = serde_json::to_string_pretty(&normalised).unwrap_or_default();
+    lines.extend(pretty.lines().map(|l| format!("{prefix}{l}")));
+}
+
+/// Aligns two sides: differing runs paired row by row, a few lines of context around each,
+/// gaps between.
+fn align(left: &[String], right: &[String]) -> Vec<DiffRow> {
+    let left_text = left.join("\n") + "\n";
+    let right_text = right.join("\n") + "\n";
+    let diff = TextDiff::configure()
+        .timeout(std::time::Duration::from_millis(500))
+        .diff_lines(&left_text, &right_text);
+    let mut rows = Vec::new();
+    for (index, group) in diff.grouped_ops(CONTEXT_LINES).iter().enumerate() {
+        if index > 0 {
+            rows.push(DiffRow {
+                kind: RowKind::Gap,
+                target: None,
+                reference: None,
+            });
+        }
+        for op in group {
+            let mut deleted = Vec::new();
+            let mut inserted = Vec::new();
+            for change in diff.iter_changes(op) {
+                let line = change.value().trim_end_matches('\n').to_string();
+                match change.tag() {
+                    ChangeTag::Equal => rows.push(DiffRow {
+                        kind: RowKind::Same,
+                        target: Some(line.clone()),
+                        reference: Some(line),
+                    }),
+                    ChangeTag::Delete => deleted.push(line),
+                    ChangeTag::Insert => inserted.push(line),
+                }
+            }
+            let pairs = deleted.len().max(inserted.len());
+            for i in 0..pairs {
+                let (target, reference) = (deleted.get(i).cloned(), inserted.get(i).cloned());
+                let kind = match (&target, &reference) {
+                    (Some(_), Some(_)) => RowKind::Changed,
+                    (Some(_), None) => RowKind::TargetOnly,
+                    _ => RowKind::ReferenceOnly,
+                };
+                rows.push(DiffRow {
+                    kind,
+                    target,
+                    reference,
+                });
+            }
+        }
+    }
+    if rows.len() > ROW_LIMIT {
+        rows.truncate(ROW_LIMIT);
+        rows.push(DiffRow {
+            kind: RowKind::Gap,
+            target: Some(format!(
+                "… more rows not shown (report.json has at most {ROW_LIMIT})"
+            )),
+            reference: None,
+        });
+    }
+    rows
+}
+
+/// The aligned transcript as plain text, two columns of `width` characters.
+pub fn render_text(difference: &CaseDifference, width: usize) -> String {
+    let mut out = format!(
+        "{}: target {}, reference {}{}\n",
+        difference.case,
+        difference.target_verdict,
+        difference.reference_verdict,
+        if difference.open_points.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (borders open point(s) {})",
+                difference.open_points.join(", ")
+            )
+        }
+    );
+    let fit = |text: &str| -> String {
+        let cut: String = text.chars().take(width).collect();
+        format!("{cut:<width$}")
+    };
+    let _ = writeln!(out, "  {} | {}", fit("target"), fit("reference"));
+    for row in &difference.rows {
+        let mark = match row.kind {
+            RowKind::Same => ' ',
+            RowKind::Changed => '~',
+            RowKind::TargetOnly => '<',
+            RowKind::ReferenceOnly => '>',
+            RowKind::Gap => '⋯',
+        };
+        let _ = writeln!(
+            out,
+            "{mark} {} | {}",
+            fit(row.target.as_deref().unwrap_or("")),
+            fit(row.reference.as_deref().unwrap_or(""))
+        )
+        .map(|()| ());
+    }
+    out.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_numbered_by_first_appearance_and_times_dropped() {
+        let mut n = Normaliser {
+            base: "http://127.0.0.1:4000".into(),
+            ids: Vec::new(),
+        };
+        let a = n.text("http://127.0.0.1:4000/v1/executions/0190c1d2-3e4f-7a8b-9c0d-112233445566 at 2026-12-01T11:00:00.123Z");
+        assert_eq!(a, "<host>/v1/executions/<id:1> at <time>");
+        assert_eq!(n.text("0190c1d2-3e4f-7a8b-9c0d-112233445566"), "<id:1>");
+        assert_eq!(n.text("exe_0123456789abcdef0123"), "<id:2>");
+        assert_eq!(n.text("text.delta"), "text.delta");
+        let json = n.json(
+            &serde_json::json!({"created_at": 17, "durationMs": 3, "b": "x"}),
+            None,
+        );
+        assert_eq!(
+            json,
+            serde_json::json!({"b": "x", "created_at": "<time>", "durationMs": "<time>"})
+        );
+    }
+
+    #[test]
+    fn differing_runs_are_aligned_row_by_row() {
+        let left: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+        let right: Vec<String> = ["a", "B", "c", "d", "e"].map(String::from).to_vec();
+        let rows = align(&left, &right);
+        assert!(rows.iter().any(|r| r.kind == RowKind::Changed
+            && r.target.as_deref() == Some("b")
+            && r.reference.as_deref() == Some("B")));
+        assert!(
+            rows.iter()
+                .any(|r| r.kind == RowKind::ReferenceOnly && r.reference.as_deref() == Some("e"))
+        );
+    }
+}
