@@ -704,8 +704,9 @@ fn differential_mode_shows_the_difference_a_defect_fail_comes_from() {
         })
     };
     difference.rows.retain(|row| {
-        !matches!(row.kind, RowKind::Same | RowKind::Gap)
-            && !(in_flight(&row.target) && in_flight(&row.reference))
+        let differs = !matches!(row.kind, RowKind::Same | RowKind::Gap);
+        let race = in_flight(&row.target) && in_flight(&row.reference);
+        differs && !race
     });
     insta::assert_snapshot!(
         "differential_replay_creates_new_execution",

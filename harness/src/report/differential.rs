@@ -278,23 +278,23 @@ pub fn normalised_lines(transcript: &[StepRecord], base_url: &str) -> Vec<String
         lines.push(format!("== {} ({})", step.step, step.action));
         let mut blocks: Vec<Vec<String>> = Vec::new();
         for exchange in &step.exchanges {
-            let mut lines: Vec<String> = Vec::new();
+            let mut block: Vec<String> = Vec::new();
             let request = &exchange.request;
-            lines.push(format!("> {} {}", request.method, n.text(&request.url)));
+            block.push(format!("> {} {}", request.method, n.text(&request.url)));
             if let Some(body) = &request.body {
-                push_body(&mut lines, &mut n, "> ", body);
+                push_body(&mut block, &mut n, "> ", body);
             }
             if let Some(error) = &exchange.transport_error {
-                lines.push(format!(
+                block.push(format!(
                     "< transport error (unreachable: {})",
                     error.unreachable
                 ));
             }
             let Some(response) = &exchange.response else {
-                blocks.push(lines);
+                blocks.push(block);
                 continue;
             };
-            lines.push(format!("< {}", response.status));
+            block.push(format!("< {}", response.status));
             let mut headers: Vec<String> = response
                 .headers
                 .iter()
@@ -302,12 +302,12 @@ pub fn normalised_lines(transcript: &[StepRecord], base_url: &str) -> Vec<String
                 .map(|h| format!("< {}: {}", h.name.to_ascii_lowercase(), n.text(&h.value)))
                 .collect();
             headers.sort();
-            lines.extend(headers);
+            block.extend(headers);
             let events: Vec<_> = response.events().collect();
             if events.is_empty() && !response.body.is_empty() {
                 match &response.json {
-                    Some(json) => push_json(&mut lines, &mut n, "< ", json),
-                    None => push_body(&mut lines, &mut n, "< ", &response.body),
+                    Some(json) => push_json(&mut block, &mut n, "< ", json),
+                    None => push_body(&mut block, &mut n, "< ", &response.body),
                 }
             }
             for frame in &response.frames {
@@ -334,14 +334,14 @@ pub fn normalised_lines(transcript: &[StepRecord], base_url: &str) -> Vec<String
                         None => n.text(data),
                     };
                     let _ = write!(line, " {data}");
-                    lines.push(line);
+                    block.push(line);
                 }
             }
             if let Some(partial) = &response.trailing_partial_frame {
-                lines.push(format!("< partial frame {}", n.text(partial)));
+                block.push(format!("< partial frame {}", n.text(partial)));
             }
-            lines.push(format!("< end {}", end_name(&response.end)));
-            blocks.push(lines);
+            block.push(format!("< end {}", end_name(&response.end)));
+            blocks.push(block);
         }
         // Concurrent copies race: which one the host answered first is not a difference.
         if step.action == "concurrent" {
