@@ -9,7 +9,7 @@
 //! reason).
 //!
 //! Quotes are exact after [`normalise_whitespace`]: the drift test
-//! (`spec/tests/requirements_drift.rs`) checks every one against the documents in
+//! (`spec/tests/it/requirements_drift.rs`) checks every one against the documents in
 //! `SPEC_DOCUMENTS_DIR`.
 //!
 //! ```
@@ -59,7 +59,7 @@ static REGISTRY: LazyLock<RequirementRegistry> = LazyLock::new(|| {
         Ok(registry) => registry,
         Err(error) => panic!(
             "the embedded spec/requirements.json is not a valid requirement registry ({error}); \
-             run `cargo test -p spec --test requirements_drift` to locate the problem"
+             run `cargo test -p spec --test it -- requirements_drift` to locate the problem"
         ),
     }
 });

@@ -1,0 +1,10 @@
+//! The `conformance` command's integration tests, one binary: the kill matrix (the self-test),
+//! the tolerance matrix, an external target's verdicts, unjudged runs, the transcript
+//! snapshots and what a CI pipeline does with the binary (`ci_pipeline`). The case corpus itself runs in its own binary (`tests/conformance.rs`, libtest-mimic).
+
+mod ci_pipeline;
+mod external_target;
+mod kill_matrix;
+mod tolerance_matrix;
+mod transcript_snapshots;
+mod unjudged_runs;

@@ -1,0 +1,14 @@
+//! The harness library's integration tests, one binary: the reports (formats, console,
+//! snapshots, over one hand-built sample report), the baseline, requirement coverage and its
+//! gate, a hostile host, the published case and report schemas, and the rules of the codebase.
+
+mod baseline_rules;
+mod coverage_gate;
+mod coverage_report;
+mod hostile_host;
+mod hygiene;
+mod published_schemas;
+mod report_console;
+mod report_formats;
+mod report_snapshots;
+mod sample_report;

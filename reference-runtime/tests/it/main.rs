@@ -1,0 +1,22 @@
+//! The reference runtime's integration tests, one binary: both surfaces over real HTTP, one
+//! module per concept, the defect table (`defects`), and the hosts the tests share.
+
+mod defects;
+mod w_engine;
+mod w_envelopes;
+mod w_era2;
+mod w_feedback;
+mod w_heartbeat;
+mod w_heartbeat_instances;
+mod w_host;
+mod w_poll;
+mod w_provider;
+mod w_runs;
+mod w_scheduling;
+mod w_stream;
+mod w_structured_runs;
+mod x_binary;
+mod x_host;
+mod x_protocol;
+mod x_providers;
+mod x_responses;

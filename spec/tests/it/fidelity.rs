@@ -1,0 +1,110 @@
+//! Fidelity to upstream: the published schemas compared with the committed transcription of the
+//! upstream facts (`spec/upstream/`), and the upstream-shaped corpus validated the way the
+//! harness validates. `cargo test -p spec --test it -- fidelity --nocapture` prints the summary.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use spec::fidelity::{Transcription, compare, load_corpus, run_corpus};
+
+fn upstream_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("upstream")
+}
+
+fn transcription() -> Transcription {
+    Transcription::load(&upstream_dir()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn published_schemas_state_the_upstream_facts() {
+    let comparison = compare(&transcription());
+    println!("{}", comparison.summary());
+    let failures = comparison.failures();
+    assert!(
+        failures.is_empty(),
+        "{} fidelity failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn a_changed_required_set_in_the_transcription_fails_naming_the_def_and_the_file() {
+    let mut transcription = transcription();
+    let Some((source, def)) = transcription.facts.iter_mut().find_map(|file| {
+        let source = file.source.clone();
+        file.defs
+            .iter_mut()
+            .find(|(_, shape)| shape.get("published").is_some() && shape.get("required").is_some())
+            .map(|(name, shape)| {
+                shape["required"]
+                    .as_array_mut()
+                    .expect("required is an array")
+                    .push(Value::String("a-member-upstream-never-named".into()));
+                (source, name.clone())
+            })
+    }) else {
+        panic!("the transcription has no published def with a required set");
+    };
+    let upstream = transcription
+        .source(&source)
+        .map(|s| s.path.clone())
+        .expect("the source is in sources.json");
+    let failures = compare(&transcription).failures();
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.contains(&format!("def `{source}#{def}`"))
+                && f.contains(&format!("{source}#{def}/required"))
+                && f.contains(&upstream)),
+        "expected a failure naming `{source}#{def}` and `{upstream}`, got:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn the_upstream_corpus_validates_as_upstream_says() {
+    let entries = load_corpus(&upstream_dir().join("corpus")).unwrap_or_else(|e| panic!("{e}"));
+    let failures = run_corpus(&entries);
+    println!("corpus: {} documents judged", entries.len());
+    assert!(
+        failures.is_empty(),
+        "{} corpus failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_overlay_has_its_reviewed_deviation_and_back() {
+    use spec::fidelity::DeviationKind;
+    use spec::overlay::OVERLAYS;
+    let transcription = transcription();
+    let mut problems = Vec::new();
+    for overlay in &OVERLAYS {
+        if !transcription.deviations.iter().any(|d| {
+            d.kind == DeviationKind::Overlay
+                && d.location == overlay.location
+                && d.seed.as_deref() == Some(overlay.seed)
+                && d.reason.contains(overlay.sentence)
+        }) {
+            problems.push(format!(
+                "overlay `{}` has no `overlay` deviation quoting \"{}\"",
+                overlay.location, overlay.sentence
+            ));
+        }
+    }
+    // Surface X's overlays are all applied in `spec::overlay`; surface W's move in later.
+    for deviation in &transcription.deviations {
+        if deviation.kind == DeviationKind::Overlay
+            && deviation.location.starts_with("execution-")
+            && !OVERLAYS.iter().any(|o| o.location == deviation.location)
+        {
+            problems.push(format!(
+                "deviation `{}` is an overlay that spec::overlay does not apply",
+                deviation.location
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
