@@ -350,7 +350,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         "certifying {} ({}) with {} case(s) of {}{}; proptest seed {proptest_seed}{}",
         runner.target.base_url,
         runner.target.kind,
-        cases.len(),
+        cases.iter().filter(|c| filters.selects(&c.case)).count(),
         source.describe(),
         args.partition
             .map(|p| format!(", partition {p}"))
