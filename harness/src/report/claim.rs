@@ -539,6 +539,85 @@ pub fn claim_schema() -> Value {
 mod tests {
     use super::*;
 
+    fn claim() -> Claim {
+        let blocked = Disposition {
+            level: "MUST".into(),
+            disposition: DispositionKind::NotJudged,
+            verdict: Some(Verdict::Blocked),
+            reason: Some("w.case: no fixture".into()),
+            cases: vec!["w.case".into()],
+        };
+        let passed = Disposition {
+            level: "SHOULD".into(),
+            disposition: DispositionKind::JudgedPass,
+            verdict: Some(Verdict::Pass),
+            reason: None,
+            cases: vec!["x.case".into()],
+        };
+        Claim {
+            format_version: CLAIM_FORMAT_VERSION,
+            harness_version: "0.1.0".into(),
+            corpus: CorpusSummary::default(),
+            run_id: "run".into(),
+            finished_at: "2026-12-01T00:00:00.000Z".into(),
+            target: ClaimTarget {
+                kind: "external".into(),
+                base_url: "http://host.test".into(),
+                implementation: None,
+            },
+            verdict: Verdict::Blocked,
+            summary: Summary::default(),
+            not_judged: Vec::new(),
+            digests: ClaimDigests {
+                cases: BTreeMap::new(),
+                registry: String::new(),
+                discovery: BTreeMap::new(),
+                options: String::new(),
+            },
+            options: RunOptionsSummary {
+                time_scale: 1.0,
+                jobs: 1,
+                shuffle_seed: None,
+                proptest_seed: 1,
+                baseline: None,
+                filters: Vec::new(),
+                case_set_digest: String::new(),
+            },
+            dispositions: BTreeMap::from([("a".into(), blocked), ("b".into(), passed)]),
+        }
+    }
+
+    #[test]
+    fn a_signed_claim_verifies_and_a_changed_member_is_named() {
+        let secret = [7u8; 32];
+        let public: [u8; 32] = parse_key(&public_key_of(&secret), "key").unwrap();
+        let mut c = claim();
+        let options = serde_json::to_value(&c.options).unwrap();
+        c.digests.options = sha256_hex(canonical_json(&options).as_bytes());
+        let signed = c.sign(&secret).unwrap();
+        assert_eq!(
+            signed.verify_signature(&public).problems,
+            Vec::<String>::new()
+        );
+        assert_eq!(signed.claim.blocked_musts(), vec!["a"]);
+        assert_eq!(signed.claim.must_counts(), (0, 0, 1));
+
+        let mut changed = signed.clone();
+        changed.claim.dispositions.get_mut("b").unwrap().level = "MAY".into();
+        assert_eq!(
+            changed.verify_signature(&public).problems,
+            vec!["claim member `dispositions/b/level` changed after signing".to_string()]
+        );
+        let mut resigned = signed.clone();
+        resigned
+            .signature
+            .manifest
+            .insert("verdict".into(), "0".repeat(64));
+        assert!(resigned.verify_signature(&public).problems[0].contains("does not match"));
+        let other: [u8; 32] = parse_key(&public_key_of(&[8u8; 32]), "key").unwrap();
+        assert!(!signed.verify_signature(&other).problems.is_empty());
+    }
+
     #[test]
     fn canonical_json_sorts_keys_at_every_level() {
         let value: Value =

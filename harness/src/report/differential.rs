@@ -28,6 +28,8 @@ use crate::verdict::Verdict;
 const CONTEXT_LINES: usize = 2;
 /// Most rows kept per case.
 const ROW_LIMIT: usize = 400;
+/// Most characters of one line kept in a row.
+const LINE_LIMIT: usize = 2048;
 
 /// Response headers left out: they vary by server or by the moment.
 const VOLATILE_HEADERS: [&str; 9] = [
@@ -379,7 +381,7 @@ fn push_json(lines: &mut Vec<String>, n: &mut Normaliser, prefix: &str, json: &V
 }
 
 /// Aligns two sides: differing runs paired row by row, a few lines of context around each,
-/// gaps between.
+/// gaps between; at most [`ROW_LIMIT`] rows of at most [`LINE_LIMIT`] characters.
 fn align(left: &[String], right: &[String]) -> Vec<DiffRow> {
     let left_text = left.join("\n") + "\n";
     let right_text = right.join("\n") + "\n";
@@ -423,6 +425,13 @@ fn align(left: &[String], right: &[String]) -> Vec<DiffRow> {
                     target,
                     reference,
                 });
+            }
+        }
+    }
+    for row in &mut rows {
+        for side in [&mut row.target, &mut row.reference].into_iter().flatten() {
+            if side.chars().count() > LINE_LIMIT {
+                *side = side.chars().take(LINE_LIMIT).collect::<String>() + " …";
             }
         }
     }
