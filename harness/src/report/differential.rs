@@ -8,9 +8,12 @@
 //! still the same), times (RFC 3339 stamps, and values of members named like times or
 //! durations, become `<time>`), the base URL (`<host>`), headers that vary by server (`date`,
 //! `content-length`, …), SSE comments (keep-alives come by the clock), frame timings and the
-//! fake providers' call counts (read when a step ends, they race with the host's work). What
-//! the seeds leave open is named: a case proving a requirement an open point of
-//! `spec/open-points.json` borders lists that point beside its differences.
+//! fake providers' call counts (read when a step ends, they race with the host's work). The
+//! options of these open points of `spec/open-points.json` are normalised too, and each case
+//! lists those that applied: header name case, a JSON content type's parameters, an error's
+//! `message` wording (and, on X, `provider_code`), the status a submission reports and the
+//! status of an idempotent replay (200 or 202). The other open points a case borders are named
+//! beside its differences: a difference there may be by right.
 
 use std::fmt::Write as _;
 use std::sync::LazyLock;
@@ -67,6 +70,9 @@ pub struct CaseDifference {
     /// Open points bordering the requirements the case proves: a difference there may be by
     /// right.
     pub open_points: Vec<String>,
+    /// Open points whose options were normalised away before comparing (the content-type's
+    /// parameters, header name case, an error's wording, a replay's status, …).
+    pub normalised: Vec<String>,
     /// Lines that differ (on either side).
     pub differing_lines: u32,
     /// The aligned transcript around the differences.
@@ -138,8 +144,12 @@ pub fn compare_case(
     reference: &CaseResult,
     reference_base: &str,
 ) -> Option<CaseDifference> {
-    let left = normalised_lines(&target.transcript, target_base);
-    let right = normalised_lines(&reference.transcript, reference_base);
+    let (left, left_by_right) = normalised_lines(&target.transcript, target_base, &target.surface);
+    let (right, right_by_right) =
+        normalised_lines(&reference.transcript, reference_base, &reference.surface);
+    let mut normalised: Vec<String> = left_by_right.into_iter().chain(right_by_right).collect();
+    normalised.sort();
+    normalised.dedup();
     let rows = align(&left, &right);
     let differing = rows
         .iter()
@@ -166,6 +176,7 @@ pub fn compare_case(
         target_verdict: target.verdict,
         reference_verdict: reference.verdict,
         open_points,
+        normalised,
         differing_lines: differing,
         rows,
     })
@@ -175,6 +186,10 @@ pub fn compare_case(
 struct Normaliser {
     base: String,
     ids: Vec<String>,
+    /// `x.` or `w.`: the surface whose open points apply.
+    surface: &'static str,
+    /// The open points whose options were normalised away, by id.
+    applied: std::collections::BTreeSet<String>,
 }
 
 static UUID: LazyLock<Regex> = LazyLock::new(|| {
@@ -196,6 +211,20 @@ static STAMP: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 impl Normaliser {
+    fn new(base_url: &str, surface: &'static str) -> Normaliser {
+        Normaliser {
+            base: base_url.trim_end_matches('/').to_string(),
+            ids: Vec::new(),
+            surface,
+            applied: Default::default(),
+        }
+    }
+
+    /// Records that an option of the surface's open point `name` was normalised.
+    fn by_right(&mut self, name: &str) {
+        self.applied.insert(format!("{}{name}", self.surface));
+    }
+
     fn text(&mut self, text: &str) -> String {
         let text = if self.base.is_empty() {
             text.to_string()
@@ -237,11 +266,25 @@ impl Normaliser {
             Value::Object(map) => {
                 let mut keys: Vec<&String> = map.keys().collect();
                 keys.sort();
-                Value::Object(
-                    keys.into_iter()
-                        .map(|k| (k.clone(), self.json(&map[k], Some(k))))
-                        .collect(),
-                )
+                // An error's wording and its provider-native code are the host's to choose.
+                let is_error = map.contains_key("code") || map.contains_key("error");
+                let mut out = serde_json::Map::new();
+                for k in keys {
+                    let member = &map[k];
+                    if is_error && k == "message" && member.is_string() {
+                        self.by_right(if self.surface == "x." {
+                            "errors.message-text"
+                        } else {
+                            "errors.details"
+                        });
+                        out.insert(k.clone(), Value::String("<message>".into()));
+                    } else if self.surface == "x." && k == "provider_code" {
+                        self.by_right("errors.provider-code");
+                    } else {
+                        out.insert(k.clone(), self.json(member, Some(k)));
+                    }
+                }
+                Value::Object(out)
             }
             Value::Array(items) => Value::Array(items.iter().map(|v| self.json(v, key)).collect()),
             Value::Number(_) if key.is_some_and(is_time_key) => Value::String("<time>".into()),
@@ -269,12 +312,14 @@ fn is_time_key(key: &str) -> bool {
         || lower.contains("elapsed")
 }
 
-/// One side's transcript as normalised lines.
-pub fn normalised_lines(transcript: &[StepRecord], base_url: &str) -> Vec<String> {
-    let mut n = Normaliser {
-        base: base_url.trim_end_matches('/').to_string(),
-        ids: Vec::new(),
-    };
+/// One side's transcript as normalised lines, and the open points (of the case's `surface`,
+/// `execution` or `openwop`) whose options were normalised away.
+pub fn normalised_lines(
+    transcript: &[StepRecord],
+    base_url: &str,
+    surface: &str,
+) -> (Vec<String>, Vec<String>) {
+    let mut n = Normaliser::new(base_url, if surface == "execution" { "x." } else { "w." });
     let mut lines = Vec::new();
     for step in transcript {
         lines.push(format!("== {} ({})", step.step, step.action));
@@ -296,18 +341,56 @@ pub fn normalised_lines(transcript: &[StepRecord], base_url: &str) -> Vec<String
                 blocks.push(block);
                 continue;
             };
-            block.push(format!("< {}", response.status));
-            let mut headers: Vec<String> = response
+            let submission = n.surface == "x."
+                && request.method == "POST"
+                && request
+                    .url
+                    .trim_end_matches('/')
+                    .ends_with("/v1/executions");
+            let keyed = request
                 .headers
                 .iter()
-                .filter(|h| !VOLATILE_HEADERS.contains(&h.name.to_ascii_lowercase().as_str()))
-                .map(|h| format!("< {}: {}", h.name.to_ascii_lowercase(), n.text(&h.value)))
-                .collect();
+                .any(|h| h.name.eq_ignore_ascii_case("idempotency-key"));
+            if submission && keyed && (200..=202).contains(&response.status) {
+                // A replay may answer 200 or 202 (and a first submission 202).
+                n.by_right("idempotency.replay-status");
+                block.push("< 2xx (accepted or replayed)".to_string());
+            } else {
+                block.push(format!("< {}", response.status));
+            }
+            let mut headers: Vec<String> = Vec::new();
+            for h in &response.headers {
+                let name = h.name.to_ascii_lowercase();
+                if VOLATILE_HEADERS.contains(&name.as_str()) {
+                    continue;
+                }
+                if name != h.name {
+                    n.by_right("http.header-name-case");
+                }
+                let mut value = n.text(&h.value);
+                if name == "content-type" && value.contains(';') {
+                    n.by_right("http.json-content-type-parameters");
+                    value = value
+                        .split(';')
+                        .next()
+                        .unwrap_or_default()
+                        .trim()
+                        .to_string();
+                }
+                headers.push(format!("< {name}: {value}"));
+            }
             headers.sort();
             block.extend(headers);
             let events: Vec<_> = response.events().collect();
             if events.is_empty() && !response.body.is_empty() {
                 match &response.json {
+                    Some(json) if submission && json.get("status").is_some() => {
+                        // The status a submission reports: the execution may have moved on.
+                        n.by_right("submission.initial-status");
+                        let mut json = json.clone();
+                        json["status"] = Value::String("<as read>".into());
+                        push_json(&mut block, &mut n, "< ", &json);
+                    }
                     Some(json) => push_json(&mut block, &mut n, "< ", json),
                     None => push_body(&mut block, &mut n, "< ", &response.body),
                 }
@@ -353,7 +436,7 @@ pub fn normalised_lines(transcript: &[StepRecord], base_url: &str) -> Vec<String
         // The fake providers' call counts are left out: read when the step ends, they race
         // with the host's work; what the host answered shows a second execution.
     }
-    lines
+    (lines, n.applied.into_iter().collect())
 }
 
 fn end_name(end: &crate::transcript::BodyEnd) -> String {
@@ -468,6 +551,13 @@ pub fn render_text(difference: &CaseDifference, width: usize) -> String {
         let cut: String = text.chars().take(width).collect();
         format!("{cut:<width$}")
     };
+    if !difference.normalised.is_empty() {
+        let _ = writeln!(
+            out,
+            "normalised by right: {}",
+            difference.normalised.join(", ")
+        );
+    }
     let _ = writeln!(out, "  {} | {}", fit("target"), fit("reference"));
     for row in &difference.rows {
         let mark = match row.kind {
@@ -498,10 +588,7 @@ mod tests {
 
     #[test]
     fn ids_are_numbered_by_first_appearance_and_times_dropped() {
-        let mut n = Normaliser {
-            base: "http://127.0.0.1:4000".into(),
-            ids: Vec::new(),
-        };
+        let mut n = Normaliser::new("http://127.0.0.1:4000", "x.");
         let a = n.text("http://127.0.0.1:4000/v1/executions/0190c1d2-3e4f-7a8b-9c0d-112233445566 at 2026-12-01T11:00:00.123Z");
         assert_eq!(a, "<host>/v1/executions/<id:1> at <time>");
         assert_eq!(n.text("0190c1d2-3e4f-7a8b-9c0d-112233445566"), "<id:1>");
@@ -515,6 +602,26 @@ mod tests {
             json,
             serde_json::json!({"b": "x", "created_at": "<time>", "durationMs": "<time>"})
         );
+    }
+
+    #[test]
+    fn every_open_point_normalised_by_right_is_in_the_registry() {
+        let registry = spec::open_points::open_points();
+        for surface in ["x.", "w."] {
+            for name in ["http.header-name-case", "http.json-content-type-parameters"] {
+                let id = format!("{surface}{name}");
+                assert!(registry.get(&id).is_some(), "{id}");
+            }
+        }
+        for id in [
+            "x.errors.message-text",
+            "x.errors.provider-code",
+            "w.errors.details",
+            "x.submission.initial-status",
+            "x.idempotency.replay-status",
+        ] {
+            assert!(registry.get(id).is_some(), "{id}");
+        }
     }
 
     #[test]

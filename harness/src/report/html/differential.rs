@@ -40,6 +40,17 @@ pub(super) fn differential(out: &mut String, differential: Option<&Differential>
             case.differing_lines,
             anchor = case_anchor(&case.case),
         );
+        if !case.normalised.is_empty() {
+            let _ = writeln!(
+                out,
+                "<p class=\"note\">Normalised by right (open points): {}.</p>",
+                case.normalised
+                    .iter()
+                    .map(|p| format!("<code>{}</code>", esc(p)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         if !case.open_points.is_empty() {
             let _ = writeln!(
                 out,
