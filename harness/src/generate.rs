@@ -12,7 +12,10 @@ use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, Test
 use serde_json::{Value, json};
 
 use crate::case::{GenerateSpec, Strategy};
-use crate::driver::case_run::{CaseRunner, CaseState};
+use futures::future::BoxFuture;
+
+use crate::case::Step;
+use crate::driver::case_state::CaseState;
 use crate::report::Counterexample;
 use crate::verdict::{CheckOutcome, Verdict};
 
@@ -168,15 +171,33 @@ fn seed_bytes(seed: u64, case_id: &str, step: &str) -> [u8; 32] {
     Sha256::digest(format!("{seed}/{case_id}/{step}").as_bytes()).into()
 }
 
+/// What a `generate` step needs from the runner of its case (the driver's `CaseRunner`
+/// implements it; this module does not know the runner).
+pub(crate) trait GenerateRunner: Sync {
+    /// The seed of property-based generation.
+    fn proptest_seed(&self) -> u64;
+    /// Where committed counterexamples live (`cases/regressions`).
+    fn regressions_dir(&self) -> &Option<std::path::PathBuf>;
+    /// Re-registers the case's scripts that refer to a loop variable, under the current bindings.
+    fn reregister_generated_scripts(&self, state: &mut CaseState<'_>) -> Result<(), String>;
+    /// Runs `steps`, located under `base`.
+    fn run_steps<'a>(
+        &'a self,
+        steps: &'a [Step],
+        base: String,
+        state: &'a mut CaseState<'_>,
+    ) -> BoxFuture<'a, ()>;
+}
+
 /// Runs a `generate` step.
 pub(crate) async fn run_generate(
-    runner: &CaseRunner,
+    runner: &dyn GenerateRunner,
     spec: &GenerateSpec,
     name: &str,
     location: &str,
     state: &mut CaseState<'_>,
 ) {
-    let regressions = load_regressions(&runner.regressions_dir, &state.case.id);
+    let regressions = load_regressions(runner.regressions_dir(), &state.case.id);
     let cases = spec.cases.unwrap_or(DEFAULT_CASES);
     let handle = tokio::runtime::Handle::current();
     let config = Config {
@@ -185,7 +206,7 @@ pub(crate) async fn run_generate(
         max_shrink_iters: 64,
         ..Config::default()
     };
-    let rng_seed = seed_bytes(runner.proptest_seed, &state.case.id, name);
+    let rng_seed = seed_bytes(runner.proptest_seed(), &state.case.id, name);
     let mut tested = 0u32;
     let mut minimal: Option<Value> = None;
     // Committed counterexamples first.
@@ -234,7 +255,7 @@ pub(crate) async fn run_generate(
 
 #[allow(clippy::too_many_arguments)]
 async fn finish(
-    runner: &CaseRunner,
+    runner: &dyn GenerateRunner,
     spec: &GenerateSpec,
     name: &str,
     location: &str,
@@ -263,7 +284,7 @@ async fn finish(
             state.counterexample = Some(Counterexample {
                 step: name.to_string(),
                 strategy: format!("{:?}", spec.strategy),
-                seed: runner.proptest_seed,
+                seed: runner.proptest_seed(),
                 value: value.clone(),
             });
             if replay.failed.is_empty() && replay.error.is_none() {
@@ -288,7 +309,7 @@ async fn finish(
 /// Runs the step's steps for one value in a scratch copy of the state; when `record` is set,
 /// the transcript and outcomes are kept in the case's state.
 async fn attempt(
-    runner: &CaseRunner,
+    runner: &dyn GenerateRunner,
     spec: &GenerateSpec,
     value: &Value,
     location: &str,

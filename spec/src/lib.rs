@@ -39,6 +39,7 @@ pub mod fixtures;
 pub mod open_points;
 pub mod openwop;
 pub mod overlay;
+mod published;
 pub mod registry;
 pub mod requirements;
 pub mod schema;

@@ -17,6 +17,9 @@ use serde_json::Value;
 use super::exactly_one::{NotExactlyOne, exactly_one_of, schema_of_raw_form};
 use crate::verdict::Level;
 
+/// The default time budget of a case (its `timeout_ms`), before `--time-scale`.
+pub const DEFAULT_CASE_TIMEOUT_MS: u64 = 15_000;
+
 /// One conformance case.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

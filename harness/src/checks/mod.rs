@@ -4,6 +4,7 @@
 //! vocabulary is closed (the variants of [`CheckKind`]); each kind is documented on its variant
 //! and in `cases/README.md`.
 
+mod context;
 mod events;
 mod json_match;
 mod response;
@@ -11,142 +12,15 @@ mod stream;
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeMap;
-
+pub use context::EvalContext;
+pub(crate) use context::Outcome;
 pub use events::{Observed, ObservedEvent, field, observe};
 pub use json_match::{Mismatch, json_condition, json_equal};
 pub use response::find_text;
 
-use crate::case::{CaseSurface, Check, CheckKind};
-use crate::template::{Scope, TemplateError};
-use crate::transcript::{ResponseRecord, StepRecord};
-use crate::verdict::{CheckOutcome, Level, Verdict};
-
-/// What a check is judged against.
-pub struct EvalContext<'a> {
-    /// The case's surface.
-    pub surface: CaseSurface,
-    /// The case's level.
-    pub case_level: Level,
-    /// The case's requirements.
-    pub case_requirements: &'a [String],
-    /// The step being judged.
-    pub step: &'a StepRecord,
-    /// Earlier (and this) steps' records by id.
-    pub steps: &'a BTreeMap<String, StepRecord>,
-    /// Values for `${…}` expansion.
-    pub scope: &'a Scope,
-    /// The check's JSON pointer in the case file.
-    pub location: String,
-}
-
-/// Builds outcomes with the check's level and requirements.
-pub(crate) struct Outcome<'a> {
-    kind: &'static str,
-    level: Level,
-    requirements: Vec<String>,
-    ctx: &'a EvalContext<'a>,
-}
-
-impl Outcome<'_> {
-    fn make(
-        &self,
-        verdict: Verdict,
-        message: String,
-        expected: Option<String>,
-        actual: Option<String>,
-    ) -> CheckOutcome {
-        CheckOutcome {
-            check: self.kind.to_string(),
-            location: self.ctx.location.clone(),
-            step: Some(self.ctx.step.step.clone()),
-            level: self.level,
-            requirements: self.requirements.clone(),
-            verdict,
-            message,
-            expected,
-            actual,
-        }
-    }
-
-    /// The check held.
-    pub(crate) fn pass(&self, message: impl Into<String>) -> CheckOutcome {
-        self.make(Verdict::Pass, message.into(), None, None)
-    }
-
-    /// The check failed at its level.
-    pub(crate) fn fail(
-        &self,
-        message: impl Into<String>,
-        expected: impl Into<String>,
-        actual: impl Into<String>,
-    ) -> CheckOutcome {
-        self.make(
-            self.level.failure_verdict(),
-            message.into(),
-            Some(expected.into()),
-            Some(actual.into()),
-        )
-    }
-
-    /// A failure at a different level than the check's (e.g. INFO for what the chapter leaves
-    /// unconstrained).
-    pub(crate) fn fail_at(
-        &self,
-        level: Level,
-        message: impl Into<String>,
-        actual: impl Into<String>,
-    ) -> CheckOutcome {
-        let mut outcome = self.make(
-            level.failure_verdict(),
-            message.into(),
-            None,
-            Some(actual.into()),
-        );
-        outcome.level = level;
-        outcome
-    }
-
-    /// The check could not be evaluated because a value it needs is missing.
-    pub(crate) fn template(&self, error: &TemplateError) -> CheckOutcome {
-        match error {
-            TemplateError::Syntax(..) => self.make(
-                Verdict::Error,
-                format!("the check is malformed: {error}"),
-                None,
-                None,
-            ),
-            TemplateError::Missing(..) => self.fail(
-                "a value this check compares is missing",
-                "a value",
-                error.to_string(),
-            ),
-        }
-    }
-
-    /// The primary response of the step, or a failure saying why there is none.
-    pub(crate) fn response<'r>(
-        &self,
-        step: &'r StepRecord,
-    ) -> Result<&'r ResponseRecord, Box<CheckOutcome>> {
-        let exchange = step.exchanges.last().ok_or_else(|| {
-            Box::new(self.fail("the step sent no request", "a response", "nothing"))
-        })?;
-        match (&exchange.response, &exchange.transport_error) {
-            (Some(response), _) => Ok(response),
-            (None, Some(error)) => Err(Box::new(self.fail(
-                "the host sent no response",
-                "a response",
-                error.message.clone(),
-            ))),
-            (None, None) => Err(Box::new(self.fail(
-                "the host sent no response",
-                "a response",
-                "nothing",
-            ))),
-        }
-    }
-}
+use crate::case::{Check, CheckKind};
+use crate::transcript::StepRecord;
+use crate::verdict::CheckOutcome;
 
 /// Judges one check against a step's record. The match is over the closed vocabulary
 /// [`CheckKind`]: a new kind is a variant there and an arm here.
@@ -174,9 +48,11 @@ pub fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
         CheckKind::Same(values) => one(response::same(&out, values, true)),
         CheckKind::Distinct(values) => one(response::same(&out, values, false)),
         CheckKind::TextAbsent(needles) => one(response::text_absent(&out, step, needles)),
-        CheckKind::Each(checks) => response::each(&out, step, checks, ctx),
+        CheckKind::Each(checks) => response::each(&out, step, checks, ctx, evaluate),
         CheckKind::Responses(expect) => one(response::responses(&out, step, expect)),
-        CheckKind::EachWithStatus(expect) => response::each_with_status(&out, step, expect, ctx),
+        CheckKind::EachWithStatus(expect) => {
+            response::each_with_status(&out, step, expect, ctx, evaluate)
+        }
         CheckKind::EventGaps(expect) => one(stream::event_gaps(&out, step, expect)),
         CheckKind::ProviderCalls(expect) => one(provider_calls(&out, step, expect)),
         CheckKind::EventsValid(_) => one(stream::events_valid(&out, step)),

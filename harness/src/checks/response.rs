@@ -4,10 +4,14 @@
 use serde_json::Value;
 
 use super::json_match::{json_condition, json_equal};
-use super::{EvalContext, Outcome, evaluate};
+use super::{EvalContext, Outcome};
 use crate::case::{CaseSurface, Check, ErrorExpect, HeaderExpect, JsonExpect, ResponsesExpect};
 use crate::transcript::{FrameKind, StepRecord};
 use crate::verdict::CheckOutcome;
+
+/// How a composite check judges its inner checks (the dispatcher, `super::evaluate`, passed in
+/// so this module does not call back into it).
+pub(super) type Judge = fn(&Check, &EvalContext<'_>) -> Vec<CheckOutcome>;
 
 pub(super) fn status(out: &Outcome<'_>, step: &StepRecord, allowed: &[u16]) -> CheckOutcome {
     let response = match out.response(step) {
@@ -288,8 +292,9 @@ pub(super) fn each(
     step: &StepRecord,
     checks: &[Check],
     ctx: &EvalContext<'_>,
+    judge: Judge,
 ) -> Vec<CheckOutcome> {
-    each_selected(out, step, checks, ctx, None)
+    each_selected(out, step, checks, ctx, None, judge)
 }
 
 /// `each_with_status`: the checks on every response with the status; at least one must have it.
@@ -298,6 +303,7 @@ pub(super) fn each_with_status(
     step: &StepRecord,
     expect: &crate::case::EachWithStatus,
     ctx: &EvalContext<'_>,
+    judge: Judge,
 ) -> Vec<CheckOutcome> {
     let statuses: Vec<u16> = step
         .exchanges
@@ -311,7 +317,7 @@ pub(super) fn each_with_status(
             format!("statuses: {statuses:?}"),
         )];
     }
-    each_selected(out, step, &expect.expect, ctx, Some(expect.status))
+    each_selected(out, step, &expect.expect, ctx, Some(expect.status), judge)
 }
 
 fn each_selected(
@@ -320,6 +326,7 @@ fn each_selected(
     checks: &[Check],
     ctx: &EvalContext<'_>,
     status: Option<u16>,
+    judge: Judge,
 ) -> Vec<CheckOutcome> {
     let mut outcomes = Vec::new();
     for (i, exchange) in step.exchanges.iter().enumerate() {
@@ -340,7 +347,7 @@ fn each_selected(
                 scope: ctx.scope,
                 location: format!("{}/each/{j}#response{i}", ctx.location),
             };
-            outcomes.extend(evaluate(check, &inner));
+            outcomes.extend(judge(check, &inner));
         }
     }
     if outcomes.is_empty() {

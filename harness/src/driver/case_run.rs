@@ -9,6 +9,9 @@ use futures::future::{BoxFuture, join_all};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+pub use crate::case::DEFAULT_CASE_TIMEOUT_MS;
+
+use super::case_state::CaseState;
 use super::http::{HttpDriver, PreparedRequest, ReadMode, StopCondition};
 use crate::case::{
     Case, CaseSurface, ConcurrentCopy, JsonExpect, Principal, RepeatSpec, RequestSpec, Step,
@@ -20,9 +23,6 @@ use crate::target::Target;
 use crate::template::{Scope, TemplateError};
 use crate::transcript::{Exchange, ProviderCallCount, StepRecord};
 use crate::verdict::{CheckOutcome, Level, Verdict};
-
-/// The default time budget of a case, before `--time-scale`.
-pub const DEFAULT_CASE_TIMEOUT_MS: u64 = 15_000;
 
 /// What running a case produced (before the baseline and report assembly).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -52,24 +52,6 @@ pub struct CaseRunner {
     pub proptest_seed: u64,
     /// Where committed counterexamples of `generate` steps live (`cases/regressions`).
     pub regressions_dir: Option<std::path::PathBuf>,
-}
-
-/// The mutable state of one case run.
-pub(crate) struct CaseState<'a> {
-    pub(crate) case: &'a Case,
-    pub(crate) scope: Scope,
-    pub(crate) transcript: Vec<StepRecord>,
-    pub(crate) by_id: BTreeMap<String, StepRecord>,
-    pub(crate) checks: Vec<CheckOutcome>,
-    pub(crate) error: Option<String>,
-    pub(crate) stopped: bool,
-    /// Local script name → registered script id.
-    pub(crate) scripts: BTreeMap<String, String>,
-    pub(crate) deadline: Instant,
-    pub(crate) started: Instant,
-    pub(crate) counterexample: Option<Counterexample>,
-    /// Every script registered for this case, as served.
-    pub(crate) served: Vec<ServedScript>,
 }
 
 impl CaseRunner {
@@ -818,4 +800,27 @@ fn exchange_view(exchange: &Exchange) -> Value {
         "frames": frames,
         "frame_ids": frames.iter().filter_map(|f| f.get("id").cloned()).collect::<Vec<_>>(),
     })
+}
+
+impl crate::generate::GenerateRunner for CaseRunner {
+    fn proptest_seed(&self) -> u64 {
+        self.proptest_seed
+    }
+
+    fn regressions_dir(&self) -> &Option<std::path::PathBuf> {
+        &self.regressions_dir
+    }
+
+    fn reregister_generated_scripts(&self, state: &mut CaseState<'_>) -> Result<(), String> {
+        CaseRunner::reregister_generated_scripts(self, state)
+    }
+
+    fn run_steps<'a>(
+        &'a self,
+        steps: &'a [Step],
+        base: String,
+        state: &'a mut CaseState<'_>,
+    ) -> BoxFuture<'a, ()> {
+        CaseRunner::run_steps(self, steps, base, state)
+    }
 }

@@ -2,6 +2,7 @@
 //! case's steps ([`case_run`]).
 
 pub mod case_run;
+pub(crate) mod case_state;
 pub mod http;
 
 pub use case_run::{CaseExecution, CaseRunner, DEFAULT_CASE_TIMEOUT_MS, step_view};

@@ -10,7 +10,8 @@ use std::sync::Mutex;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::model::{CaseResult, RunReport, SurfaceJudgement};
+use super::model::{CaseResult, RunReport};
+pub use super::outcome::surface_line;
 use super::{WrittenReports, exit_code, exit_code_meaning, first_failing_check};
 use crate::verdict::Verdict;
 
@@ -196,25 +197,6 @@ pub fn summary_text(report: &RunReport, written: Option<&WrittenReports>) -> Str
         }
     }
     out
-}
-
-/// One surface's judgement in a line: `openwop (served): 40 of 52 case(s) judged, 31 of 38 MUST
-/// requirement(s) judged`.
-pub fn surface_line(surface: &SurfaceJudgement) -> String {
-    format!(
-        "{} ({}): {} of {} case(s) judged, {} of {} MUST requirement(s) judged",
-        surface.surface,
-        match (surface.served, surface.requested) {
-            (true, true) => "served, requested",
-            (true, false) => "served",
-            (false, true) => "not served, requested",
-            (false, false) => "not served",
-        },
-        surface.cases_judged,
-        surface.cases,
-        surface.must_requirements_judged,
-        surface.must_requirements
-    )
 }
 
 fn one_line(text: &str) -> String {

@@ -19,13 +19,12 @@ use std::fmt::Write as _;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
+pub use super::model::{CaseDifference, DiffRow, Differential, RowKind};
 use super::model::{CaseResult, RunReport};
 use crate::transcript::{FrameKind, StepRecord};
-use crate::verdict::Verdict;
 
 /// Lines of context kept around each difference.
 const CONTEXT_LINES: usize = 2;
@@ -46,65 +45,6 @@ const VOLATILE_HEADERS: [&str; 9] = [
     "x-request-id",
     "etag",
 ];
-
-/// The differences of a run from the reference runtime.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Differential {
-    /// What the target was compared with (`built-in`).
-    pub reference: String,
-    /// Cases compared.
-    pub cases_compared: u32,
-    /// The cases whose normalised transcripts differ, in run order.
-    pub cases: Vec<CaseDifference>,
-}
-
-/// One case's remaining differences.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct CaseDifference {
-    /// The case id.
-    pub case: String,
-    /// Its verdict against the target.
-    pub target_verdict: Verdict,
-    /// Its verdict against the reference runtime.
-    pub reference_verdict: Verdict,
-    /// Open points bordering the requirements the case proves: a difference there may be by
-    /// right.
-    pub open_points: Vec<String>,
-    /// Open points whose options were normalised away before comparing (the content-type's
-    /// parameters, header name case, an error's wording, a replay's status, …).
-    pub normalised: Vec<String>,
-    /// Lines that differ (on either side).
-    pub differing_lines: u32,
-    /// The aligned transcript around the differences.
-    pub rows: Vec<DiffRow>,
-}
-
-/// One row of the aligned two-column transcript.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct DiffRow {
-    /// How the two sides relate.
-    pub kind: RowKind,
-    /// The target's line.
-    pub target: Option<String>,
-    /// The reference's line.
-    pub reference: Option<String>,
-}
-
-/// How a row's two sides relate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum RowKind {
-    /// The same on both sides (context).
-    Same,
-    /// A line on each side, different.
-    Changed,
-    /// Only the target has it.
-    TargetOnly,
-    /// Only the reference has it.
-    ReferenceOnly,
-    /// Lines left out between two differences.
-    Gap,
-}
 
 impl Differential {
     /// Compares each case of `target` with the same case of `reference` (by id).

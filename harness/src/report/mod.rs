@@ -21,69 +21,14 @@ pub mod junit;
 pub mod markdown;
 pub mod merge;
 pub mod model;
+mod outcome;
 pub mod repro;
 
 use std::path::{Path, PathBuf};
 
 pub use json::report_schema;
 pub use model::*;
-
-use crate::verdict::{CheckOutcome, Verdict};
-
-/// Every verdict, in the order reports list counts: the host's outcomes first, then the
-/// baseline's, then the harness's.
-pub const VERDICT_DISPLAY_ORDER: [Verdict; 9] = [
-    Verdict::Pass,
-    Verdict::Fail,
-    Verdict::Warn,
-    Verdict::Info,
-    Verdict::Skip,
-    Verdict::Blocked,
-    Verdict::Xfail,
-    Verdict::Stale,
-    Verdict::Error,
-];
-
-/// The process exit code a run with this overall verdict ends with: 0 conforms (PASS, INFO,
-/// WARN, SKIP, XFAIL), 1 a conformance failure (FAIL, STALE), 3 a harness or environment error
-/// (ERROR), 4 not judged (BLOCKED: a MUST case the harness could not judge, or a served or
-/// requested surface with no judged case). Code 2 (usage or configuration error) is decided
-/// before any report exists.
-pub fn exit_code(run_verdict: Verdict) -> u8 {
-    match run_verdict {
-        Verdict::Pass | Verdict::Info | Verdict::Warn | Verdict::Skip | Verdict::Xfail => 0,
-        Verdict::Fail | Verdict::Stale => 1,
-        Verdict::Error => 3,
-        Verdict::Blocked => NOT_JUDGED_EXIT_CODE,
-    }
-}
-
-/// The exit code of a run that could not judge what conformance needs (see [`exit_code`]).
-pub const NOT_JUDGED_EXIT_CODE: u8 = 4;
-
-/// What an exit code means, in one sentence.
-pub fn exit_code_meaning(code: u8) -> &'static str {
-    match code {
-        0 => {
-            "the host conforms (no MUST broken; warnings, skips and baselined failures do not fail the run)"
-        }
-        1 => "a conformance failure (a MUST broken, or a stale baseline entry)",
-        2 => "a usage or configuration error",
-        NOT_JUDGED_EXIT_CODE => {
-            "not judged: the harness could not judge a MUST case, or a surface the host serves or the operator asked for (the host does not conform until it is judged)"
-        }
-        _ => "a harness or environment error (the run cannot conclude anything about the host)",
-    }
-}
-
-/// The check a report shows first for a case: the first FAIL, else the first check that did
-/// not hold.
-pub fn first_failing_check(case: &CaseResult) -> Option<&CheckOutcome> {
-    case.checks
-        .iter()
-        .find(|c| c.verdict == Verdict::Fail)
-        .or_else(|| case.checks.iter().find(|c| !c.passed()))
-}
+pub use outcome::{NOT_JUDGED_EXIT_CODE, exit_code, exit_code_meaning, first_failing_check};
 
 /// The files [`write_all`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,6 +8,20 @@ use serde::{Deserialize, Serialize};
 use crate::transcript::StepRecord;
 use crate::verdict::{CheckOutcome, Level, Verdict};
 
+/// Every verdict, in the order reports list counts: the host's outcomes first, then the
+/// baseline's, then the harness's.
+pub const VERDICT_DISPLAY_ORDER: [Verdict; 9] = [
+    Verdict::Pass,
+    Verdict::Fail,
+    Verdict::Warn,
+    Verdict::Info,
+    Verdict::Skip,
+    Verdict::Blocked,
+    Verdict::Xfail,
+    Verdict::Stale,
+    Verdict::Error,
+];
+
 /// The report format version. Bump it on any incompatible change.
 pub const REPORT_FORMAT_VERSION: u32 = 1;
 
@@ -55,7 +69,7 @@ pub struct RunReport {
     /// Differential mode (`run --differential`): the cases whose transcripts differ from the
     /// reference runtime's, after normalising what differs by right. INFO only: never a verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub differential: Option<super::differential::Differential>,
+    pub differential: Option<Differential>,
 }
 
 /// The corpus a run's cases came from: what `conformance --version` names, or a cases
@@ -131,9 +145,9 @@ impl Summary {
         self.by_verdict.get(&verdict).copied().unwrap_or(0)
     }
 
-    /// Every verdict with its count, in [`super::VERDICT_DISPLAY_ORDER`] (zero counts included).
+    /// Every verdict with its count, in [`VERDICT_DISPLAY_ORDER`] (zero counts included).
     pub fn counts(&self) -> impl Iterator<Item = (Verdict, u32)> + '_ {
-        super::VERDICT_DISPLAY_ORDER
+        VERDICT_DISPLAY_ORDER
             .into_iter()
             .map(|verdict| (verdict, self.count(verdict)))
     }
@@ -237,4 +251,63 @@ pub struct Counterexample {
     pub seed: u64,
     /// The minimal failing value.
     pub value: serde_json::Value,
+}
+
+/// The differences of a run from the reference runtime.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Differential {
+    /// What the target was compared with (`built-in`).
+    pub reference: String,
+    /// Cases compared.
+    pub cases_compared: u32,
+    /// The cases whose normalised transcripts differ, in run order.
+    pub cases: Vec<CaseDifference>,
+}
+
+/// One case's remaining differences.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CaseDifference {
+    /// The case id.
+    pub case: String,
+    /// Its verdict against the target.
+    pub target_verdict: Verdict,
+    /// Its verdict against the reference runtime.
+    pub reference_verdict: Verdict,
+    /// Open points bordering the requirements the case proves: a difference there may be by
+    /// right.
+    pub open_points: Vec<String>,
+    /// Open points whose options were normalised away before comparing (the content-type's
+    /// parameters, header name case, an error's wording, a replay's status, …).
+    pub normalised: Vec<String>,
+    /// Lines that differ (on either side).
+    pub differing_lines: u32,
+    /// The aligned transcript around the differences.
+    pub rows: Vec<DiffRow>,
+}
+
+/// One row of the aligned two-column transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct DiffRow {
+    /// How the two sides relate.
+    pub kind: RowKind,
+    /// The target's line.
+    pub target: Option<String>,
+    /// The reference's line.
+    pub reference: Option<String>,
+}
+
+/// How a row's two sides relate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RowKind {
+    /// The same on both sides (context).
+    Same,
+    /// A line on each side, different.
+    Changed,
+    /// Only the target has it.
+    TargetOnly,
+    /// Only the reference has it.
+    ReferenceOnly,
+    /// Lines left out between two differences.
+    Gap,
 }

@@ -2,6 +2,7 @@
 
 pub(crate) mod anthropic;
 pub(crate) mod async_media;
+mod context;
 pub(crate) mod errors;
 pub(crate) mod openai_chat;
 pub(crate) mod openai_responses;
@@ -16,6 +17,7 @@ use crate::plan::{
     whole_body_with_fault, with_frame_delays,
 };
 use crate::script::{Completion, ProviderError, StreamFault, Timing};
+pub(crate) use context::CompletionContext;
 use errors::{ErrorContext, in_band_error_frame, provider_error};
 
 /// What the encoders read from the request body.
@@ -47,14 +49,6 @@ impl RequestOptions {
                 == Some(true),
         }
     }
-}
-
-/// Identity of one encoded completion.
-pub(crate) struct CompletionContext<'a> {
-    pub model: &'a str,
-    pub response_id: &'a str,
-    pub created: u64,
-    pub include_usage: bool,
 }
 
 /// Seconds since the Unix epoch (0 if the clock is before it).

@@ -17,13 +17,31 @@ use tokio::time::Instant;
 
 use super::log_writer::LogWriter;
 use super::routing::{self, Candidate};
-use super::service::Executions;
-use crate::defects::Defect;
-use crate::providers::{AttemptFailure, ProviderCall, RemoteJobSlot};
+use crate::config::Config;
+use crate::defects::{Defect, Defects};
+use crate::providers::{Adapter, AttemptFailure, ProviderCall, RemoteJobSlot};
+use crate::redact::{CredentialSource, Redactor};
+
+/// What the driver reads from the service that runs it. The service implements it; the driver
+/// does not know the service.
+pub(crate) trait DriverHost: Send + Sync {
+    /// The runtime configuration (providers, limits).
+    fn config(&self) -> &Config;
+    /// Switched-on defects.
+    fn defects(&self) -> &Defects;
+    /// Where provider credentials come from.
+    fn credentials(&self) -> &CredentialSource;
+    /// The redactor that learns every credential it sends.
+    fn redactor(&self) -> &Redactor;
+    /// One adapter per configured provider, in configuration order.
+    fn adapters(&self) -> &[Adapter];
+    /// Drops a finished execution from the live table.
+    fn forget(&self, execution_id: &str);
+}
 
 /// What the driver needs.
 pub(crate) struct DriveContext {
-    pub service: Arc<Executions>,
+    pub service: Arc<dyn DriverHost>,
     pub execution_id: String,
     pub request: ExecutionRequest,
     pub candidates: Vec<Candidate>,
@@ -50,7 +68,7 @@ pub(crate) async fn drive(context: DriveContext, writer: LogWriter) {
     let deadline = context
         .request
         .deadline_ms
-        .filter(|_| !context.service.defects.has(Defect::XDeadlineIgnored))
+        .filter(|_| !context.service.defects().has(Defect::XDeadlineIgnored))
         .map(|ms| started + Duration::from_millis(ms));
     let mut state = AttemptState {
         writer,
@@ -76,9 +94,12 @@ pub(crate) async fn drive(context: DriveContext, writer: LogWriter) {
     // job that did not complete is cancelled remotely, best effort and bounded.
     if let (Some(job), Some(provider)) = (state.remote.take(), state.current_provider) {
         let service = &context.service;
-        let provider_config = &service.config.providers[provider];
-        if let Some(credential) = service.credentials.resolve(&provider_config.credential_env) {
-            service.adapters[provider]
+        let provider_config = &service.config().providers[provider];
+        if let Some(credential) = service
+            .credentials()
+            .resolve(&provider_config.credential_env)
+        {
+            service.adapters()[provider]
                 .cancel_remote(&job, &credential)
                 .await;
         }
@@ -87,7 +108,7 @@ pub(crate) async fn drive(context: DriveContext, writer: LogWriter) {
         Outcome::Completed(target) => Some(EventBody::Completed { target }),
         Outcome::Failed(error) => Some(EventBody::Failed { error }),
         Outcome::Cancelled => {
-            if context.service.defects.has(Defect::XNoTerminalOnCancel) {
+            if context.service.defects().has(Defect::XNoTerminalOnCancel) {
                 // The defect: the provider was stopped but no terminal event is appended.
                 None
             } else {
@@ -136,7 +157,7 @@ async fn run_attempts(
             false,
         ));
     }
-    let limit = if service.defects.has(Defect::XMaxAttemptsIgnored)
+    let limit = if service.defects().has(Defect::XMaxAttemptsIgnored)
         && context
             .request
             .routing
@@ -155,7 +176,7 @@ async fn run_attempts(
         .as_ref()
         .and_then(|r| r.retry_budget_ms)
         .map(Duration::from_millis);
-    let max_wait = Duration::from_millis(service.config.limits.max_retry_after_ms);
+    let max_wait = Duration::from_millis(service.config().limits.max_retry_after_ms);
     let mut last_error = None;
     for attempt in 1..=limit {
         let candidate = &candidates[(attempt as usize - 1) % candidates.len()];
@@ -171,7 +192,7 @@ async fn run_attempts(
             Ok(()) => return Outcome::Completed(candidate.target.clone()),
             Err(failure) => failure,
         };
-        if state.writer.output_exposed() && !service.defects.has(Defect::XFallbackAfterOutput) {
+        if state.writer.output_exposed() && !service.defects().has(Defect::XFallbackAfterOutput) {
             // Output was exposed: no fallback, and the failure is not retryable.
             failure.error.retryable = false;
         }
@@ -224,21 +245,21 @@ async fn call(
     state: &mut AttemptState,
 ) -> Result<(), AttemptFailure> {
     let service = &context.service;
-    let provider = &service.config.providers[candidate.provider];
-    let Some(credential) = service.credentials.resolve(&provider.credential_env) else {
+    let provider = &service.config().providers[candidate.provider];
+    let Some(credential) = service.credentials().resolve(&provider.credential_env) else {
         return Err(AttemptFailure::new(
             ErrorCode::ProviderUnavailable,
             "Provider credential is not configured",
             false,
         ));
     };
-    service.redactor.learn(&credential);
+    service.redactor().learn(&credential);
     let call = ProviderCall {
         request: &context.request,
         model: &candidate.target.model,
         credential: &credential,
     };
-    service.adapters[candidate.provider]
+    service.adapters()[candidate.provider]
         .run(call, &mut state.writer, &state.remote)
         .await
 }

@@ -15,7 +15,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::admission::Admitted;
-use super::driver::{self, DriveContext};
+use super::driver::{self, DriveContext, DriverHost};
 use super::errors::ApiError;
 use super::fold::fold;
 use super::idempotency::{self, Decision};
@@ -305,7 +305,7 @@ impl Executions {
         let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
         live.insert(execution_id.to_string(), Live { cancel, task: None });
         let context = DriveContext {
-            service: Arc::clone(self),
+            service: Arc::clone(self) as Arc<dyn DriverHost>,
             execution_id: execution_id.to_string(),
             request: admitted.request,
             candidates,
@@ -447,5 +447,31 @@ impl Executions {
         for task in tasks {
             let _ = task.await;
         }
+    }
+}
+
+impl DriverHost for Executions {
+    fn config(&self) -> &Config {
+        &self.config
+    }
+
+    fn defects(&self) -> &Defects {
+        &self.defects
+    }
+
+    fn credentials(&self) -> &CredentialSource {
+        &self.credentials
+    }
+
+    fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    fn adapters(&self) -> &[Adapter] {
+        &self.adapters
+    }
+
+    fn forget(&self, execution_id: &str) {
+        Executions::forget(self, execution_id);
     }
 }

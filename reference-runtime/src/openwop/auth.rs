@@ -1,16 +1,11 @@
 //! Bearer API keys mapped to tenants: who is calling.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use axum::extract::FromRequestParts;
-use axum::http::header;
-use axum::http::request::Parts;
 use spec::openwop::{Owner, Subject, SubjectKind};
 
 use super::config::ApiKeyConfig;
 use super::error::ApiError;
-use super::state::WState;
 
 /// The issuer of every subject this host vouches for (its API keys, its own workloads).
 pub const HOST_ISSUER: &str = "urn:conformance-harness:reference-runtime";
@@ -98,21 +93,6 @@ impl KeyTable {
             .get(key.trim())
             .cloned()
             .ok_or_else(ApiError::unauthenticated)
-    }
-}
-
-impl FromRequestParts<Arc<WState>> for Caller {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &Arc<WState>,
-    ) -> Result<Self, Self::Rejection> {
-        let authorization = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok());
-        state.keys.resolve(authorization)
     }
 }
 

@@ -8,9 +8,47 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::envelopes::settings::EnvelopeSettings;
-use super::feedback::FeedbackSettings;
-use super::usage::ProviderUsageSettings;
 use crate::choices::OpenWopChoices;
+
+/// The largest request body surface W reads.
+pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// `feedback.targets`.
+pub(crate) const TARGETS: [&str; 2] = ["run", "node"];
+/// `feedback.signals`.
+pub(crate) const SIGNALS: [&str; 4] = ["rating", "correction", "label", "flag"];
+
+/// `[openwop.feedback]`: how the `feedback` capability is advertised (see the module
+/// documentation).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FeedbackSettings {
+    /// Whether `feedback` carries `signals` (absent means all four, which this host accepts).
+    pub advertise_signals: bool,
+}
+
+impl Default for FeedbackSettings {
+    fn default() -> Self {
+        FeedbackSettings {
+            advertise_signals: true,
+        }
+    }
+}
+
+/// `[openwop.provider_usage]`: whether the `providerUsage` capability is advertised (see the
+/// module documentation).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ProviderUsageSettings {
+    /// Whether discovery lists `providerUsage` and runs record `provider.usage`.
+    pub advertise: bool,
+}
+
+impl Default for ProviderUsageSettings {
+    fn default() -> Self {
+        ProviderUsageSettings { advertise: true }
+    }
+}
 
 /// The longest keep-alive interval the chapter allows (a comment at least every 30 s).
 pub const MAX_KEEP_ALIVE_SECS: u64 = 30;
@@ -346,6 +384,7 @@ impl OpenWopConfig {
             }
         }
         self.envelopes.check().map_err(ConfigError)?;
+        super::envelopes::catalog::check_supported_kinds(&self.envelopes).map_err(ConfigError)?;
         let hb = &self.heartbeat;
         if hb.min_interval_sec == 0 {
             return fail("heartbeat.min_interval_sec must be at least 1".to_string());

@@ -1,9 +1,6 @@
 //! `GET /.well-known/openwop` (no auth): what this host implements, with a strong `ETag`
 //! (`If-None-Match` → 304). Presence is the claim, so only implemented families are listed.
 
-use std::sync::Arc;
-
-use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -14,10 +11,9 @@ use crate::defects::{Defect, Defects};
 
 use super::OpenWopConfig;
 use super::ai::mock_provider_ids;
+use super::config::MAX_BODY_BYTES;
 use super::envelopes::KindCatalog;
-use super::run_routes::MAX_BODY_BYTES;
-use super::state::WState;
-use super::{era2, feedback, pricing, scheduling};
+use super::{config, era2, pricing, scheduling};
 
 /// The serialised document and its `ETag`.
 pub(crate) struct DiscoveryDocument {
@@ -170,9 +166,9 @@ fn issue9_families(
             }),
         ),
     );
-    let mut feedback_facets = json!({ "targets": feedback::TARGETS });
+    let mut feedback_facets = json!({ "targets": config::TARGETS });
     if config.feedback.advertise_signals {
-        feedback_facets["signals"] = json!(feedback::SIGNALS);
+        feedback_facets["signals"] = json!(config::SIGNALS);
     }
     add("feedback", record("witnessable-gated", feedback_facets));
     if config.seams_enabled {
@@ -193,9 +189,8 @@ fn issue9_families(
     families
 }
 
-/// `GET /.well-known/openwop`.
-pub(crate) async fn discovery(State(state): State<Arc<WState>>, headers: HeaderMap) -> Response {
-    let doc = &state.discovery;
+/// `GET /.well-known/openwop`: the document, or 304 when `If-None-Match` names its `ETag`.
+pub(crate) fn respond(doc: &DiscoveryDocument, headers: &HeaderMap) -> Response {
     let etag = HeaderValue::from_str(&doc.etag).unwrap_or(HeaderValue::from_static("\"0\""));
     let cache = HeaderValue::from_static("public, max-age=300");
     let matches = headers

@@ -6,154 +6,29 @@
 //! task abandons its node and whatever it still tries to append is refused by the log and logged
 //! (late work appends nothing).
 
-use std::sync::Arc;
-
 use serde_json::{Map, Value, json};
 use spec::openwop::payloads::{
-    ErrorObject, NodeCompleted, NodeFailed, NodeStarted, ProviderUsage, RunCompleted, RunFailed,
+    ErrorObject, NodeCompleted, NodeFailed, NodeStarted, RunCompleted, RunFailed,
 };
-use tokio::sync::{oneshot, watch};
+use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use crate::defects::Defect;
-use crate::log::{AppendError, AppendKind};
+use crate::log::AppendKind;
 
-use super::ai::{self, AiPlan};
+use super::ai::{self};
 use super::envelopes;
 use super::ids::mint_interrupt_id;
 use super::live::PendingInterrupt;
-use super::recorder::Recorder;
-use super::state::WState;
+use super::node_context::{NodeError, NodeSuccess, RunContext};
 use super::usage;
-use super::workflow::{NodeDef, NodeKind, Workflow, delay_ms};
-
-/// What a node produced.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct NodeSuccess {
-    /// Port → value.
-    pub(crate) outputs: Map<String, Value>,
-    /// One `provider.usage` payload per provider call the node made.
-    pub(crate) usage: Vec<ProviderUsage>,
-}
-
-/// How a node failed, with the provider usage of its calls.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct NodeFailure {
-    pub(crate) error: ErrorObject,
-    pub(crate) usage: Vec<ProviderUsage>,
-    /// How often the node was dispatched (`node.failed.attempts`).
-    pub(crate) attempts: u32,
-}
-
-/// Why a node did not complete.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum NodeError {
-    /// The node failed (no retries: `node.failed` then `run.failed`).
-    Failed(Box<NodeFailure>),
-    /// The run was cancelled or its log is terminal: stop without appending.
-    Stopped,
-}
-
-impl NodeError {
-    /// A node failure.
-    pub(crate) fn failed(error: ErrorObject, usage: Vec<ProviderUsage>) -> Self {
-        Self::failed_after(error, usage, 1)
-    }
-
-    /// A node failure after `attempts` dispatches.
-    pub(crate) fn failed_after(
-        error: ErrorObject,
-        usage: Vec<ProviderUsage>,
-        attempts: u32,
-    ) -> Self {
-        NodeError::Failed(Box::new(NodeFailure {
-            error,
-            usage,
-            attempts: attempts.max(1),
-        }))
-    }
-}
-
-/// Everything one run's task needs.
-pub(crate) struct RunContext {
-    pub(crate) state: Arc<WState>,
-    pub(crate) recorder: Recorder,
-    pub(crate) workflow: Workflow,
-    pub(crate) variables: Map<String, Value>,
-    pub(crate) inputs: Map<String, Value>,
-    pub(crate) ai: AiPlan,
-    pub(crate) tenant: String,
-    pub(crate) cancelled: watch::Receiver<bool>,
-}
-
-impl RunContext {
-    /// The run.
-    pub(crate) fn run_id(&self) -> &str {
-        self.recorder.run_id()
-    }
-
-    /// The run's creation inputs.
-    pub(crate) fn inputs(&self) -> &Map<String, Value> {
-        &self.inputs
-    }
-
-    /// What AI nodes call.
-    pub(crate) fn ai_plan(&self) -> &AiPlan {
-        &self.ai
-    }
-
-    /// Resolves once the run is cancelled (never, if it is not).
-    pub(crate) async fn cancelled(&self) {
-        let mut cancelled = self.cancelled.clone();
-        if cancelled.wait_for(|c| *c).await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    }
-
-    fn is_cancelled(&self) -> bool {
-        *self.cancelled.borrow()
-    }
-
-    /// Appends one event whose `causationId` is an AI envelope's `correlationId`.
-    pub(crate) fn record_caused(
-        &self,
-        event_type: &str,
-        node_id: Option<&str>,
-        payload: Value,
-        causation_id: Option<&str>,
-    ) -> Result<(), NodeError> {
-        self.recorder
-            .record_caused(event_type, node_id, payload, causation_id)
-            .map(|_| ())
-            .map_err(|error| stopped(self.run_id(), error))
-    }
-
-    /// Appends one event; a refused append (the log is terminal) stops the node.
-    pub(crate) fn record(
-        &self,
-        event_type: &str,
-        node_id: Option<&str>,
-        payload: Value,
-    ) -> Result<(), NodeError> {
-        self.recorder
-            .record(event_type, node_id, payload)
-            .map(|_| ())
-            .map_err(|error| stopped(self.run_id(), error))
-    }
-}
-
-fn stopped(run_id: &str, error: AppendError) -> NodeError {
-    if let AppendError::Store(store) = &error {
-        tracing::error!(run_id, error = %store, "run event storage failed; the run stops");
-    }
-    NodeError::Stopped
-}
+use super::workflow::{NodeDef, NodeKind, delay_ms};
 
 /// Starts a run's task.
 pub(crate) fn spawn(ctx: RunContext) {
     tokio::spawn(async move {
         run(&ctx).await;
-        ctx.state.live.finish(ctx.run_id());
+        ctx.env.live.finish(ctx.run_id());
     });
 }
 
@@ -176,7 +51,7 @@ async fn run(ctx: &RunContext) {
         }
     }
     let duration_ms = elapsed_ms(started);
-    let payload = if ctx.state.defects.has(Defect::WRunCompletedWithoutOutputs) {
+    let payload = if ctx.env.defects.has(Defect::WRunCompletedWithoutOutputs) {
         json!({ "durationMs": duration_ms })
     } else {
         json!(RunCompleted {
@@ -185,7 +60,7 @@ async fn run(ctx: &RunContext) {
         })
     };
     if ctx.record("run.completed", None, payload.clone()).is_ok()
-        && ctx.state.defects.has(Defect::WSecondTerminal)
+        && ctx.env.defects.has(Defect::WSecondTerminal)
     {
         let _ = ctx
             .recorder
@@ -221,7 +96,7 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
             };
             // The rule: one provider.usage per provider call, before the node's node.completed.
             if ctx
-                .state
+                .env
                 .defects
                 .has(Defect::WProviderUsageAfterNodeCompleted)
             {
@@ -241,11 +116,7 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
                 attempts: Some(failure.attempts),
             };
             let mut payload = json!(failed);
-            if ctx
-                .state
-                .defects
-                .has(Defect::WNodeFailedErrorWithoutMessage)
-            {
+            if ctx.env.defects.has(Defect::WNodeFailedErrorWithoutMessage) {
                 payload["error"]
                     .as_object_mut()
                     .map(|e| e.remove("message"));
@@ -267,7 +138,7 @@ fn abandon(ctx: &RunContext, node: &NodeDef) {
         return;
     }
     let payload = json!({ "nodeId": node.id, "reason": "run-cancelled" });
-    let kind = if ctx.state.defects.has(Defect::WEventAfterTerminal) {
+    let kind = if ctx.env.defects.has(Defect::WEventAfterTerminal) {
         AppendKind::AfterTerminal
     } else {
         AppendKind::Forward
@@ -351,7 +222,7 @@ async fn approval_gate(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, 
         actions: actions.clone(),
         resume,
     };
-    ctx.state.live.suspend(ctx.run_id(), pending, || {
+    ctx.env.live.suspend(ctx.run_id(), pending, || {
         let suspended = json!({
             "nodeId": node.id, "interruptId": interrupt_id,
             "kind": "approval", "reason": "approval-required",

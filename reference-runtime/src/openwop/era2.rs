@@ -24,11 +24,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, LazyLock};
 
-use axum::Json;
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -37,15 +32,10 @@ use spec::registry::{TypeNameVerdict, event_types, orgs};
 
 use crate::defects::{Defect, Defects};
 use crate::log::AppendKind;
-use crate::store::{StoredEvent, Surface};
+use crate::store::StoredEvent;
 
-use super::auth::Caller;
 use super::error::{ApiError, details};
-use super::ids::mint_event_id;
-use super::projection::{RUN_META_KIND, RunMeta};
 use super::recorder::append_kind;
-use super::run_routes::json_body;
-use super::state::WState;
 
 /// The seams profile this host serves when the seams are mounted.
 pub(crate) const SEAMS_PROFILE: &str = "openwop-conformance-seams-v2";
@@ -176,25 +166,25 @@ pub(crate) fn translate(
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct SeedRequest {
+pub(crate) struct SeedRequest {
     event_log_schema_version: u32,
     status: String,
-    events: Vec<SeedEvent>,
+    pub(crate) events: Vec<SeedEvent>,
     #[serde(default)]
-    workflow_id: Option<String>,
+    pub(crate) workflow_id: Option<String>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct SeedEvent {
+pub(crate) struct SeedEvent {
     #[serde(rename = "type")]
-    event_type: String,
+    pub(crate) event_type: String,
     sequence: u64,
-    payload: Value,
+    pub(crate) payload: Value,
     #[serde(default)]
-    timestamp: Option<DateTime<Utc>>,
+    pub(crate) timestamp: Option<DateTime<Utc>>,
     #[serde(default)]
-    causation_id: Option<String>,
+    pub(crate) causation_id: Option<String>,
 }
 
 fn is_event_id(value: &str) -> bool {
@@ -205,12 +195,12 @@ fn is_event_id(value: &str) -> bool {
 }
 
 /// The append kind of a seeded row (by its v2 type; an unmapped type is forward execution).
-fn seeded_kind(v1: &str) -> AppendKind {
+pub(crate) fn seeded_kind(v1: &str) -> AppendKind {
     v2_type(v1).map_or(AppendKind::Forward, |v2| append_kind(&v2))
 }
 
 /// Checks a seed request; returns the terminal status it declares (`None` for `running`).
-fn check_seed(request: &SeedRequest) -> Result<Option<RunStatus>, ApiError> {
+pub(crate) fn check_seed(request: &SeedRequest) -> Result<Option<RunStatus>, ApiError> {
     if request.event_log_schema_version != ERA_2 {
         return Err(ApiError::validation("eventLogSchemaVersion must be 2"));
     }
@@ -262,75 +252,6 @@ fn check_seed(request: &SeedRequest) -> Result<Option<RunStatus>, ApiError> {
         ));
     }
     Ok(status)
-}
-
-/// `POST /conformance/seams/sample/event-log/seed`.
-pub(crate) async fn seed(
-    State(state): State<Arc<WState>>,
-    caller: Result<Caller, ApiError>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Result<Response, ApiError> {
-    if !state.config.seams_enabled {
-        return Err(ApiError::not_found());
-    }
-    let caller = caller?;
-    let (request, _): (SeedRequest, Value) = json_body(&headers, &body, "era-2 seed")?;
-    check_seed(&request)?;
-    let run_id = state.config.choices.run_id_form.mint(&caller.tenant);
-    let workflow_id = request
-        .workflow_id
-        .clone()
-        .or_else(|| {
-            request
-                .events
-                .first()
-                .and_then(|e| e.payload["workflowId"].as_str().map(str::to_string))
-        })
-        .unwrap_or_else(|| "era2-seeded".to_string());
-    let meta = RunMeta {
-        kind: RUN_META_KIND.to_string(),
-        run_id: run_id.clone(),
-        workflow_id,
-        owner: caller.owner(),
-        inputs: Map::new(),
-        tags: None,
-        metadata: None,
-        event_log_schema_version: Some(ERA_2),
-    };
-    let meta = serde_json::to_value(&meta).map_err(|_| ApiError::internal())?;
-    state
-        .hub
-        .create(&run_id, Surface::Run, meta)
-        .map_err(|error| {
-            tracing::error!(%error, "creating an era-2 log failed");
-            ApiError::internal()
-        })?;
-    for event in request.events {
-        let kind = seeded_kind(&event.event_type);
-        let appended = state
-            .hub
-            .append(&run_id, &event.event_type, kind, |sequence, time| {
-                let mut row = json!({
-                    "eventId": mint_event_id(),
-                    "runId": run_id,
-                    "type": event.event_type,
-                    "payload": event.payload,
-                    "timestamp": event.timestamp.unwrap_or(time),
-                    "sequence": sequence,
-                    "schemaVersion": 1,
-                });
-                if let Some(causation) = &event.causation_id {
-                    row["causationId"] = json!(causation);
-                }
-                row.to_string()
-            });
-        if let Err(error) = appended {
-            tracing::error!(%error, "seeding an era-2 row failed");
-            return Err(ApiError::internal());
-        }
-    }
-    Ok((StatusCode::CREATED, Json(json!({ "runId": run_id }))).into_response())
 }
 
 #[cfg(test)]

@@ -45,34 +45,13 @@ use crate::defects::Defect;
 use crate::store::EventStore;
 
 use super::auth::Caller;
+use super::config::{SIGNALS, TARGETS};
 use super::error::{ApiError, details};
+use super::extract::json_body;
 use super::ids::mint_event_id;
 use super::projection::RunMeta;
-use super::run_routes::json_body;
 use super::secrets::SecretRedactor;
 use super::state::WState;
-
-/// `feedback.targets`.
-pub(crate) const TARGETS: [&str; 2] = ["run", "node"];
-/// `feedback.signals`.
-pub(crate) const SIGNALS: [&str; 4] = ["rating", "correction", "label", "flag"];
-
-/// `[openwop.feedback]`: how the `feedback` capability is advertised (see the module
-/// documentation).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct FeedbackSettings {
-    /// Whether `feedback` carries `signals` (absent means all four, which this host accepts).
-    pub advertise_signals: bool,
-}
-
-impl Default for FeedbackSettings {
-    fn default() -> Self {
-        FeedbackSettings {
-            advertise_signals: true,
-        }
-    }
-}
 
 const NAMESPACE: &str = "openwop.annotations";
 const AUDIT_NAMESPACE: &str = "openwop.audit";

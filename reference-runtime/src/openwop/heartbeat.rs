@@ -36,7 +36,7 @@ use crate::sse::SseFrame;
 use crate::store::Surface;
 
 use super::config::{HeartbeatConfig, PredicateConfig};
-use super::host_events::frame_of;
+use super::host_bus::frame_of;
 use super::ids::mint_event_id;
 use super::runs::{NewRun, create_run};
 use super::scheduling::interval_timer;

@@ -16,67 +16,16 @@ use axum::extract::{Query, State};
 use axum::response::Response;
 use futures::StreamExt;
 use serde_json::json;
-use spec::openwop::{HostEvent, HostEventDelivery};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_stream::wrappers::{BroadcastStream, UnboundedReceiverStream};
 
-use crate::sse::{SseFrame, sse_response};
+use crate::sse::sse_response;
 
 use super::auth::Caller;
 use super::error::{ApiError, details};
 use super::heartbeat;
 use super::state::WState;
-
-/// How many host events a slow subscriber may fall behind before it skips some.
-const CAPACITY: usize = 1024;
-
-/// One host-heartbeat message on its way to the subscribers.
-#[derive(Clone)]
-struct Published {
-    heartbeat_id: Arc<str>,
-    frame: SseFrame,
-}
-
-/// Fans host-heartbeat messages out to every open `/host/events` stream.
-pub(crate) struct HostEventBus {
-    sender: broadcast::Sender<Published>,
-}
-
-impl Default for HostEventBus {
-    fn default() -> Self {
-        HostEventBus {
-            sender: broadcast::channel(CAPACITY).0,
-        }
-    }
-}
-
-/// The SSE frame of a host event (`id:` only for durable events).
-pub(crate) fn frame_of(event: &HostEvent) -> Option<SseFrame> {
-    let data = serde_json::to_string(event).ok()?;
-    Some(SseFrame {
-        id: (event.delivery == HostEventDelivery::Durable).then(|| event.event_id.clone()),
-        event: Some(event.event_type.clone()),
-        data,
-    })
-}
-
-impl HostEventBus {
-    /// Sends one message of host heartbeat `heartbeat_id` to every current subscriber (none is
-    /// fine).
-    pub(crate) fn publish(&self, heartbeat_id: &str, event: &HostEvent) {
-        if let Some(frame) = frame_of(event) {
-            let _ = self.sender.send(Published {
-                heartbeat_id: heartbeat_id.into(),
-                frame,
-            });
-        }
-    }
-
-    fn subscribe(&self) -> broadcast::Receiver<Published> {
-        self.sender.subscribe()
-    }
-}
 
 /// Stops a subscription's heartbeat instances when its stream is dropped.
 struct Instances(Vec<JoinHandle<()>>);

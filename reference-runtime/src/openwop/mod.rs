@@ -35,13 +35,17 @@ mod discovery;
 mod engine;
 pub(crate) mod envelopes;
 mod era2;
+mod era2_seam;
 mod error;
+mod extract;
 mod feedback;
 mod heartbeat;
+mod host_bus;
 mod host_events;
 mod idempotency;
 mod ids;
 mod live;
+mod node_context;
 mod poll;
 mod pricing;
 mod projection;
@@ -73,10 +77,9 @@ pub use config::{
     MAX_KEEP_ALIVE_SECS, MAX_SUBSCRIPTION_HEARTBEAT_ID_LEN, OpenWopConfig, PredicateConfig,
     ScheduleConfig, SchedulingSettings,
 };
+pub use config::{FeedbackSettings, ProviderUsageSettings};
 pub use envelopes::settings::{EnvelopeSettings, Strictness};
 pub use error::ApiError;
-pub use feedback::FeedbackSettings;
-pub use usage::ProviderUsageSettings;
 
 /// What surface W needs from the composition root.
 #[derive(Clone)]
@@ -104,24 +107,36 @@ pub fn router(deps: Dependencies) -> Router {
         }
     };
     let workflows = workflow::Workflows::seed_fixtures();
-    let catalog = envelopes::KindCatalog::build(&config.envelopes, &deps.defects);
+    let catalog = Arc::new(envelopes::KindCatalog::build(
+        &config.envelopes,
+        &deps.defects,
+    ));
+    let discovery = Arc::new(discovery::DiscoveryDocument::build(
+        &config,
+        workflows.ids(),
+        &catalog,
+        &deps.defects,
+    ));
+    let live = Arc::new(live::LiveRuns::default());
+    let nodes = Arc::new(node_context::NodeEnv {
+        hub: Arc::clone(&deps.hub),
+        defects: Arc::clone(&deps.defects),
+        live: Arc::clone(&live),
+        catalog: Arc::clone(&catalog),
+        envelopes: config.envelopes.clone(),
+        provider_usage: config.provider_usage.clone(),
+    });
     let state = Arc::new(state::WState {
         keys: auth::KeyTable::new(&config.api_keys, &config.test_key_prefix),
-        discovery: discovery::DiscoveryDocument::build(
-            &config,
-            workflows.ids(),
-            &catalog,
-            &deps.defects,
-        ),
-        catalog,
+        nodes,
         annotations_lock: std::sync::Mutex::new(()),
         workflows,
         hub: deps.hub,
         defects: deps.defects,
         config,
-        live: live::LiveRuns::default(),
+        live,
         subscribers: subscribers::SubscriberSlots::default(),
-        host_events: host_events::HostEventBus::default(),
+        host_events: host_bus::HostEventBus::default(),
         providers: deps.providers,
         create_lock: tokio::sync::Mutex::new(()),
     });
@@ -134,7 +149,12 @@ pub fn router(deps: Dependencies) -> Router {
         "/host/events"
     };
     Router::new()
-        .route("/.well-known/openwop", get(discovery::discovery))
+        .route(
+            "/.well-known/openwop",
+            get(move |headers: axum::http::HeaderMap| async move {
+                discovery::respond(&discovery, &headers)
+            }),
+        )
         .route("/runs", post(run_routes::create))
         .route("/runs/{run_id}", get(run_routes::get))
         .route("/runs/{run_id}/cancel", post(run_routes::cancel))
@@ -153,9 +173,12 @@ pub fn router(deps: Dependencies) -> Router {
             "/conformance/seams/mock-ai/runs/{run_id}/calls",
             get(envelopes::journal::calls),
         )
-        .route("/conformance/seams/sample/event-log/seed", post(era2::seed))
+        .route(
+            "/conformance/seams/sample/event-log/seed",
+            post(era2_seam::seed),
+        )
         .layer(axum::extract::DefaultBodyLimit::max(
-            run_routes::MAX_BODY_BYTES + 1,
+            config::MAX_BODY_BYTES + 1,
         ))
         .layer(axum::middleware::from_fn(version::protocol_version))
         .with_state(state)

@@ -10,7 +10,7 @@
 //! | `anthropic*` | 3.00 | 15.00 |
 //! | any other | 1.00 | 3.00 |
 
-use super::ai::TokenUsage;
+use super::ai::call::TokenUsage;
 
 /// The ISO 4217 currency of every estimate (advertised as `providerUsage.currency`).
 pub(crate) const CURRENCY: &str = "USD";

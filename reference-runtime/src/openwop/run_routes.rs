@@ -9,7 +9,6 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use spec::openwop::{
     CancelRunResponse, CreateRunRequest, CreateRunResponse, ResolveInterruptRequest, RunStatus,
@@ -20,49 +19,10 @@ use crate::store::ClaimOutcome;
 
 use super::auth::Caller;
 use super::error::ApiError;
+use super::extract::json_body;
 use super::idempotency::{self, REPLAY_HEADER, RESPONSES_NAMESPACE};
 use super::runs;
 use super::state::WState;
-
-/// The largest request body surface W reads.
-pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
-
-/// Reads a JSON body: 415 without a JSON content type, 413 over the limit, 400 when it does not
-/// parse into `T` (the message never echoes the body).
-pub(crate) fn json_body<T: DeserializeOwned>(
-    headers: &HeaderMap,
-    body: &Bytes,
-    what: &str,
-) -> Result<(T, Value), ApiError> {
-    if body.len() > MAX_BODY_BYTES {
-        return Err(ApiError::new(
-            "payload_too_large",
-            "the request body is larger than 1 MiB",
-        ));
-    }
-    let is_json = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|mime| {
-            let mime = mime.trim();
-            mime.eq_ignore_ascii_case("application/json") || mime.ends_with("+json")
-        });
-    if !is_json {
-        return Err(ApiError::new(
-            "unsupported_media_type",
-            "the request body must be application/json",
-        ));
-    }
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|_| ApiError::validation(format!("the body is not valid JSON ({what})")))?;
-    let typed = serde_json::from_value(value.clone()).map_err(|_| {
-        ApiError::validation(format!(
-            "the body is not a valid {what} (closed object; see the contract)"
-        ))
-    })?;
-    Ok((typed, value))
-}
 
 fn base_url(state: &WState, headers: &HeaderMap) -> String {
     if let Some(base) = &state.config.public_base_url {

@@ -15,9 +15,10 @@ use crate::store::Surface;
 use super::ai::mock::MockProgram;
 use super::ai::{AiPlan, mock_provider_ids};
 use super::auth::Caller;
-use super::engine::{self, RunContext};
+use super::engine;
 use super::envelopes::{ENVELOPE_PROGRAM_ID, EnvelopePlan};
 use super::error::{ApiError, details};
+use super::node_context::RunContext;
 use super::projection::{RUN_META_KIND, RunMeta};
 use super::recorder::Recorder;
 use super::state::WState;
@@ -196,7 +197,7 @@ pub(crate) fn start_run(state: &Arc<WState>, run_id: &str, run: NewRun) -> Resul
         return Err(ApiError::internal());
     }
     engine::spawn(RunContext {
-        state: Arc::clone(state),
+        env: Arc::clone(&state.nodes),
         recorder,
         tenant: run.owner.tenant,
         workflow: run.workflow,

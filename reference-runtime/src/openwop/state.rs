@@ -11,12 +11,11 @@ use crate::store::{StoredEvent, Surface};
 use super::OpenWopConfig;
 use super::ai::provider::ConfiguredProviders;
 use super::auth::{Caller, KeyTable};
-use super::discovery::DiscoveryDocument;
-use super::envelopes::KindCatalog;
 use super::era2;
 use super::error::ApiError;
-use super::host_events::HostEventBus;
+use super::host_bus::HostEventBus;
 use super::live::LiveRuns;
+use super::node_context::NodeEnv;
 use super::projection::{Projection, RUN_META_KIND, RunMeta, parse_event};
 use super::subscribers::SubscriberSlots;
 use super::workflow::Workflows;
@@ -28,15 +27,14 @@ pub(crate) struct WState {
     pub(crate) config: OpenWopConfig,
     pub(crate) keys: KeyTable,
     pub(crate) workflows: Workflows,
-    pub(crate) live: LiveRuns,
+    pub(crate) live: Arc<LiveRuns>,
     pub(crate) subscribers: SubscriberSlots,
     pub(crate) host_events: HostEventBus,
-    pub(crate) discovery: DiscoveryDocument,
     pub(crate) providers: Option<ConfiguredProviders>,
     /// Serialises idempotency decisions with run creation.
     pub(crate) create_lock: tokio::sync::Mutex<()>,
-    /// The envelope-kind catalog.
-    pub(crate) catalog: KindCatalog,
+    /// What node kinds may reach (the same hub, defects, live runs and catalog).
+    pub(crate) nodes: Arc<NodeEnv>,
     /// Serialises annotation writes (read-modify-write of a run's side-store).
     pub(crate) annotations_lock: std::sync::Mutex<()>,
 }

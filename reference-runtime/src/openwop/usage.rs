@@ -10,7 +10,6 @@
 //! |---|---|---|
 //! | `advertise` | `true` (`false`: no `providerUsage` record in discovery and no `provider.usage` event) | `providerUsage` |
 
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use spec::openwop::payloads::ProviderUsage;
@@ -19,23 +18,8 @@ use crate::defects::Defect;
 
 use super::ai::AiPlan;
 use super::ai::provider::prompt_text;
-use super::engine::{NodeError, RunContext};
+use super::node_context::{NodeError, RunContext};
 use super::workflow::NodeDef;
-
-/// `[openwop.provider_usage]`: whether the `providerUsage` capability is advertised (see the
-/// module documentation).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ProviderUsageSettings {
-    /// Whether discovery lists `providerUsage` and runs record `provider.usage`.
-    pub advertise: bool,
-}
-
-impl Default for ProviderUsageSettings {
-    fn default() -> Self {
-        ProviderUsageSettings { advertise: true }
-    }
-}
 
 /// Records a node's provider usage: one `provider.usage` per call in `usage` when the host
 /// advertises `providerUsage`, nothing otherwise. `outputs` are the node's outputs when it
@@ -46,9 +30,8 @@ pub(crate) fn record(
     usage: &[ProviderUsage],
     outputs: Option<&Map<String, Value>>,
 ) -> Result<(), NodeError> {
-    let defects = &ctx.state.defects;
-    if !ctx.state.config.provider_usage.advertise && !defects.has(Defect::WUsageEmittedUnadvertised)
-    {
+    let defects = &ctx.env.defects;
+    if !ctx.env.provider_usage.advertise && !defects.has(Defect::WUsageEmittedUnadvertised) {
         return Ok(());
     }
     for payload in usage {
@@ -74,7 +57,7 @@ pub(crate) fn record(
 /// What a defective host adds to the payload: the credential's reference or fingerprint, the
 /// prompt, the response text.
 fn leak(ctx: &RunContext, node: &NodeDef, outputs: Option<&Map<String, Value>>, event: &mut Value) {
-    let defects = &ctx.state.defects;
+    let defects = &ctx.env.defects;
     let Some(members) = event.as_object_mut() else {
         return;
     };
@@ -96,7 +79,7 @@ fn leak(ctx: &RunContext, node: &NodeDef, outputs: Option<&Map<String, Value>>, 
         }
     }
     if defects.has(Defect::WUsageCarriesPrompt) {
-        members.insert("prompt".into(), json!(prompt_text(ctx, node)));
+        members.insert("prompt".into(), json!(prompt_text(ctx.inputs(), node)));
     }
     if defects.has(Defect::WUsageCarriesResponse)
         && let Some(text) = outputs.and_then(|o| o.get("text"))

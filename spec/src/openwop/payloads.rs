@@ -22,6 +22,7 @@ mod compensation;
 mod conversation;
 mod deployment;
 mod dispatch;
+mod error_object;
 mod eval;
 mod governance;
 mod memory;
@@ -49,6 +50,7 @@ pub use dispatch::{
     ContextSummarized, DispatchFanOut, DispatchJoin, NodeDispatched, WorkflowChainAttestation,
     WorkflowChainEvent,
 };
+pub use error_object::ErrorObject;
 pub use eval::{EvalCompleted, EvalScored, EvalStarted};
 pub use governance::{
     AuthorizationDecided, ConnectorAuthExpired, ConnectorAuthorized, GoalClosed, GoalEvaluated,
@@ -84,26 +86,6 @@ pub enum Closure {
     /// The definition `$ref`s a file not yet transcribed (`interruptRequested`:
     /// `suspend-request.schema.json`): known members are stated, others are tolerated.
     Partial,
-}
-
-/// `_errorObject` (run.failed, node.failed, …): closed with the extension hatch.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(rename = "_errorObject")]
-#[schemars(extend("additionalProperties" = false, "patternProperties" = {"^(openwop-|x-|vendor\\.)": {}}))]
-pub struct ErrorObject {
-    /// A registered or vendor code.
-    #[schemars(length(min = 1))]
-    pub code: String,
-    /// A message (non-empty).
-    #[schemars(length(min = 1))]
-    pub message: String,
-    /// Context.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Map<String, Value>>,
-    /// Whether retrying may help.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retryable: Option<bool>,
 }
 
 /// `run.started`.

@@ -10,7 +10,7 @@ use harness::report::claim::{
 };
 
 use super::args::{ClaimKeyArgs, VerifyClaimArgs};
-use super::commands::{files, source};
+use super::corpus::{files, source};
 use super::{environment, usage};
 
 /// The environment variable holding the claim's secret key.

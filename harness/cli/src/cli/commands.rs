@@ -3,10 +3,9 @@
 use std::path::Path;
 
 use anyhow::Context;
-use conformance_cli::corpus::CorpusSource;
-use harness::case::{Corpus, CorpusFiles};
 
 use super::args::{Cli, Command, CorpusArgs, MarkdownOrJson, SchemasAction, TableOrJson};
+use super::corpus::{files, load, source};
 use super::{environment, usage};
 
 /// Runs a parsed command; returns the exit code.
@@ -28,37 +27,6 @@ pub async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::VerifyClaim(args) => super::claim::verify(&args),
         Command::ClaimKey(args) => super::claim::make_key(&args),
     }
-}
-
-/// Where the cases come from: `--cases DIR`, else the corpus embedded in the binary.
-pub fn source(corpus: &CorpusArgs) -> CorpusSource {
-    CorpusSource::from_flag(corpus.cases.as_deref())
-}
-
-/// The files of the cases directory (a usage error when unreadable).
-pub fn files(source: &CorpusSource) -> anyhow::Result<CorpusFiles> {
-    source.files().map_err(|e| usage(format!("{e:#}")))
-}
-
-/// Loads the corpus; lint problems are a usage error listing every problem.
-pub fn load(corpus: &CorpusArgs) -> anyhow::Result<Corpus> {
-    let source = source(corpus);
-    load_files(&source, &files(&source)?)
-}
-
-/// Lints loaded files; lint problems are a usage error listing every problem.
-pub fn load_files(source: &CorpusSource, files: &CorpusFiles) -> anyhow::Result<Corpus> {
-    let loaded = files.lint();
-    if !loaded.problems.is_empty() {
-        let listing: Vec<String> = loaded.problems.iter().map(ToString::to_string).collect();
-        return Err(usage(format!(
-            "{} problem(s) in the cases of {}:\n{}",
-            loaded.problems.len(),
-            source.describe(),
-            listing.join("\n")
-        )));
-    }
-    Ok(loaded)
 }
 
 fn lint(corpus: &CorpusArgs) -> anyhow::Result<u8> {

@@ -7,7 +7,7 @@ use harness::report::merge::merge_partitions;
 use harness::report::{RunReport, exit_code, write_all};
 
 use super::args::MergeArgs;
-use super::commands::{files, load_files, source};
+use super::corpus::{files, load_files, source};
 use super::{environment, usage};
 
 /// Merges, writes every format, and exits with the merged run's exit code.

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::args::{TableOrJson, ToleranceArgs};
-use super::commands::load;
+use super::corpus::load;
 use super::environment;
 
 /// Lists the open points.

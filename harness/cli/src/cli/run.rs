@@ -20,7 +20,7 @@ use harness::upstream::FakeUpstream;
 use serde_json::Value;
 
 use super::args::{MockProviderArgs, ProfileArg, RunArgs, SelftestArgs, ServeArgs};
-use super::commands::{files, load, load_files};
+use super::corpus::{files, load, load_files};
 use super::{environment, usage};
 
 /// The console reporter, created when the run knows how many cases it has.
@@ -212,7 +212,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     if !(args.time_scale > 0.0 && args.time_scale.is_finite()) {
         return Err(usage("--time-scale must be a positive number"));
     }
-    let source = super::commands::source(&args.corpus);
+    let source = super::corpus::source(&args.corpus);
     let corpus_files = files(&source)?;
     let corpus = load_files(&source, &corpus_files)?;
     if args.write_regressions && source == CorpusSource::Embedded {

@@ -2,20 +2,9 @@
 //! ([`sequence`]), the exclusive cursor ([`cursor`]), terminal rules ([`terminal`]), ordering
 //! ([`order`], by [`selector`]s), SSE frames ([`frames`]), how the stream was held
 //! ([`connection`]), materialisation ([`fold`]), event sets ([`event_set`]) and arrival spacing
-//! ([`gaps`]). This module holds what they share: reading a step's events.
+//! ([`gaps`]). What they share, reading a step's events, is in `observed`.
 
-use super::Outcome;
-use super::events::{Observed, ObservedEvent, observe};
-use crate::transcript::{ResponseRecord, StepRecord};
-use crate::verdict::CheckOutcome;
-
-fn observed_of<'r>(
-    out: &Outcome<'_>,
-    step: &'r StepRecord,
-) -> Result<(&'r ResponseRecord, Observed), Box<CheckOutcome>> {
-    let response = out.response(step)?;
-    Ok((response, observe(response)))
-}
+use observed::{observed_of, render_types};
 
 /// The step's response and its observed events, or (from the calling check) the failure
 /// saying why there is none.
@@ -34,6 +23,7 @@ mod event_set;
 mod fold;
 mod frames;
 mod gaps;
+mod observed;
 mod order;
 mod selector;
 mod sequence;
@@ -50,18 +40,3 @@ pub(super) use order::order;
 pub(super) use sequence::sequence;
 pub(super) use terminal::terminal;
 pub(super) use validity::events_valid;
-
-/// One line per event: its sequence and type (for failure messages).
-fn render_types(events: &[ObservedEvent]) -> String {
-    events
-        .iter()
-        .map(|e| {
-            format!(
-                "{} {}",
-                e.sequence.map_or("?".into(), |s| s.to_string()),
-                e.event_type.as_deref().unwrap_or("?")
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}

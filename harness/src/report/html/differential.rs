@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{badge, case_anchor, esc};
+use super::text::{badge, case_anchor, esc};
 use crate::report::differential::{Differential, RowKind};
 
 /// The section's `id`, and the marker tests cut the section out by.

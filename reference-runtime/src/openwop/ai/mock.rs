@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use spec::openwop::payloads::{ChunkToolCall, ChunkUsage};
 
-use super::{CallEnd, CallEvent, CallFailure, CallTarget, TokenUsage};
+use super::call::{CallEnd, CallEvent, CallFailure, CallTarget, TokenUsage};
 
 /// The mock ids this host serves (advertised as `testing.mockProviders`).
 pub(crate) const MOCK_PROVIDER_IDS: [&str; 4] =

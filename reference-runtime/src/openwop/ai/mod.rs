@@ -6,18 +6,21 @@
 //! last one `isLast: true` with its Tier 1 `meta`) and reports the call's usage, which the engine
 //! records as exactly one `provider.usage` before the node's `node.completed`.
 
+pub(crate) mod call;
 pub(crate) mod mock;
+mod plan;
 pub(crate) mod provider;
 
-use futures::StreamExt;
-use futures::stream::BoxStream;
-use serde_json::{Map, Value, json};
-use spec::openwop::payloads::{
-    ChunkMeta, ChunkToolCall, ChunkUsage, ErrorObject, OutputChunk, ProviderUsage,
-};
+pub(crate) use call::TokenUsage;
+pub(crate) use plan::AiPlan;
 
-use super::engine::{NodeError, NodeSuccess, RunContext};
+use futures::StreamExt;
+use serde_json::{Map, Value, json};
+use spec::openwop::payloads::{ChunkMeta, ChunkUsage, ErrorObject, OutputChunk, ProviderUsage};
+
+use super::node_context::{NodeError, NodeSuccess, RunContext};
 use super::workflow::NodeDef;
+use call::{CallEnd, CallEvent, CallTarget};
 
 /// Every mock provider id this host serves (`testing.mockProviders`): the `core.ai.callPrompt`
 /// mocks and the `core.ai.structuredOutput` mock.
@@ -27,92 +30,9 @@ pub(crate) fn mock_provider_ids() -> Vec<&'static str> {
     ids
 }
 
-/// Token counts of one call.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct TokenUsage {
-    pub(crate) input: u64,
-    pub(crate) output: u64,
-    pub(crate) total: u64,
-}
-
-/// How a call ended well.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct CallEnd {
-    pub(crate) finish_reason: String,
-    pub(crate) usage: TokenUsage,
-    pub(crate) tool_calls: Vec<ChunkToolCall>,
-}
-
-/// How a call failed.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct CallFailure {
-    pub(crate) code: String,
-    pub(crate) message: String,
-    pub(crate) retryable: bool,
-    pub(crate) usage: TokenUsage,
-}
-
-/// One step of a call.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum CallEvent {
-    /// Output text.
-    Delta(String),
-    /// The provider's completion signal.
-    Done(CallEnd),
-    /// The call failed.
-    Failed(CallFailure),
-}
-
-/// Which provider and model a call goes to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct CallTarget {
-    /// Lowercase provider id (`provider.usage.provider`).
-    pub(crate) provider: String,
-    /// The model.
-    pub(crate) model: String,
-}
-
-/// What the run's AI nodes call, fixed at creation.
-#[derive(Debug, Clone)]
-pub(crate) enum AiPlan {
-    /// A per-run mock program.
-    Mock(mock::MockProgram),
-    /// A provider configured in the runtime.
-    Provider(provider::ProviderPlan),
-    /// The `envelope-program` mock of `core.ai.structuredOutput` nodes.
-    Envelope(super::envelopes::EnvelopePlan),
-}
-
-impl AiPlan {
-    fn start(
-        &self,
-        ctx: &RunContext,
-        node: &NodeDef,
-    ) -> (CallTarget, BoxStream<'static, CallEvent>) {
-        match self {
-            AiPlan::Mock(program) => program.start(),
-            AiPlan::Provider(plan) => plan.start(ctx, node),
-            AiPlan::Envelope(plan) => {
-                let target = CallTarget {
-                    provider: plan.provider.clone(),
-                    model: plan.model.clone(),
-                };
-                let failed = CallEvent::Failed(CallFailure {
-                    code: "capability_not_provided".to_string(),
-                    message: "the envelope-program mock serves core.ai.structuredOutput nodes only"
-                        .to_string(),
-                    retryable: false,
-                    usage: TokenUsage::default(),
-                });
-                (target, futures::stream::iter([failed]).boxed())
-            }
-        }
-    }
-}
-
 /// Runs one AI node.
 pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, NodeError> {
-    let (target, mut events) = ctx.ai_plan().start(ctx, node);
+    let (target, mut events) = ctx.ai_plan().start(ctx.inputs(), node);
     let mut held: Option<String> = None;
     let mut text = String::new();
     loop {

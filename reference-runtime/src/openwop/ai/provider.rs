@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
+use serde_json::{Map, Value};
 use spec::execution::{EventBody, ExecutionRequest, InputPart, UsageFact};
 use spec::openwop::payloads::ChunkToolCall;
 use tokio::sync::mpsc;
@@ -17,9 +18,8 @@ use crate::config::ProviderKind;
 use crate::execution::Executions;
 use crate::providers::{AttemptFailure, Emit, ProviderCall, RemoteJobSlot};
 
-use super::super::engine::RunContext;
 use super::super::workflow::NodeDef;
-use super::{CallEnd, CallEvent, CallFailure, CallTarget, TokenUsage};
+use super::call::{CallEnd, CallEvent, CallFailure, CallTarget, TokenUsage};
 
 /// The configured providers surface W may call.
 #[derive(Clone)]
@@ -105,8 +105,8 @@ pub(crate) struct ProviderPlan {
 
 /// The prompt a node sends: the run's `inputs.prompt` when it is a string, else the node's
 /// `config.promptId`.
-pub(crate) fn prompt_text(ctx: &RunContext, node: &NodeDef) -> String {
-    ctx.inputs()
+pub(crate) fn prompt_text(inputs: &Map<String, Value>, node: &NodeDef) -> String {
+    inputs
         .get("prompt")
         .and_then(|p| p.as_str())
         .or_else(|| node.config.get("promptId").and_then(|p| p.as_str()))
@@ -131,7 +131,7 @@ impl ProviderPlan {
     /// Starts one call.
     pub(crate) fn start(
         &self,
-        ctx: &RunContext,
+        inputs: &Map<String, Value>,
         node: &NodeDef,
     ) -> (CallTarget, BoxStream<'static, CallEvent>) {
         let executions = Arc::clone(&self.providers.executions);
@@ -141,7 +141,7 @@ impl ProviderPlan {
             provider: provider_id,
             model: self.model.clone(),
         };
-        let prompt = prompt_text(ctx, node);
+        let prompt = prompt_text(inputs, node);
         let model = self.model.clone();
         let events = async_stream::stream! {
             let config = &executions.config.providers[index];

@@ -245,6 +245,21 @@ pub(crate) struct KindCatalog {
 static UNIVERSAL: LazyLock<Vec<String>> =
     LazyLock::new(|| spec::registry::orgs().universal_envelope_kinds.clone());
 
+/// Checks that every kind `settings` advertises is one this host has a schema for; returns the
+/// message of the first that is not.
+pub(crate) fn check_supported_kinds(settings: &EnvelopeSettings) -> Result<(), String> {
+    if let Some(kind) = settings
+        .supported_kinds
+        .iter()
+        .find(|k| !HOST_KINDS.iter().any(|h| h.kind == k.as_str()))
+    {
+        return Err(format!(
+            "envelopes.supported_kinds names `{kind}`, a kind this host has no schema for"
+        ));
+    }
+    Ok(())
+}
+
 /// Whether a kind is universal (always allowed).
 pub(crate) fn is_universal(kind: &str) -> bool {
     UNIVERSAL.iter().any(|k| k == kind)
@@ -485,6 +500,16 @@ mod tests {
 
     fn catalog(settings: EnvelopeSettings) -> KindCatalog {
         KindCatalog::build(&settings, &Defects::none())
+    }
+
+    #[test]
+    fn only_kinds_with_a_schema_may_be_advertised() {
+        assert!(check_supported_kinds(&EnvelopeSettings::default()).is_ok());
+        let unknown = EnvelopeSettings {
+            supported_kinds: vec!["acme.widget".into()],
+            ..EnvelopeSettings::default()
+        };
+        assert!(check_supported_kinds(&unknown).is_err());
     }
 
     fn refusal(result: Result<Admission<'_>, CatalogRefusal>) -> (&'static str, &'static str) {

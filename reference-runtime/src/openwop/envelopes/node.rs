@@ -32,8 +32,9 @@ use spec::openwop::payloads::{
 
 use crate::defects::{Defect, Defects};
 
-use super::super::ai::{AiPlan, CallTarget, usage_payload};
-use super::super::engine::{NodeError, NodeSuccess, RunContext};
+use super::super::ai::call::CallTarget;
+use super::super::ai::{AiPlan, usage_payload};
+use super::super::node_context::{NodeError, NodeSuccess, RunContext};
 use super::super::projection::parse_event;
 use super::super::secrets::SecretRedactor;
 use super::super::workflow::NodeDef;
@@ -96,7 +97,7 @@ pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuc
         ));
     };
     let settings = read_settings(ctx, node, plan).map_err(|e| NodeError::failed(*e, Vec::new()))?;
-    let known = if ctx.state.defects.has(Defect::WReasoningSecretLeaked) {
+    let known = if ctx.env.defects.has(Defect::WReasoningSecretLeaked) {
         Vec::new()
     } else {
         ctx.workflow.sensitive_values(&ctx.variables)
@@ -105,7 +106,7 @@ pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuc
         ctx,
         node,
         plan,
-        catalog: &ctx.state.catalog,
+        catalog: &ctx.env.catalog,
         settings,
         redactor: SecretRedactor::with_known(known),
         usage: Vec::new(),
@@ -122,7 +123,7 @@ pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuc
             Err(TurnError::Refused(refusal)) => {
                 let recorded = turns.recorded("envelope.refusal").len() as u32;
                 let below_ceiling = recorded < plan.max_refusals
-                    || ctx.state.defects.has(Defect::WMaxRefusalsIgnored);
+                    || ctx.env.defects.has(Defect::WMaxRefusalsIgnored);
                 if below_ceiling && dispatch < turns.settings.dispatches {
                     let retried = NodeRetried {
                         node_id: node.id.clone(),
@@ -163,7 +164,7 @@ impl Turns<'_> {
     }
 
     fn defects(&self) -> &Defects {
-        &self.ctx.state.defects
+        &self.ctx.env.defects
     }
 
     /// A payload with the run's secrets scrubbed; a defective host spares `reasoning`.
@@ -190,7 +191,7 @@ impl Turns<'_> {
     /// The run's events of one type, read back from the log (the log is the run's state).
     fn recorded(&self, event_type: &str) -> Vec<RunEventDoc> {
         self.ctx
-            .state
+            .env
             .hub
             .read_after(self.ctx.run_id(), None)
             .unwrap_or_default()
@@ -220,13 +221,13 @@ impl Turns<'_> {
 
     /// One turn: attempts until an envelope is accepted, refused, or the rounds run out.
     fn turn(&mut self, dispatch: u32, turn: u32) -> Result<Accepted, TurnError> {
-        let schema_rounds = self.ctx.state.config.envelopes.schema_rounds;
+        let schema_rounds = self.ctx.env.envelopes.schema_rounds;
         let rounds = if self.defects().has(Defect::WSchemaRoundsIgnored) {
             schema_rounds + 1
         } else {
             schema_rounds
         };
-        let multiplier = self.ctx.state.config.envelopes.truncation_budget_multiplier;
+        let multiplier = self.ctx.env.envelopes.truncation_budget_multiplier;
         let mut request = NextRequest {
             max_output_tokens: self.settings.first_budget,
             fragment: None,
@@ -236,7 +237,7 @@ impl Turns<'_> {
         let mut unannounced: Option<Failure> = None;
         loop {
             journal::record(
-                self.ctx.state.hub.store(),
+                self.ctx.env.hub.store(),
                 self.ctx.run_id(),
                 &CallRecord {
                     node_id: self.node.id.clone(),

@@ -13,7 +13,7 @@
 use serde_json::{Map, Value, json};
 use spec::openwop::payloads::ErrorObject;
 
-use super::super::engine::RunContext;
+use super::super::node_context::RunContext;
 use super::super::workflow::{NodeDef, PortValue};
 use super::program::EnvelopePlan;
 
@@ -79,7 +79,7 @@ pub(crate) fn read_settings(
                 }),
         }
     };
-    let defaults = &ctx.state.config.envelopes;
+    let defaults = &ctx.env.envelopes;
     let node_budget = node
         .config
         .get("maxOutputTokens")

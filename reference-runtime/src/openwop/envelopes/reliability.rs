@@ -27,7 +27,7 @@ use spec::openwop::payloads::{
 
 use crate::defects::{Defect, Defects};
 
-use super::super::engine::{NodeError, RunContext};
+use super::super::node_context::{NodeError, RunContext};
 use super::super::secrets::SecretRedactor;
 use super::catalog::{KindSchema, Violation};
 
@@ -206,7 +206,7 @@ pub(crate) fn announce_retry(
     failure: &Failure,
     redactor: &SecretRedactor,
 ) -> Result<(), NodeError> {
-    let defects = &ctx.state.defects;
+    let defects = &ctx.env.defects;
     if defects.has(Defect::WRetryAttemptedMissing) {
         return Ok(());
     }
@@ -234,7 +234,7 @@ pub(crate) fn exhaust(
     failure: &Failure,
     redactor: &SecretRedactor,
 ) -> Result<ErrorObject, NodeError> {
-    let defects = &ctx.state.defects;
+    let defects = &ctx.env.defects;
     if !defects.has(Defect::WRetryExhaustedMissing) {
         // finalReason is the final attempt's reason; a defective host reports the schema loop's
         // reason whatever the final failure was.

@@ -19,8 +19,6 @@
 
 use serde::Deserialize;
 
-use super::catalog::HOST_KINDS;
-
 /// How drift below a kind's advertised schema version is handled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -79,18 +77,9 @@ impl Default for EnvelopeSettings {
 pub const MAX_SCHEMA_ROUNDS: u32 = 15;
 
 impl EnvelopeSettings {
-    /// Checks the ranges and that every advertised kind is one this host has a schema for.
-    /// Returns the message of the first problem.
+    /// Checks the ranges (that every advertised kind is one this host has a schema for is
+    /// [`super::catalog::check_supported_kinds`]). Returns the message of the first problem.
     pub fn check(&self) -> Result<(), String> {
-        if let Some(kind) = self
-            .supported_kinds
-            .iter()
-            .find(|k| !HOST_KINDS.iter().any(|h| h.kind == k.as_str()))
-        {
-            return Err(format!(
-                "envelopes.supported_kinds names `{kind}`, a kind this host has no schema for"
-            ));
-        }
         if self.schema_rounds > MAX_SCHEMA_ROUNDS {
             return Err(format!(
                 "envelopes.schema_rounds must be 0..={MAX_SCHEMA_ROUNDS}"
@@ -113,11 +102,6 @@ mod tests {
     #[test]
     fn defaults_check_and_bad_values_are_refused() {
         assert!(EnvelopeSettings::default().check().is_ok());
-        let unknown = EnvelopeSettings {
-            supported_kinds: vec!["acme.widget".into()],
-            ..EnvelopeSettings::default()
-        };
-        assert!(unknown.check().is_err());
         let rounds = EnvelopeSettings {
             schema_rounds: 16,
             ..EnvelopeSettings::default()

@@ -1,0 +1,32 @@
+//! What the event-log checks share: a step's observed events, and their rendering in failure
+//! messages.
+
+use super::super::Outcome;
+use super::super::events::{Observed, ObservedEvent, observe};
+use crate::transcript::{ResponseRecord, StepRecord};
+use crate::verdict::CheckOutcome;
+
+/// The step's response and its observed events, or (for the calling check) the failure saying
+/// why there is none.
+pub(super) fn observed_of<'r>(
+    out: &Outcome<'_>,
+    step: &'r StepRecord,
+) -> Result<(&'r ResponseRecord, Observed), Box<CheckOutcome>> {
+    let response = out.response(step)?;
+    Ok((response, observe(response)))
+}
+
+/// One line per event: its sequence and type (for failure messages).
+pub(super) fn render_types(events: &[ObservedEvent]) -> String {
+    events
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e.sequence.map_or("?".into(), |s| s.to_string()),
+                e.event_type.as_deref().unwrap_or("?")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,29 @@
+//! The mutable state of one case run, shared by the step runner and the `generate` step.
+
+use std::collections::BTreeMap;
+
+use tokio::time::Instant;
+
+use crate::case::Case;
+use crate::report::{Counterexample, ServedScript};
+use crate::template::Scope;
+use crate::transcript::StepRecord;
+use crate::verdict::CheckOutcome;
+
+/// The mutable state of one case run.
+pub(crate) struct CaseState<'a> {
+    pub(crate) case: &'a Case,
+    pub(crate) scope: Scope,
+    pub(crate) transcript: Vec<StepRecord>,
+    pub(crate) by_id: BTreeMap<String, StepRecord>,
+    pub(crate) checks: Vec<CheckOutcome>,
+    pub(crate) error: Option<String>,
+    pub(crate) stopped: bool,
+    /// Local script name → registered script id.
+    pub(crate) scripts: BTreeMap<String, String>,
+    pub(crate) deadline: Instant,
+    pub(crate) started: Instant,
+    pub(crate) counterexample: Option<Counterexample>,
+    /// Every script registered for this case, as served.
+    pub(crate) served: Vec<ServedScript>,
+}

@@ -1,0 +1,59 @@
+//! The host-event bus: fans host-heartbeat messages out to every open `/host/events` stream.
+
+use std::sync::Arc;
+
+use spec::openwop::{HostEvent, HostEventDelivery};
+use tokio::sync::broadcast;
+
+use crate::sse::SseFrame;
+
+/// How many host events a slow subscriber may fall behind before it skips some.
+const CAPACITY: usize = 1024;
+
+/// One host-heartbeat message on its way to the subscribers.
+#[derive(Clone)]
+pub(crate) struct Published {
+    pub(crate) heartbeat_id: Arc<str>,
+    pub(crate) frame: SseFrame,
+}
+
+/// Fans host-heartbeat messages out to every open `/host/events` stream.
+pub(crate) struct HostEventBus {
+    sender: broadcast::Sender<Published>,
+}
+
+impl Default for HostEventBus {
+    fn default() -> Self {
+        HostEventBus {
+            sender: broadcast::channel(CAPACITY).0,
+        }
+    }
+}
+
+/// The SSE frame of a host event (`id:` only for durable events).
+pub(crate) fn frame_of(event: &HostEvent) -> Option<SseFrame> {
+    let data = serde_json::to_string(event).ok()?;
+    Some(SseFrame {
+        id: (event.delivery == HostEventDelivery::Durable).then(|| event.event_id.clone()),
+        event: Some(event.event_type.clone()),
+        data,
+    })
+}
+
+impl HostEventBus {
+    /// Sends one message of host heartbeat `heartbeat_id` to every current subscriber (none is
+    /// fine).
+    pub(crate) fn publish(&self, heartbeat_id: &str, event: &HostEvent) {
+        if let Some(frame) = frame_of(event) {
+            let _ = self.sender.send(Published {
+                heartbeat_id: heartbeat_id.into(),
+                frame,
+            });
+        }
+    }
+
+    /// A receiver of every message published from now on.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Published> {
+        self.sender.subscribe()
+    }
+}
