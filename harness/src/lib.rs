@@ -10,6 +10,7 @@
 //! - [`runner`]: selection, skipping, parallel runs, the report model.
 //! - [`target`], [`probe`], [`upstream`]: the host under test and its fake upstream.
 //! - [`baseline`]: expected failures (XFAIL, STALE).
+//! - [`partition`]: `--partition k/n`, stable slices of a run for merging.
 //! - [`coverage`]: requirement coverage of a case corpus.
 //!
 //! The library judges any host over HTTP and does not link the reference runtime: the built-in
@@ -22,6 +23,7 @@ pub mod checks;
 pub mod coverage;
 pub mod driver;
 pub mod generate;
+pub mod partition;
 pub mod plan;
 pub mod probe;
 pub mod report;

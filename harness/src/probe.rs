@@ -25,6 +25,9 @@ pub struct ProbeFindings {
     /// Needs the probe could not establish either way, with why (see
     /// [`Target::unjudgeable`]).
     pub unjudgeable: std::collections::BTreeMap<String, String>,
+    /// The discovery documents that answered, by path: SHA-256 (hex) of each body as received
+    /// (a claim records them).
+    pub documents: std::collections::BTreeMap<String, String>,
 }
 
 impl ProbeFindings {
@@ -78,6 +81,17 @@ fn document(path: &str, exchange: &crate::transcript::Exchange) -> Document {
     }
 }
 
+/// Records the digest of a document's body, when it answered.
+fn record_document(found: &mut ProbeFindings, path: &str, exchange: &crate::transcript::Exchange) {
+    use sha2::{Digest, Sha256};
+    if let Some(response) = &exchange.response {
+        found.documents.insert(
+            path.to_string(),
+            hex::encode(Sha256::digest(response.body.as_bytes())),
+        );
+    }
+}
+
 /// Probes a target. Every request is bounded by `timeout`.
 pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> ProbeFindings {
     let mut found = ProbeFindings::default();
@@ -111,6 +125,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
 
     // Surface X.
     let runtime = fetch(get("/v1/runtime", false)).await;
+    record_document(&mut found, "/v1/runtime", &runtime);
     let execution = match document("/v1/runtime", &runtime) {
         Document::Read(body) if body.get("protocol_version").is_some() => {
             found.capabilities.insert("surface:execution".into());
@@ -134,6 +149,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
     };
     if execution {
         let providers = fetch(get("/v1/providers", false)).await;
+        record_document(&mut found, "/v1/providers", &providers);
         let manifests = match document("/v1/providers", &providers) {
             Document::Read(body) => body.get("data").and_then(Value::as_array).map(|data| {
                 data.iter()
@@ -188,6 +204,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
 
     // Surface W.
     let discovery = fetch(get("/.well-known/openwop", false)).await;
+    record_document(&mut found, "/.well-known/openwop", &discovery);
     let discovery = match document("/.well-known/openwop", &discovery) {
         Document::Read(doc) => Some(doc),
         Document::Unreadable(what) => {

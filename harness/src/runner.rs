@@ -146,14 +146,7 @@ pub async fn run(
     let summary = Summary::of(&results);
     let verdict = run_verdict(&results, &run_errors, &not_judged);
     let target = &runner.target;
-    let digest = {
-        let mut hasher = Sha256::new();
-        for loaded in &selected {
-            hasher.update(loaded.case.id.as_bytes());
-            hasher.update(loaded.digest.as_bytes());
-        }
-        hex::encode(hasher.finalize())
-    };
+    let digest = case_set_digest(selected.iter().copied());
     RunReport {
         format_version: REPORT_FORMAT_VERSION,
         run_id: format!(
@@ -162,6 +155,7 @@ pub async fn run(
             &uuid::Uuid::new_v4().simple().to_string()[..6]
         ),
         harness_version: env!("CARGO_PKG_VERSION").to_string(),
+        corpus: Default::default(),
         started_at: started_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         finished_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         duration_ms: clock.elapsed().as_millis() as u64,
@@ -188,7 +182,19 @@ pub async fn run(
         surfaces,
         requirements: requirement_results(&results),
         cases: results,
+        differential: None,
     }
+}
+
+/// SHA-256 of a case set, in the order given: each case's id and file digest (the report's
+/// `options.case_set_digest`).
+pub fn case_set_digest<'a>(cases: impl IntoIterator<Item = &'a LoadedCase>) -> String {
+    let mut hasher = Sha256::new();
+    for loaded in cases {
+        hasher.update(loaded.case.id.as_bytes());
+        hasher.update(loaded.digest.as_bytes());
+    }
+    hex::encode(hasher.finalize())
 }
 
 /// A case that could not be run at all.
@@ -391,7 +397,7 @@ fn scrub_record(record: &mut StepRecord, clean: &dyn Fn(&mut String)) {
 
 /// Run-level sanity: a run whose every request was refused as unauthenticated, or that never
 /// saw an event, proves nothing about the host and ends in ERROR.
-fn sanity_errors(results: &[CaseResult]) -> Vec<String> {
+pub fn sanity_errors(results: &[CaseResult]) -> Vec<String> {
     let mut errors = Vec::new();
     let statuses: Vec<u16> = results
         .iter()

@@ -563,14 +563,7 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     facts.insert("keepalive_interval_ms".into(), json!(keep_alive_ms));
     facts.extend(openwop.facts);
     let target = Target {
-        kind: match (options.profile, options.providers) {
-            (BuiltInProfile::Standard, BuiltInProviders::Standard) => "built-in".into(),
-            (profile, BuiltInProviders::Standard) => format!("built-in ({profile} profile)"),
-            (BuiltInProfile::Standard, providers) => format!("built-in ({providers} providers)"),
-            (profile, providers) => {
-                format!("built-in ({profile} profile, {providers} providers)")
-            }
-        },
+        kind: built_in_kind(options),
         base_url: runtime.base_url().trim_end_matches('/').to_string(),
         headers: Vec::new(),
         principals: openwop
@@ -599,6 +592,26 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         runtime,
         _store_dir: store_dir,
     })
+}
+
+/// The built-in target's kind as reports name it: `built-in`, with its profile and defects
+/// when not the standard clean runtime (`built-in (divergent profile; defects: a, b)`).
+fn built_in_kind(options: &BuiltInOptions) -> String {
+    let mut traits = Vec::new();
+    if options.profile != BuiltInProfile::Standard {
+        traits.push(format!("{} profile", options.profile));
+    }
+    if options.providers != BuiltInProviders::Standard {
+        traits.push(format!("{} providers", options.providers));
+    }
+    if !options.defects.is_empty() {
+        traits.push(format!("defects: {}", options.defects.join(", ")));
+    }
+    if traits.is_empty() {
+        "built-in".into()
+    } else {
+        format!("built-in ({})", traits.join("; "))
+    }
 }
 
 /// What the run events surface of the built-in runtime gives the target description.

@@ -39,9 +39,15 @@ pub fn from_json_str(text: &str) -> Result<RunReport, serde_json::Error> {
 /// the case schema the `null` branches schemars generates are kept. Rust number formats
 /// (`uint32`, `double`, …) are removed: they are not JSON Schema formats.
 pub fn report_schema() -> Value {
+    published_schema::<RunReport>(REPORT_SCHEMA_ID)
+}
+
+/// The published schema of a report-side type (draft 2020-12, `$id` set, no Rust number
+/// formats): the report's and the claim's.
+pub(crate) fn published_schema<T: schemars::JsonSchema>(id: &str) -> Value {
     let mut schema = schemars::generate::SchemaSettings::draft2020_12()
         .into_generator()
-        .into_root_schema_for::<RunReport>()
+        .into_root_schema_for::<T>()
         .to_value();
     strip_rust_number_formats(&mut schema);
     let mut out = Map::new();
@@ -49,7 +55,7 @@ pub fn report_schema() -> Value {
         "$schema".into(),
         json!("https://json-schema.org/draft/2020-12/schema"),
     );
-    out.insert("$id".into(), json!(REPORT_SCHEMA_ID));
+    out.insert("$id".into(), json!(id));
     if let Value::Object(object) = schema {
         for (key, value) in object {
             if key != "$schema" {

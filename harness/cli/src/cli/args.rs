@@ -7,7 +7,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Certify hosts of the execution protocol and the OpenWOP v2 run events chapter.
 #[derive(Debug, Parser)]
-#[command(name = "conformance", version, about, long_about = None)]
+#[command(
+    name = "conformance",
+    version = conformance_cli::corpus::version_line(),
+    about,
+    long_about = None
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -76,9 +81,60 @@ pub enum Command {
     },
     /// Run the suite against every non-standard built-in profile; write the tolerance matrix.
     Tolerance(ToleranceArgs),
+    /// Merge the JSON reports of the partitions of one run (`run --partition k/n`) into the
+    /// report of that run, in every format; refuses reports of different corpora or targets.
+    Merge(MergeArgs),
+    /// Check a claim (`run --claim`): its signature under the key, its members against the
+    /// signed manifest, the case files and registry it names against the corpus; refuse a
+    /// claim with a BLOCKED MUST. Prints the one-line summary; `--badge` writes the badge.
+    VerifyClaim(VerifyClaimArgs),
+    /// Make an Ed25519 key pair for signing claims (the secret key file is written with mode
+    /// 0600 and never printed).
+    ClaimKey(ClaimKeyArgs),
     /// Run one case file against the standard runtime, every profile and every known-bad
     /// runtime: does it pass, tolerate every profile, and which defects does it kill?
     Try(TryArgs),
+}
+
+/// `conformance verify-claim`.
+#[derive(Debug, Args)]
+pub struct VerifyClaimArgs {
+    /// The claim file.
+    pub file: PathBuf,
+    /// The signer's public key: a file holding 64 hex digits, or the digits themselves.
+    #[arg(long)]
+    pub key: String,
+    /// The corpus the claim's case files are checked against (default: the embedded one).
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    /// Write the claim's badge (SVG) here once it verifies.
+    #[arg(long)]
+    pub badge: Option<PathBuf>,
+}
+
+/// `conformance claim-key`.
+#[derive(Debug, Args)]
+pub struct ClaimKeyArgs {
+    /// Where to write the secret key (64 hex digits; refused when the file exists).
+    #[arg(long)]
+    pub secret: PathBuf,
+    /// Where to write the public key (64 hex digits).
+    #[arg(long)]
+    pub public: PathBuf,
+}
+
+/// `conformance merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The partitions' `report.json` files (or their report directories).
+    #[arg(required = true)]
+    pub reports: Vec<PathBuf>,
+    /// Where to write the merged reports (default `reports/<merged run id>`).
+    #[arg(long)]
+    pub report_dir: Option<PathBuf>,
+    /// The corpus the partitions ran (default: the embedded one).
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
 }
 
 /// `conformance tolerance`.
@@ -170,7 +226,8 @@ pub enum MarkdownOrJson {
 /// Where the cases are.
 #[derive(Debug, Clone, Args)]
 pub struct CorpusArgs {
-    /// The cases directory (default: `cases` in the current directory, else the repository's).
+    /// A cases directory to run instead of the corpus embedded in this binary (`conformance
+    /// --version` names the embedded one).
     #[arg(long, env = "CONFORMANCE_CASES")]
     pub cases: Option<PathBuf>,
 }
@@ -230,6 +287,11 @@ pub struct RunArgs {
     /// Run only cases of this surface: execution or openwop (repeatable).
     #[arg(long = "surface")]
     pub surfaces: Vec<String>,
+    /// Run slice `k` of `n` of the selected cases, for splitting a run across machines
+    /// (`conformance merge` joins the reports): `hash:k/n` (also `k/n`: by a hash of the case
+    /// id, stable whatever else is selected) or `count:k/n` (round-robin in corpus order).
+    #[arg(long, value_name = "K/N")]
+    pub partition: Option<harness::partition::Partition>,
     /// A baseline of expected failures: baselined failures are XFAIL, baselined cases that now
     /// pass are STALE (and fail the run).
     #[arg(long)]
@@ -303,6 +365,20 @@ pub struct RunArgs {
     /// Write counterexamples found by property-based steps to `cases/regressions/`.
     #[arg(long)]
     pub write_regressions: bool,
+    /// Also run every selected case against the built-in reference runtime (standard, no
+    /// defect) and show, case by case, how the target's normalised transcript differs from it
+    /// (report.html, as an aligned two-column transcript). INFO only: never a verdict. The
+    /// target is `--target`, or the built-in runtime with `--defect` / `--built-in-profile`.
+    #[arg(long)]
+    pub differential: bool,
+    /// Write a signed claim of the run here (with `badge.svg` and `claim-summary.md` in the
+    /// report directory). The Ed25519 secret key comes from `--claim-key-file` or the
+    /// environment variable `CONFORMANCE_CLAIM_KEY` (64 hex digits; never printed).
+    #[arg(long, value_name = "FILE")]
+    pub claim: Option<PathBuf>,
+    /// The file holding the claim's secret key (64 hex digits; see `conformance claim-key`).
+    #[arg(long, value_name = "FILE", requires = "claim")]
+    pub claim_key_file: Option<PathBuf>,
     /// No progress bar, only the summary.
     #[arg(long)]
     pub quiet: bool,

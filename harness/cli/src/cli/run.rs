@@ -6,19 +6,21 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::Context;
+use conformance_cli::corpus::{CORPUS_VERSION, CorpusSource, corpus_digest, regressions_dir};
 use conformance_cli::launch::{BuiltIn, BuiltInOptions, start_built_in};
 use harness::baseline::{Baseline, apply};
 use harness::case::{CaseSurface, LoadedCase};
 use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::report::console::ConsoleReporter;
-use harness::report::{RunReport, exit_code, write_all};
+use harness::report::differential::Differential;
+use harness::report::{CorpusSummary, RunReport, exit_code, write_all};
 use harness::runner::{Filters, RunObserver, RunSettings};
 use harness::target::{SecretHeader, Target};
 use harness::upstream::FakeUpstream;
 use serde_json::Value;
 
 use super::args::{MockProviderArgs, ProfileArg, RunArgs, SelftestArgs, ServeArgs};
-use super::corpus::{cases_dir, load};
+use super::corpus::{files, load, load_files};
 use super::{environment, usage};
 
 /// The console reporter, created when the run knows how many cases it has.
@@ -271,7 +273,19 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     if !(args.time_scale > 0.0 && args.time_scale.is_finite()) {
         return Err(usage("--time-scale must be a positive number"));
     }
-    let corpus = load(&args.corpus)?;
+    let source = super::corpus::source(&args.corpus);
+    let corpus_files = files(&source)?;
+    let corpus = load_files(&source, &corpus_files)?;
+    if args.write_regressions && source == CorpusSource::Embedded {
+        return Err(usage(
+            "--write-regressions writes into a cases directory: give it with --cases DIR (the embedded corpus is read-only)",
+        ));
+    }
+    // The claim's key first: a run whose claim cannot be signed is not started.
+    let claim_key = match &args.claim {
+        Some(_) => Some(super::claim::secret_key(args.claim_key_file.as_deref())?),
+        None => None,
+    };
     let baseline = match &args.baseline {
         Some(path) => Some(Baseline::load(path).map_err(|e| usage(format!("{e:#}")))?),
         None => None,
@@ -366,6 +380,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         eprintln!("note: {why}");
     }
     findings.apply_to(&mut target);
+    let discovery_documents = findings.documents.clone();
     for note in &findings.notes {
         eprintln!("note: {note}");
     }
@@ -377,19 +392,37 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     } else {
         None
     };
-    let cases_directory = cases_dir(&args.corpus);
+    let (regressions_dir, _regressions_copy) = regressions_dir(&source, &corpus_files)
+        .map_err(|e| environment(format!("failed to copy the embedded regressions: {e}")))?;
     let runner = CaseRunner {
         driver,
         target: Arc::new(target),
         time_scale: args.time_scale,
         proptest_seed,
-        regressions_dir: Some(cases_directory.join("regressions")),
+        regressions_dir: Some(regressions_dir),
+    };
+    // The partition slices the selected cases; the runner's filters then keep them all.
+    let cases: Vec<LoadedCase> = match &args.partition {
+        Some(partition) => partition.select(
+            corpus
+                .cases
+                .iter()
+                .filter(|c| filters.selects(&c.case))
+                .cloned()
+                .collect(),
+            |c| c.case.id.as_str(),
+        ),
+        None => corpus.cases.clone(),
     };
     eprintln!(
-        "certifying {} ({}) with {} case(s); proptest seed {proptest_seed}{}",
+        "certifying {} ({}) with {} case(s) of {}{}; proptest seed {proptest_seed}{}",
         runner.target.base_url,
         runner.target.kind,
-        corpus.cases.len(),
+        cases.iter().filter(|c| filters.selects(&c.case)).count(),
+        source.describe(),
+        args.partition
+            .map(|p| format!(", partition {p}"))
+            .unwrap_or_default(),
         shuffle_seed
             .map(|s| format!("; shuffle seed {s}"))
             .unwrap_or_default()
@@ -407,15 +440,8 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         quiet: args.quiet,
         inner: OnceLock::new(),
     };
-    let mut report = harness::runner::run(
-        &runner,
-        &corpus.cases,
-        &filters,
-        &settings,
-        &adjust,
-        &console,
-    )
-    .await;
+    let mut report =
+        harness::runner::run(&runner, &cases, &filters, &settings, &adjust, &console).await;
     if let Some(baseline) = &baseline {
         let known: Vec<&str> = corpus.cases.iter().map(|c| c.case.id.as_str()).collect();
         report.cases.extend(baseline.unknown_case_results(known));
@@ -424,27 +450,117 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     if let Some(running) = built_in {
         running.shutdown().await;
     }
-    finish_report(&args, &report, &cases_directory, &console)
+    if args.differential {
+        let reference = run_reference(&args, &runner, &cases, &filters, &settings).await?;
+        let differential = Differential::compare(&report, &reference, "built-in");
+        eprintln!(
+            "differential: {} of {} case(s) differ from the built-in reference runtime (INFO, never a verdict; see report.html)",
+            differential.cases.len(),
+            differential.cases_compared
+        );
+        report.differential = Some(differential);
+    }
+    report.corpus = CorpusSummary {
+        version: CORPUS_VERSION.to_string(),
+        digest: corpus_digest(&corpus_files),
+        source: match &source {
+            CorpusSource::Embedded => "embedded".to_string(),
+            CorpusSource::Directory(dir) => dir.display().to_string(),
+        },
+    };
+    if let Some(partition) = &args.partition {
+        report.options.filters.push(partition.as_filter());
+    }
+    let claim = match (&args.claim, &claim_key) {
+        (Some(file), Some(key)) => Some(ClaimToWrite {
+            file,
+            key,
+            corpus: &corpus_files,
+            discovery: &discovery_documents,
+        }),
+        _ => None,
+    };
+    finish_report(&args, &report, &source, &console, claim)
+}
+
+/// Differential mode: the same cases, with the same seeds, against a fresh built-in reference
+/// runtime (standard profile, no defect).
+async fn run_reference(
+    args: &RunArgs,
+    target_runner: &CaseRunner,
+    cases: &[LoadedCase],
+    filters: &Filters,
+    settings: &RunSettings,
+) -> anyhow::Result<RunReport> {
+    let running = start_built_in(&BuiltInOptions::default())
+        .await
+        .map_err(|e| environment(format!("the reference runtime did not start: {e}")))?;
+    let mut target = running.target.clone();
+    let findings = harness::probe::probe(
+        &target_runner.driver,
+        &target,
+        Duration::from_secs(10).mul_f64(args.time_scale),
+    )
+    .await;
+    findings.apply_to(&mut target);
+    let runner = CaseRunner {
+        target: Arc::new(target),
+        ..target_runner.clone()
+    };
+    let settings = RunSettings {
+        baseline_path: None,
+        ..settings.clone()
+    };
+    let report = harness::runner::run(
+        &runner,
+        cases,
+        filters,
+        &settings,
+        &|result| result,
+        &harness::runner::Quiet,
+    )
+    .await;
+    running.shutdown().await;
+    Ok(report)
+}
+
+/// What `--claim` needs once the report exists.
+struct ClaimToWrite<'a> {
+    file: &'a Path,
+    key: &'a [u8; 32],
+    corpus: &'a harness::case::CorpusFiles,
+    discovery: &'a BTreeMap<String, String>,
 }
 
 fn finish_report(
     args: &RunArgs,
     report: &RunReport,
-    cases_directory: &Path,
+    source: &CorpusSource,
     console: &Console,
+    claim: Option<ClaimToWrite<'_>>,
 ) -> anyhow::Result<u8> {
     let dir = args
         .report_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("reports").join(&report.run_id));
     let written = write_all(report, &dir).map_err(|e| environment(format!("{e:#}")))?;
+    if let Some(claim) = claim {
+        super::claim::write_claim(
+            report,
+            claim.corpus,
+            claim.discovery,
+            claim.file,
+            claim.key,
+            &dir,
+        )?;
+    }
     if let Some(path) = &args.write_baseline {
         std::fs::write(path, Baseline::from_failures(report).to_json_string())
             .with_context(|| format!("write {}", path.display()))?;
         eprintln!("wrote the baseline {}", path.display());
     }
-    if args.write_regressions {
-        write_regressions(report, &cases_directory.join("regressions"))?;
+    if let (true, CorpusSource::Directory(dir)) = (args.write_regressions, source) {
+        write_regressions(report, &dir.join("regressions"))?;
     }
     match console.inner.get() {
         Some(reporter) if !console.quiet => reporter.finish(report, Some(&written)),

@@ -1,9 +1,10 @@
 //! The `conformance` command's integration tests, one binary: the kill matrix (the self-test),
 //! the tolerance matrix, an external target's verdicts, unjudged runs, the transcript
-//! snapshots, the simpler provider setups, `conformance plan` and the same verdicts through a
-//! re-chunking proxy. The case corpus itself runs in its own binary (`tests/conformance.rs`,
-//! libtest-mimic).
+//! snapshots, the simpler provider setups, `conformance plan`, the same verdicts through a
+//! re-chunking proxy and what a CI pipeline does with the binary (`ci_pipeline`). The case
+//! corpus itself runs in its own binary (`tests/conformance.rs`, libtest-mimic).
 
+mod ci_pipeline;
 mod external_target;
 mod kill_matrix;
 mod plan;
