@@ -185,7 +185,7 @@ defects! {
         "provider.usage is appended after the node's node.completed."),
     WSubscriberLimitSilentDrop => ("w-subscriber-limit-silent-drop", "W", Other, "events.subscribers.no-silent-drop",
         "Past the subscriber limit the stream is answered 200 and closed without events instead of 429."),
-    // Surface W, issue 9: AI envelopes, the envelope catalog, reliability, feedback, usage facets, era-2 logs.
+    // Surface W: AI envelopes, the envelope catalog, reliability, feedback, usage facets, era-2 logs.
     WEnvelopeCorrelationSynthesized => ("w-envelope-correlation-synthesized", "W", Other, "events.ai-envelopes.reject-missing-correlation-id",
         "An envelope without correlationId is accepted under a correlationId the host mints."),
     WEnvelopeMetaSourceSynthesized => ("w-envelope-meta-source-synthesized", "W", Other, "events.ai-envelopes.reject-missing-meta-source",
@@ -302,7 +302,7 @@ defects! {
         "An era-2 log is served in its v1 type spellings."),
     WEra2SilentDrop => ("w-era2-silent-drop", "W", Other, "events.era2.projection-no-silent-drop",
         "An era-2 property the v2 payload cannot carry is dropped silently instead of failing 500 payload_unprojectable."),
-    // Surface W, issue 9 follow-up: seats read under a non-default configuration, the reliability list.
+    // Surface W: seats read under a non-default configuration, the reliability list.
     WAbsentKindsAdmitted => ("w-absent-kinds-admitted", "W", Other, "events.supported-envelopes.absent-kinds-refuse-non-universal",
         "With supportedEnvelopes advertised without kinds, every non-universal kind is admitted unchecked."),
     WStrictAdmitsDrift => ("w-strict-admits-drift", "W", Other, "events.envelope-strictness.strict-refuses",
@@ -311,7 +311,7 @@ defects! {
         "With feedback advertised without signals, every annotation is refused (absent read as an empty list)."),
     WReliabilityEventsOverlisted => ("w-reliability-events-overlisted", "W", Other, "events.reliability.events-list-only-emitted",
         "envelopes.reliability.events also lists envelope.nl-to-format-engaged, an event this host never emits."),
-    // Surface W, issue 9: the rest of its sections' rules, each with its own defect.
+    // Surface W: the rest of the envelope, feedback and era-2 rules, each with its own defect.
     WEnvelopeIdAsCorrelationId => ("w-envelope-id-as-correlation-id", "W", Other, "events.ai-envelopes.nothing-synthesized",
         "An envelope without correlationId is accepted under its envelopeId instead of rejected."),
     WStrictRefusesAtFloor => ("w-strict-refuses-at-floor", "W", Other, "events.envelope-strictness.below-floor-only",
@@ -452,7 +452,7 @@ mod tests {
         }
         assert!(
             Defect::ALL.len() >= 30,
-            "issue 8 asks for at least 30 defects"
+            "the catalogue holds at least 30 defects"
         );
     }
 

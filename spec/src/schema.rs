@@ -364,17 +364,33 @@ impl Transform for OptionalMeansAbsent {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(object) = schema.as_object_mut() {
             strip_optional_nulls(object);
-            // schemars annotates Rust number types (`uint32`, `double`, …): not JSON Schema
-            // formats, and meaningless to other validators.
-            if object
-                .get("format")
-                .and_then(Value::as_str)
-                .is_some_and(is_rust_number_format)
-            {
-                object.remove("format");
-            }
+            strip_rust_number_format(object);
         }
         schemars::transform::transform_subschemas(self, schema);
+    }
+}
+
+/// Removes the `format` schemars writes for a Rust number type (`uint32`, `double`, …) from one
+/// schema object: not a JSON Schema format, and meaningless to other validators.
+pub fn strip_rust_number_format(object: &mut Map<String, Value>) {
+    if object
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(is_rust_number_format)
+    {
+        object.remove("format");
+    }
+}
+
+/// [`strip_rust_number_format`] over every object of a schema document.
+pub fn strip_rust_number_formats(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            strip_rust_number_format(object);
+            object.values_mut().for_each(strip_rust_number_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_rust_number_formats),
+        _ => {}
     }
 }
 

@@ -517,11 +517,13 @@ impl CaseRunner {
                         let (path, terminal) = match surface {
                             CaseSurface::Execution => (
                                 format!("/v1/executions/{id}"),
-                                json!(["succeeded", "failed", "cancelled"]),
+                                json!(
+                                    spec::execution::ExecutionStatus::TERMINAL.map(|s| s.as_str())
+                                ),
                             ),
                             CaseSurface::Openwop => (
                                 format!("/runs/{}", spec::openwop::encode_run_id_for_path(&id)),
-                                json!(["completed", "failed", "cancelled"]),
+                                json!(spec::openwop::RunStatus::TERMINAL.map(|s| s.as_str())),
                             ),
                         };
                         let request = RequestSpec {

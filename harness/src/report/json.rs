@@ -49,7 +49,7 @@ pub(crate) fn published_schema<T: schemars::JsonSchema>(id: &str) -> Value {
         .into_generator()
         .into_root_schema_for::<T>()
         .to_value();
-    strip_rust_number_formats(&mut schema);
+    spec::schema::strip_rust_number_formats(&mut schema);
     let mut out = Map::new();
     out.insert(
         "$schema".into(),
@@ -64,36 +64,4 @@ pub(crate) fn published_schema<T: schemars::JsonSchema>(id: &str) -> Value {
         }
     }
     Value::Object(out)
-}
-
-fn strip_rust_number_formats(value: &mut Value) {
-    match value {
-        Value::Object(object) => {
-            let rust_format = object
-                .get("format")
-                .and_then(Value::as_str)
-                .is_some_and(|f| {
-                    matches!(
-                        f,
-                        "int8"
-                            | "int16"
-                            | "int32"
-                            | "int64"
-                            | "uint"
-                            | "uint8"
-                            | "uint16"
-                            | "uint32"
-                            | "uint64"
-                            | "float"
-                            | "double"
-                    )
-                });
-            if rust_format {
-                object.remove("format");
-            }
-            object.values_mut().for_each(strip_rust_number_formats);
-        }
-        Value::Array(items) => items.iter_mut().for_each(strip_rust_number_formats),
-        _ => {}
-    }
 }

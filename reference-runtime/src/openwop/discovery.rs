@@ -31,7 +31,7 @@ impl DiscoveryDocument {
     ) -> Self {
         let mut document = document(config, fixtures);
         if let Some(root) = document.as_object_mut() {
-            root.extend(issue9_families(config, catalog, defects));
+            root.extend(envelope_and_feedback_families(config, catalog, defects));
         }
         let body = document.to_string();
         let etag = format!(
@@ -116,7 +116,7 @@ const UNEMITTED_RELIABILITY_EVENT: &str = "envelope.nl-to-format-engaged";
 /// `schemaVersions`, `envelopeStrictness`, `envelopeContracts`, `envelopes` (Tier 1 subset,
 /// reasoning posture, reliability), `feedback`, and `conformance.seamsProfile` when the seams
 /// are mounted. (`providerUsage.costEstimates`/`currency` are in [`document`].)
-fn issue9_families(
+fn envelope_and_feedback_families(
     config: &OpenWopConfig,
     catalog: &KindCatalog,
     defects: &Defects,

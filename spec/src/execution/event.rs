@@ -33,6 +33,9 @@ pub enum ExecutionStatus {
 }
 
 impl ExecutionStatus {
+    /// The terminal statuses.
+    pub const TERMINAL: [ExecutionStatus; 3] = [Self::Succeeded, Self::Failed, Self::Cancelled];
+
     /// Whether this status is terminal.
     pub fn is_terminal(self) -> bool {
         matches!(self, Self::Succeeded | Self::Failed | Self::Cancelled)

@@ -40,6 +40,9 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    /// The terminal statuses.
+    pub const TERMINAL: [RunStatus; 3] = [Self::Completed, Self::Failed, Self::Cancelled];
+
     /// Whether the status is terminal.
     pub fn is_terminal(self) -> bool {
         matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
