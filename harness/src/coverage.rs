@@ -34,6 +34,27 @@ pub struct CoverageReport {
     pub capability_covered_percent: Option<f64>,
     /// Requirement ids cited by cases that the registry does not have.
     pub errors: Vec<UnknownRequirement>,
+    /// Per fixture set a host may seed, the `wire` MUST requirements that cases runnable with
+    /// just those fixtures cover.
+    pub by_fixture_set: Vec<FixtureSetCoverage>,
+}
+
+/// The coverage of the cases a host seeding one set of fixtures can run (cases without a
+/// `fixture:` need, and those whose every `fixture:` need is in the set).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FixtureSetCoverage {
+    /// The set's name (`contract-table`: the eight of `CONTRACT.md`'s fixture table;
+    /// `contract`: those and the AI-envelope sections' two, whose fixtures `CONTRACT.md` leaves
+    /// to the work that built them; `shipped`: every fixture of `spec/fixtures/`).
+    pub name: String,
+    /// The fixture ids.
+    pub fixtures: Vec<String>,
+    /// `wire` MUST and MUST NOT requirements.
+    pub wire_must_total: u32,
+    /// Of which covered by a case runnable with the set.
+    pub wire_must_covered: u32,
+    /// `wire` MUST requirements the corpus covers only with cases needing another fixture.
+    pub only_with_other_fixtures: Vec<String>,
 }
 
 /// One requirement and the cases that cover it.
@@ -100,11 +121,13 @@ impl CoverageReport {
     pub fn compute(cases: &[Case], registry: &RequirementRegistry) -> Self {
         let mut covering: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
         let mut errors = BTreeSet::new();
+        let mut cited_by_case: Vec<(&Case, BTreeSet<&str>)> = Vec::new();
         for case in cases {
             let mut cited: BTreeSet<&str> = case.requirements.iter().map(String::as_str).collect();
             for step in &case.steps {
                 step_requirements(step, &mut cited);
             }
+            cited_by_case.push((case, cited.clone()));
             for id in cited {
                 if registry.get(id).is_some() {
                     covering.entry(id).or_default().insert(case.id.as_str());
@@ -154,7 +177,33 @@ impl CoverageReport {
                 .find(|t| t.key == key)
                 .and_then(|t| t.percent)
         };
+        let shipped: Vec<String> = spec::fixtures::all()
+            .iter()
+            .map(|f| f.id.to_string())
+            .collect();
+        let table: Vec<String> = spec::fixtures::CONTRACT_FIXTURES
+            .iter()
+            .map(|f| f.to_string())
+            .collect();
+        let contract: Vec<String> = table
+            .iter()
+            .cloned()
+            .chain(
+                spec::fixtures::ENVELOPE_FIXTURES
+                    .iter()
+                    .map(|f| f.to_string()),
+            )
+            .collect();
+        let by_fixture_set = [
+            ("contract-table", table),
+            ("contract", contract),
+            ("shipped", shipped),
+        ]
+        .into_iter()
+        .map(|(name, fixtures)| fixture_set_coverage(name, fixtures, &cited_by_case, &requirements))
+        .collect();
         CoverageReport {
+            by_fixture_set,
             wire_covered_percent: percent_of("wire"),
             capability_covered_percent: percent_of("capability:*"),
             requirements,
@@ -201,6 +250,31 @@ impl CoverageReport {
         if !self.by_capability.is_empty() {
             table(&mut out, "By capability", &self.by_capability);
         }
+        if !self.by_fixture_set.is_empty() {
+            out.push_str(
+                "## By fixture set\n\nWire MUST requirements covered by cases a host seeding only these fixtures can run.\n\n| Fixture set | Fixtures | Covered | Total | Covered only with other fixtures |\n|---|--:|--:|--:|---|\n",
+            );
+            for set in &self.by_fixture_set {
+                let others = if set.only_with_other_fixtures.is_empty() {
+                    "none".to_string()
+                } else {
+                    set.only_with_other_fixtures
+                        .iter()
+                        .map(|id| format!("`{id}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {others} |",
+                    set.name,
+                    set.fixtures.len(),
+                    set.wire_must_covered,
+                    set.wire_must_total
+                );
+            }
+            out.push('\n');
+        }
         if !self.errors.is_empty() {
             let _ = writeln!(out, "## Errors ({})\n", self.errors.len());
             for error in &self.errors {
@@ -234,6 +308,53 @@ impl CoverageReport {
             }
         }
         out
+    }
+}
+
+/// Whether a requirement is a `wire` MUST or MUST NOT.
+fn is_wire_must(r: &RequirementCoverage) -> bool {
+    let must = [
+        RequirementLevel::Must.as_str(),
+        RequirementLevel::MustNot.as_str(),
+    ];
+    must.contains(&r.level.as_str()) && r.testability == Testability::Wire.to_string()
+}
+
+fn fixture_set_coverage(
+    name: &str,
+    fixtures: Vec<String>,
+    cited_by_case: &[(&Case, BTreeSet<&str>)],
+    requirements: &[RequirementCoverage],
+) -> FixtureSetCoverage {
+    let runnable = |case: &Case| {
+        case.needs.iter().all(|need| {
+            need.strip_prefix("fixture:")
+                .is_none_or(|fixture| fixtures.iter().any(|f| f == fixture))
+        })
+    };
+    let covered: BTreeSet<&str> = cited_by_case
+        .iter()
+        .filter(|(case, _)| runnable(case))
+        .flat_map(|(_, cited)| cited.iter().copied())
+        .collect();
+    let wire_must: Vec<&RequirementCoverage> =
+        requirements.iter().filter(|r| is_wire_must(r)).collect();
+    FixtureSetCoverage {
+        name: name.to_string(),
+        wire_must_total: u32::try_from(wire_must.len()).unwrap_or(u32::MAX),
+        wire_must_covered: u32::try_from(
+            wire_must
+                .iter()
+                .filter(|r| covered.contains(r.id.as_str()))
+                .count(),
+        )
+        .unwrap_or(u32::MAX),
+        only_with_other_fixtures: wire_must
+            .iter()
+            .filter(|r| r.is_covered() && !covered.contains(r.id.as_str()))
+            .map(|r| r.id.clone())
+            .collect(),
+        fixtures,
     }
 }
 

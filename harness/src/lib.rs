@@ -10,6 +10,7 @@
 //! - [`runner`]: selection, skipping, parallel runs, the report model.
 //! - [`target`], [`probe`], [`upstream`]: the host under test and its fake upstream.
 //! - [`baseline`]: expected failures (XFAIL, STALE).
+//! - [`partition`]: `--partition k/n`, stable slices of a run for merging.
 //! - [`coverage`]: requirement coverage of a case corpus.
 //! - [`load`]: load mode (many subscribers per log, every sequence judged).
 //!
@@ -24,6 +25,8 @@ pub mod coverage;
 pub mod driver;
 pub mod generate;
 pub mod load;
+pub mod partition;
+pub mod plan;
 pub mod probe;
 pub mod report;
 pub mod runner;

@@ -5,7 +5,7 @@
 //! could not be read, providers none of which is bound to a role, stream modes it could not
 //! probe) is recorded in [`ProbeFindings::unjudgeable`], and cases needing it are BLOCKED.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 use tokio::time::{Duration, Instant};
@@ -25,6 +25,9 @@ pub struct ProbeFindings {
     /// Needs the probe could not establish either way, with why (see
     /// [`Target::unjudgeable`]).
     pub unjudgeable: std::collections::BTreeMap<String, String>,
+    /// The discovery documents that answered, by path: SHA-256 (hex) of each body as received
+    /// (a claim records them).
+    pub documents: std::collections::BTreeMap<String, String>,
 }
 
 impl ProbeFindings {
@@ -78,6 +81,17 @@ fn document(path: &str, exchange: &crate::transcript::Exchange) -> Document {
     }
 }
 
+/// Records the digest of a document's body, when it answered.
+fn record_document(found: &mut ProbeFindings, path: &str, exchange: &crate::transcript::Exchange) {
+    use sha2::{Digest, Sha256};
+    if let Some(response) = &exchange.response {
+        found.documents.insert(
+            path.to_string(),
+            hex::encode(Sha256::digest(response.body.as_bytes())),
+        );
+    }
+}
+
 /// Probes a target. Every request is bounded by `timeout`.
 pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> ProbeFindings {
     let mut found = ProbeFindings::default();
@@ -111,6 +125,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
 
     // Surface X.
     let runtime = fetch(get("/v1/runtime", false)).await;
+    record_document(&mut found, "/v1/runtime", &runtime);
     let execution = match document("/v1/runtime", &runtime) {
         Document::Read(body) if body.get("protocol_version").is_some() => {
             found.capabilities.insert("surface:execution".into());
@@ -134,15 +149,30 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
     };
     if execution {
         let providers = fetch(get("/v1/providers", false)).await;
-        let listed = match document("/v1/providers", &providers) {
+        record_document(&mut found, "/v1/providers", &providers);
+        let manifests = match document("/v1/providers", &providers) {
             Document::Read(body) => body.get("data").and_then(Value::as_array).map(|data| {
                 data.iter()
-                    .filter_map(|m| m.get("provider").and_then(Value::as_str))
-                    .map(String::from)
-                    .collect::<BTreeSet<String>>()
+                    .filter_map(|m| {
+                        let id = m.get("provider").and_then(Value::as_str)?;
+                        let models = m
+                            .get("models")
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|model| model.get("model").and_then(Value::as_str))
+                            .map(String::from)
+                            .collect::<Vec<_>>();
+                        Some((id.to_string(), models))
+                    })
+                    .collect::<BTreeMap<String, Vec<String>>>()
             }),
             _ => None,
         };
+        if let (Some(manifests), Some(upstream)) = (&manifests, &target.upstream) {
+            upstream.learn_models(manifests);
+        }
+        let listed = manifests.map(|m| m.into_keys().collect::<BTreeSet<String>>());
         match listed {
             Some(ids) => {
                 for (role, id) in &target.providers {
@@ -154,7 +184,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                         found.unjudgeable.insert(
                             format!("provider:{role}"),
                             format!(
-                                "no fake provider is bound to role `{role}`: the host lists providers [{}] and none is `{id}` (--provider-role {role}=<id>)",
+                                "no fake provider is bound to role `{role}`: the host lists providers [{}] and none is `{id}` (--bind {role}=<id>,<wire format>[,<model>])",
                                 ids.iter().cloned().collect::<Vec<_>>().join(", ")
                             ),
                         );
@@ -174,6 +204,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
 
     // Surface W.
     let discovery = fetch(get("/.well-known/openwop", false)).await;
+    record_document(&mut found, "/.well-known/openwop", &discovery);
     let discovery = match document("/.well-known/openwop", &discovery) {
         Document::Read(doc) => Some(doc),
         Document::Unreadable(what) => {

@@ -14,7 +14,7 @@ use crate::report::{
     CaseResult, REPORT_FORMAT_VERSION, RequirementResult, RunOptionsSummary, RunReport, Summary,
     SurfaceJudgement, TargetSummary,
 };
-use crate::target::NeedStatus;
+use crate::target::{NeedStatus, Target};
 use crate::transcript::{FrameKind, StepRecord};
 use crate::verdict::{CheckOutcome, Level, Verdict};
 
@@ -146,14 +146,7 @@ pub async fn run(
     let summary = Summary::of(&results);
     let verdict = run_verdict(&results, &run_errors, &not_judged);
     let target = &runner.target;
-    let digest = {
-        let mut hasher = Sha256::new();
-        for loaded in &selected {
-            hasher.update(loaded.case.id.as_bytes());
-            hasher.update(loaded.digest.as_bytes());
-        }
-        hex::encode(hasher.finalize())
-    };
+    let digest = case_set_digest(selected.iter().copied());
     RunReport {
         format_version: REPORT_FORMAT_VERSION,
         run_id: format!(
@@ -162,6 +155,7 @@ pub async fn run(
             &uuid::Uuid::new_v4().simple().to_string()[..6]
         ),
         harness_version: env!("CARGO_PKG_VERSION").to_string(),
+        corpus: Default::default(),
         started_at: started_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         finished_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         duration_ms: clock.elapsed().as_millis() as u64,
@@ -193,7 +187,19 @@ pub async fn run(
                 .map(|c| (c.id.as_str(), c.transcript.as_slice())),
         ),
         cases: results,
+        differential: None,
     }
+}
+
+/// SHA-256 of a case set, in the order given: each case's id and file digest (the report's
+/// `options.case_set_digest`).
+pub fn case_set_digest<'a>(cases: impl IntoIterator<Item = &'a LoadedCase>) -> String {
+    let mut hasher = Sha256::new();
+    for loaded in cases {
+        hasher.update(loaded.case.id.as_bytes());
+        hasher.update(loaded.digest.as_bytes());
+    }
+    hex::encode(hasher.finalize())
 }
 
 /// A case that could not be run at all.
@@ -246,7 +252,16 @@ fn surface_name(surface: CaseSurface) -> &'static str {
 /// (any such need decides: the case does not apply), BLOCKED when the harness could not
 /// establish what the case needs or cannot set it up; `None` when it can run.
 fn not_run(runner: &CaseRunner, case: &crate::case::Case) -> Option<(Verdict, String)> {
-    let target = &runner.target;
+    not_run_on(&runner.target, case, runner.target.upstream.is_some())
+}
+
+/// [`not_run`] for a target described but not driven: `fakes` says whether fake providers
+/// will serve the case's scripts (what `conformance plan` foresees).
+pub fn not_run_on(
+    target: &Target,
+    case: &crate::case::Case,
+    fakes: bool,
+) -> Option<(Verdict, String)> {
     // The surface first: when its discovery document could not be read, nothing the case
     // needs is known either way.
     match target.need_status(&format!("surface:{}", surface_name(case.surface))) {
@@ -266,7 +281,7 @@ fn not_run(runner: &CaseRunner, case: &crate::case::Case) -> Option<(Verdict, St
     if !lacking.is_empty() {
         return Some((Verdict::Skip, lacking.join("; ")));
     }
-    if !case.scripts.is_empty() && target.upstream.is_none() {
+    if !case.scripts.is_empty() && !fakes {
         unjudgeable.push(
             "the case scripts fake providers and none is running for this target (--providers-listen)"
                 .into(),
@@ -387,7 +402,7 @@ fn scrub_record(record: &mut StepRecord, clean: &dyn Fn(&mut String)) {
 
 /// Run-level sanity: a run whose every request was refused as unauthenticated, or that never
 /// saw an event, proves nothing about the host and ends in ERROR.
-fn sanity_errors(results: &[CaseResult]) -> Vec<String> {
+pub fn sanity_errors(results: &[CaseResult]) -> Vec<String> {
     let mut errors = Vec::new();
     let statuses: Vec<u16> = results
         .iter()
@@ -502,8 +517,9 @@ fn judge_surfaces(
 }
 
 /// What the run could not judge that conformance needs, and why: each distinct reason MUST
-/// cases were BLOCKED for, and each served (with selected cases) or requested surface no case of
-/// which was judged. Empty when the run judged what it had to.
+/// cases were BLOCKED for, each served (with selected cases) or requested surface no case of
+/// which was judged, and a run that judged no case at all (nothing selected, or every selected
+/// case SKIP, BLOCKED or ERROR). Empty when the run judged what it had to.
 pub fn not_judged(results: &[CaseResult], surfaces: &[SurfaceJudgement]) -> Vec<String> {
     let mut out = Vec::new();
     let mut blocked: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
@@ -557,6 +573,22 @@ pub fn not_judged(results: &[CaseResult], surfaces: &[SurfaceJudgement]) -> Vec<
             _ => "served by the host",
         };
         out.push(format!("surface {} ({whose}): {why}", surface.surface));
+    }
+    // A run that judged nothing (a filter selecting no case, or only cases of a surface the
+    // host does not serve, all SKIP) claims nothing about the host, least of all conformance.
+    if out.is_empty() && !results.iter().any(|c| c.verdict.is_judged()) {
+        if results.is_empty() {
+            out.push("no case was selected (the filters match none)".to_string());
+        } else {
+            let of = |verdict: Verdict| results.iter().filter(|c| c.verdict == verdict).count();
+            out.push(format!(
+                "none of the {} selected case(s) was judged ({} SKIP, {} BLOCKED, {} ERROR)",
+                results.len(),
+                of(Verdict::Skip),
+                of(Verdict::Blocked),
+                of(Verdict::Error)
+            ));
+        }
     }
     out
 }

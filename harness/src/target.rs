@@ -30,10 +30,23 @@ pub trait Upstream: Send + Sync {
     /// Registers a script under a unique id; returns the marker a request must carry to select
     /// it, and the script exactly as the fake providers serve it.
     fn register(&self, script_id: &str, script: &Value) -> Result<(String, Value), String>;
-    /// Calls received for a script: `(provider instance, count)`.
-    fn calls(&self, script_id: &str) -> Vec<(String, u32)>;
-    /// The role a provider instance plays (`openai-primary` → `text-primary`).
-    fn role_of(&self, instance: &str) -> Option<String>;
+    /// Calls received for a script, per fake instance (and model, when two roles share one
+    /// provider), with the role that played them.
+    fn calls(&self, script_id: &str) -> Vec<ProviderCalls>;
+    /// The host's provider manifests (provider id → model ids in manifest order), for roles
+    /// bound to one provider without a model. The default ignores them.
+    fn learn_models(&self, _manifests: &BTreeMap<String, Vec<String>>) {}
+}
+
+/// How often one fake instance (or one model of it) was called for a script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderCalls {
+    /// The instance, or `<instance>@<model>`.
+    pub instance: String,
+    /// The role that played the calls, when the script named one.
+    pub role: Option<String>,
+    /// Calls received.
+    pub count: u32,
 }
 
 /// Everything the driver needs to reach and judge a host.
@@ -135,6 +148,17 @@ impl Target {
             return NeedStatus::Unjudgeable(reason);
         }
         if let Some(fixture) = need.strip_prefix("fixture:") {
+            let contract = spec::fixtures::CONTRACT_FIXTURES
+                .iter()
+                .chain(spec::fixtures::ENVELOPE_FIXTURES.iter())
+                .any(|f| *f == fixture);
+            if !contract {
+                // A fixture beyond the contract's adds depth, not coverage: a host may leave it
+                // out, and the contract's fixtures judge the same rules.
+                return NeedStatus::Lacking(format!(
+                    "the host does not seed fixture `{fixture}`, which the contract does not require (it adds depth: seed spec/fixtures/{fixture}.json to run this case)"
+                ));
+            }
             return NeedStatus::Unjudgeable(format!(
                 "the host's discovery document does not list fixture `{fixture}`, so the harness cannot set the case up"
             ));
@@ -220,6 +244,10 @@ mod tests {
             target.need_status("!capability:providerUsage"),
             NeedStatus::Met
         );
+        assert!(matches!(
+            target.need_status("fixture:conformance-all-tiers"),
+            NeedStatus::Lacking(_)
+        ));
         for need in [
             "fixture:conformance-noop",
             "mock-provider:stream-text",

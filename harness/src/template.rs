@@ -22,9 +22,12 @@
 //! Filters: `path` (a tenant-bound id encoded for a URL path segment, `/` → `~2F`), `pct`
 //! (the same id percent-encoded, `/` → `%2F`), `segment` (any string percent-encoded as one URL
 //! path segment: every byte outside RFC 3986's unreserved set), `json` (the value as JSON
-//! text), `len`.
+//! text), `len`, `or:TEXT` (the text when the path has no value: a default the seed states,
+//! e.g. `${steps.discovery.body.heartbeat.deliveryChannel|or:/host/events}`).
 //! A string that is exactly one expression becomes the value itself (a number stays a number);
-//! otherwise values are interpolated as text.
+//! otherwise values are interpolated as text. An array of two or more lone `${provider.<role>}`
+//! expressions expands to the distinct ids, in order (two roles bound to one provider, a host
+//! with two models of it, name it once in `routing.provider_order`).
 
 use std::collections::BTreeMap;
 
@@ -65,6 +68,18 @@ impl Scope {
     pub fn expand(&self, value: &Value) -> Result<Value, TemplateError> {
         Ok(match value {
             Value::String(text) => self.expand_str(text)?,
+            Value::Array(items) if is_provider_list(items) => {
+                // Two roles bound to one provider name it once: a host may refuse duplicate
+                // `provider_order` entries.
+                let mut distinct: Vec<Value> = Vec::new();
+                for item in items {
+                    let value = self.expand(item)?;
+                    if !distinct.contains(&value) {
+                        distinct.push(value);
+                    }
+                }
+                Value::Array(distinct)
+            }
             Value::Array(items) => Value::Array(
                 items
                     .iter()
@@ -108,8 +123,12 @@ impl Scope {
     /// Evaluates one expression (without `${` `}`).
     pub fn evaluate(&self, expression: &str) -> Result<Value, TemplateError> {
         let parsed = parse(expression)?;
-        let mut value = self.resolve(expression, &parsed.path)?;
-        for filter in &parsed.filters {
+        let fallback = parsed.filters.iter().find_map(|f| f.strip_prefix("or:"));
+        let mut value = match (self.resolve(expression, &parsed.path), fallback) {
+            (Err(TemplateError::Missing(..)), Some(text)) => Value::String(text.to_string()),
+            (resolved, _) => resolved?,
+        };
+        for filter in parsed.filters.iter().filter(|f| !f.starts_with("or:")) {
             value = apply_filter(expression, filter, value)?;
         }
         if let Some(offset) = parsed.offset {
@@ -173,6 +192,17 @@ impl Scope {
     }
 }
 
+/// Whether an array is a list of provider ids: two or more strings, each exactly one
+/// `${provider.<role>}` expression.
+fn is_provider_list(items: &[Value]) -> bool {
+    items.len() > 1
+        && items.iter().all(|item| {
+            item.as_str()
+                .and_then(lone_expression)
+                .is_some_and(|inner| inner.trim().starts_with("provider."))
+        })
+}
+
 fn to_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
@@ -224,8 +254,12 @@ fn parse(expression: &str) -> Result<Parsed, TemplateError> {
     let path_text = parts.next().unwrap_or_default().trim();
     let filters: Vec<String> = parts.map(|f| f.trim().to_string()).collect();
     for filter in &filters {
-        if !matches!(filter.as_str(), "path" | "pct" | "segment" | "json" | "len") {
-            return Err(syntax("unknown filter (path, pct, segment, json, len)"));
+        if !matches!(filter.as_str(), "path" | "pct" | "segment" | "json" | "len")
+            && !filter.starts_with("or:")
+        {
+            return Err(syntax(
+                "unknown filter (path, pct, segment, json, len, or:TEXT)",
+            ));
         }
     }
     let mut path = Vec::new();
@@ -459,6 +493,25 @@ mod tests {
     }
 
     #[test]
+    fn or_gives_the_stated_default_only_when_nothing_is_there() {
+        let s = scope();
+        assert_eq!(
+            s.expand_str("${steps.create.body.channel|or:/host/events}")
+                .unwrap(),
+            json!("/host/events")
+        );
+        assert_eq!(
+            s.expand_str("${steps.create.headers.content-type|or:/host/events}")
+                .unwrap(),
+            json!("application/json")
+        );
+        assert!(matches!(
+            s.evaluate("steps.create.body.channel"),
+            Err(TemplateError::Missing(..))
+        ));
+    }
+
+    #[test]
     fn selectors_read_a_value_the_host_chose() {
         let mut s = scope();
         s.steps.insert(
@@ -581,6 +634,26 @@ mod tests {
         ));
         assert!(check_syntax("steps.a.body").is_ok());
         assert!(check_syntax("nope").is_err());
+    }
+
+    #[test]
+    fn a_provider_list_names_a_shared_provider_once() {
+        let mut scope = scope();
+        scope
+            .providers
+            .insert("text-secondary".into(), "openai-primary".into());
+        let list = serde_json::json!(["${provider.text-primary}", "${provider.text-secondary}"]);
+        assert_eq!(
+            scope.expand(&list).unwrap(),
+            serde_json::json!(["openai-primary"])
+        );
+        scope
+            .providers
+            .insert("text-secondary".into(), "anthropic".into());
+        assert_eq!(
+            scope.expand(&list).unwrap(),
+            serde_json::json!(["openai-primary", "anthropic"])
+        );
     }
 
     #[test]

@@ -123,10 +123,9 @@ pub struct ResponseRecord {
 impl ResponseRecord {
     /// A header's value by (case-insensitive) name.
     pub fn header(&self, name: &str) -> Option<&str> {
-        let name = name.to_ascii_lowercase();
         self.headers
             .iter()
-            .find(|h| h.name == name)
+            .find(|h| h.name.eq_ignore_ascii_case(name))
             .map(|h| h.value.as_str())
     }
 

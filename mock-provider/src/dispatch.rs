@@ -95,6 +95,7 @@ struct Attribution {
     instance: String,
     endpoint: Endpoint,
     script_id: Option<String>,
+    script_key: Option<String>,
     call_index: Option<u32>,
     credential: Option<String>,
 }
@@ -157,6 +158,29 @@ fn presented_credential(kind: ProviderKind, request: &IncomingRequest) -> Option
         }
         _ => value.to_owned(),
     })
+}
+
+/// The model a call asks for: the JSON body's `model`, or for an async-media submit the path
+/// after the instance (`fal-ai/flux`).
+fn requested_model(kind: ProviderKind, request: &IncomingRequest) -> Option<String> {
+    if kind == ProviderKind::AsyncMedia {
+        let path = request.path.trim_start_matches('/');
+        return path
+            .split_once('/')
+            .map(|(_, model)| model.to_owned())
+            .filter(|model| !model.is_empty());
+    }
+    let body: serde_json::Value = serde_json::from_slice(&request.body).ok()?;
+    body.get("model")?.as_str().map(str::to_owned)
+}
+
+/// The key of `script.calls` a call to `instance` plays: `<instance>@<model>` when the script
+/// scopes the requested model, else the instance.
+fn script_key(script: &Script, instance: &ProviderInstance, request: &IncomingRequest) -> String {
+    requested_model(instance.kind, request)
+        .map(|model| format!("{}@{model}", instance.name))
+        .filter(|scoped| script.calls.contains_key(scoped))
+        .unwrap_or_else(|| instance.name.clone())
 }
 
 fn new_request_id() -> String {
@@ -250,6 +274,7 @@ impl ProviderState {
                     instance: instance_name.to_owned(),
                     endpoint: Endpoint::Unknown,
                     script_id: None,
+                    script_key: None,
                     call_index: None,
                     credential: None,
                 },
@@ -260,6 +285,7 @@ impl ProviderState {
                     instance: instance.name.clone(),
                     endpoint: Endpoint::Unknown,
                     script_id: None,
+                    script_key: None,
                     call_index: None,
                     credential,
                 };
@@ -313,6 +339,7 @@ impl ProviderState {
             method: request.method.clone(),
             path: request.path_and_query(),
             script_id: attribution.script_id,
+            script_key: attribution.script_key,
             call_index: attribution.call_index,
             credential: attribution.credential,
             credential_is_canary,
@@ -348,12 +375,11 @@ impl ProviderState {
         if let [script_id] = marked.as_slice() {
             attribution.script_id = Some(script_id.clone());
             if let Some(registered) = inner.scripts.get_mut(script_id) {
-                let counter = registered
-                    .calls_received
-                    .entry(instance.name.clone())
-                    .or_insert(0);
+                let key = script_key(&registered.script, instance, request);
+                let counter = registered.calls_received.entry(key.clone()).or_insert(0);
                 *counter += 1;
                 attribution.call_index = Some(*counter);
+                attribution.script_key = Some(key);
             }
         }
         let error = |status: u16, code: &str, message: &str| {
@@ -397,10 +423,14 @@ impl ProviderState {
                 );
             }
         };
+        let key = attribution
+            .script_key
+            .clone()
+            .unwrap_or_else(|| instance.name.clone());
         let behaviours = inner
             .scripts
             .get(&script_id)
-            .and_then(|registered| registered.script.calls.get(&instance.name));
+            .and_then(|registered| registered.script.calls.get(&key));
         let Some(behaviour) = behaviours
             .and_then(|list| list.get(call_index as usize - 1))
             .cloned()
@@ -410,9 +440,8 @@ impl ProviderState {
                 500,
                 "mock_provider_script_exhausted",
                 &format!(
-                    "script `{script_id}` is exhausted: call {call_index} at instance `{}` \
-                     but only {scripted} call(s) are scripted there",
-                    instance.name
+                    "script `{script_id}` is exhausted: call {call_index} at `{key}` \
+                     but only {scripted} call(s) are scripted there"
                 ),
             );
         };
@@ -448,13 +477,14 @@ impl ProviderState {
                     .unwrap_or_else(|| "127.0.0.1".into());
                 let request_url = format!("http://{host}/{}/requests/{job_id}", instance.name);
                 let timing = job.timing;
-                let state = JobState::new(
+                let mut state = JobState::new(
                     script_id,
                     instance.name.clone(),
                     call_index,
                     job,
                     request_url,
                 );
+                state.script_key = attribution.script_key.clone();
                 let response = state.submit_response(&job_id);
                 inner.jobs.insert(job_id, state);
                 timed_whole(response, &timing)
@@ -476,6 +506,7 @@ impl ProviderState {
             .filter(|job| job.instance == instance.name);
         if let Some(job) = &job {
             attribution.script_id = Some(job.script_id.clone());
+            attribution.script_key = job.script_key.clone();
             attribution.call_index = Some(job.call_index);
         }
         if !self.authenticated(attribution) {

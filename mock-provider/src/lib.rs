@@ -145,7 +145,10 @@
 //! **Counting.** Every request carrying a registered script's marker to a call endpoint
 //! (completions, messages, job submit) gets the next call index of that script at that
 //! instance, and call n plays `calls[instance][n-1]`. A call without the canary still takes its
-//! index (and is answered 401). Status polls, result and cancel requests of a job are recorded
+//! index (and is answered 401). A key `<instance>@<model>` scopes a list to the calls naming
+//! that model (JSON `model`; the async-media submit path), with its own counter: one provider
+//! with two models plays two roles; [`RecordedCall::script_key`] says which list a call
+//! played. Status polls, result and cancel requests of a job are recorded
 //! under the submit's script and call index but are not calls.
 //!
 //! **Answers of the fake itself** (provider-shaped, code prefixed `mock_provider_`):
@@ -311,7 +314,7 @@ pub use providers::{FakeProviders, StartError};
 pub use record::{Endpoint, RecordedCall, VerificationError};
 pub use script::{
     Artifact, AsyncJob, CallBehaviour, Chunk, Completion, ConnectionReset, FinishReason, HttpError,
-    JobFailure, JobPhase, ProviderError, Script, StreamFault, Timing, Usage,
+    JobFailure, JobPhase, ProviderError, Script, StreamFault, Timing, Usage, split_call_key,
 };
 pub use serve::{ServeError, ServeOptions, load_scripts, parse_instance_flag, serve_from_files};
 pub use validate::ScriptError;

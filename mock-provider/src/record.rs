@@ -56,6 +56,10 @@ pub struct RecordedCall {
     pub path: String,
     /// The script the request was attributed to: its marker for calls, its job for polls.
     pub script_id: Option<String>,
+    /// The [`Script::calls`](crate::Script::calls) key the call played: the instance, or
+    /// `<instance>@<model>` when the script scopes the request's model (polls carry their
+    /// submit's key). `None` when the request matched no registered script.
+    pub script_key: Option<String>,
     /// The call number at this instance (1-based; polls carry their submit's number).
     /// `None` when the request matched no registered script.
     pub call_index: Option<u32>,

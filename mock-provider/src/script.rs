@@ -18,14 +18,28 @@ use serde::{Deserialize, Serialize};
 /// `calls["openai-primary"][n-1]`. A request past the end of the list is still counted as a
 /// call and answered with a provider-shaped HTTP 500 whose message says the script is
 /// exhausted.
+///
+/// A key may also be `<instance>@<model>`: calls to that instance whose request names that
+/// model (the JSON body's `model`; for an async-media submit, the path after the instance)
+/// play that list, with a counter of their own; a call whose model has no such key plays the
+/// bare `<instance>` list. This is how one provider with two models plays two roles.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Script {
     /// Unique id of the script, 1–200 characters from `A-Z a-z 0-9 . _ ~ -`.
     pub id: String,
-    /// Ordered call behaviours per provider instance name (for example `openai-primary`).
+    /// Ordered call behaviours per provider instance name (for example `openai-primary`), or
+    /// per instance and model (`openai-primary@gpt-b`).
     #[serde(default)]
     pub calls: BTreeMap<String, Vec<CallBehaviour>>,
+}
+
+/// Splits a [`Script::calls`] key into its instance and, when model-scoped, its model.
+pub fn split_call_key(key: &str) -> (&str, Option<&str>) {
+    match key.split_once('@') {
+        Some((instance, model)) => (instance, Some(model)),
+        None => (key, None),
+    }
 }
 
 /// What one call answers.

@@ -55,18 +55,25 @@ pub(crate) fn validate_script(
             id: script.id.clone(),
         });
     }
-    for (instance_name, behaviours) in &script.calls {
+    for (key, behaviours) in &script.calls {
+        let (instance_name, model) = crate::script::split_call_key(key);
+        if model == Some("") {
+            return Err(ScriptError::UnknownInstance {
+                script_id: script.id.clone(),
+                instance: key.clone(),
+            });
+        }
         let Some((kind, backend)) = instance(instance_name) else {
             return Err(ScriptError::UnknownInstance {
                 script_id: script.id.clone(),
-                instance: instance_name.clone(),
+                instance: key.clone(),
             });
         };
         for (position, behaviour) in behaviours.iter().enumerate() {
             if let Err(problem) = check_behaviour(behaviour, kind, backend) {
                 return Err(ScriptError::InvalidCall {
                     script_id: script.id.clone(),
-                    instance: instance_name.clone(),
+                    instance: key.clone(),
                     call: position + 1,
                     problem,
                 });

@@ -91,6 +91,10 @@ pub struct ServerConfig {
     /// (`120` → `+02:00`, with millisecond fractions) rather than in UTC with `Z`; the same
     /// instants, another form RFC 3339 admits. Within ±1439.
     pub timestamp_offset_minutes: Option<i32>,
+    /// Whether response header names of both surfaces are written in title case
+    /// (`Content-Type`, `Retry-After`) rather than hyper's lower case: field names are
+    /// case-insensitive (RFC 9110 §5.1). HTTP/1.1 only.
+    pub title_case_headers: bool,
 }
 
 impl Default for ServerConfig {
@@ -100,6 +104,7 @@ impl Default for ServerConfig {
             keep_alive_ms: DEFAULT_KEEP_ALIVE_MS,
             json_charset: false,
             timestamp_offset_minutes: None,
+            title_case_headers: false,
         }
     }
 }
@@ -237,6 +242,17 @@ impl ProviderKind {
             ProviderKind::OpenaiResponses => "openai-responses",
             ProviderKind::AnthropicMessages => "anthropic-messages",
             ProviderKind::AsyncMedia => "async-media",
+        }
+    }
+
+    /// Whether the kind streams text (every kind but the asynchronous media queue): what a
+    /// surface-W AI node may call.
+    pub fn streams_text(self) -> bool {
+        match self {
+            ProviderKind::OpenaiChat
+            | ProviderKind::OpenaiResponses
+            | ProviderKind::AnthropicMessages => true,
+            ProviderKind::AsyncMedia => false,
         }
     }
 }

@@ -191,7 +191,7 @@ defects! {
     // Both surfaces (the log hub is shared); caught by `conformance load`, not by the cases.
     DropsEventUnderLoad => ("w-drops-event-under-load", "W", Load, "events.subscribers.no-silent-drop",
         "While several subscribers read one live log, every subscriber silently loses one event per 7 it is sent (both surfaces: the log hub is shared). A single subscriber, or a read of a finished log, loses nothing, so the single-subscriber cases pass."),
-    // Surface W, issue 9: AI envelopes, the envelope catalog, reliability, feedback, usage facets, era-2 logs.
+    // Surface W: AI envelopes, the envelope catalog, reliability, feedback, usage facets, era-2 logs.
     WEnvelopeCorrelationSynthesized => ("w-envelope-correlation-synthesized", "W", Other, "events.ai-envelopes.reject-missing-correlation-id",
         "An envelope without correlationId is accepted under a correlationId the host mints."),
     WEnvelopeMetaSourceSynthesized => ("w-envelope-meta-source-synthesized", "W", Other, "events.ai-envelopes.reject-missing-meta-source",
@@ -308,7 +308,7 @@ defects! {
         "An era-2 log is served in its v1 type spellings."),
     WEra2SilentDrop => ("w-era2-silent-drop", "W", Other, "events.era2.projection-no-silent-drop",
         "An era-2 property the v2 payload cannot carry is dropped silently instead of failing 500 payload_unprojectable."),
-    // Surface W, issue 9 follow-up: seats read under a non-default configuration, the reliability list.
+    // Surface W: seats read under a non-default configuration, the reliability list.
     WAbsentKindsAdmitted => ("w-absent-kinds-admitted", "W", Other, "events.supported-envelopes.absent-kinds-refuse-non-universal",
         "With supportedEnvelopes advertised without kinds, every non-universal kind is admitted unchecked."),
     WStrictAdmitsDrift => ("w-strict-admits-drift", "W", Other, "events.envelope-strictness.strict-refuses",
@@ -317,7 +317,7 @@ defects! {
         "With feedback advertised without signals, every annotation is refused (absent read as an empty list)."),
     WReliabilityEventsOverlisted => ("w-reliability-events-overlisted", "W", Other, "events.reliability.events-list-only-emitted",
         "envelopes.reliability.events also lists envelope.nl-to-format-engaged, an event this host never emits."),
-    // Surface W, issue 9: the rest of its sections' rules, each with its own defect.
+    // Surface W: the rest of the envelope, feedback and era-2 rules, each with its own defect.
     WEnvelopeIdAsCorrelationId => ("w-envelope-id-as-correlation-id", "W", Other, "events.ai-envelopes.nothing-synthesized",
         "An envelope without correlationId is accepted under its envelopeId instead of rejected."),
     WStrictRefusesAtFloor => ("w-strict-refuses-at-floor", "W", Other, "events.envelope-strictness.below-floor-only",
@@ -378,6 +378,12 @@ defects! {
         "node.failed carries an error object without its required message."),
     WResolvedByString => ("w-resolved-by-string", "W", Other, "events.payloads.validates-against-type-index",
         "interrupt.resolved carries resolvedBy as a bare string instead of a Subject object."),
+    WInterruptRequestedWithoutKey => ("w-interrupt-requested-without-key", "W", Other, "events.payloads.validates-against-type-index",
+        "interrupt.requested omits the re-entry key suspend-request.schema.json requires."),
+    WNodeStartedWithoutTypeId => ("w-node-started-without-type-id", "W", Other, "events.payloads.validates-against-type-index",
+        "node.started omits its required typeId."),
+    WProviderUsageModelEmpty => ("w-provider-usage-model-empty", "W", Other, "events.payloads.validates-against-type-index",
+        "provider.usage names its model as the empty string (upstream: minLength 1)."),
 }
 
 impl fmt::Display for Defect {
@@ -452,7 +458,7 @@ mod tests {
         }
         assert!(
             Defect::ALL.len() >= 30,
-            "issue 8 asks for at least 30 defects"
+            "the catalogue holds at least 30 defects"
         );
     }
 

@@ -12,6 +12,7 @@
 //! [`StartError`]. The `conformance` command's built-in target uses only these names; the
 //! modules below are the runtime's own (its tests reach into them, embedders do not).
 
+mod canonical;
 pub mod choices;
 pub mod clock;
 pub mod config;
@@ -26,9 +27,18 @@ pub mod sse;
 pub mod store;
 
 pub use choices::{
+    AcceptedAppend, AfterTerminalEvents, ArtifactFields, CancelTerminal, CancelledPayload,
+    EnvelopeFields, ErrorDetails, ErrorWording, EventIdForm, ExecutionCancel, ExecutionChoices,
+    HostChannelAddress, IdempotencyMismatch, InterruptIdForm, KeepAliveComment, MalformedStatus,
+    ManifestFields, MessagesBatching, ProviderCodeChoice, ResultBeforeSuccess, RunStartedTiming,
+    SequenceForm, StreamValidationOrder, SubmissionStatus, UsageCurrency, UsageFacts,
+    ValidationOrder, ValuesResumeAtEnd,
+};
+pub use choices::{
     CancelAnswer, CrossTenantAnswer, CursorPrecedence, ExecutionIdForm, MultiAdmitted,
     ReplayStatus, RunIdForm, UnsatisfiableRequirements,
 };
+pub use config::StoreKind;
 pub use config::{Config, ModelConfig, ProviderConfig, ProviderKind};
 pub use defects::{Defect, Defects};
 pub use openwop::{ApiKeyConfig, HeartbeatConfig, PredicateConfig, Strictness};

@@ -32,9 +32,21 @@ impl SseFrame {
     }
 }
 
-/// Builds the streaming response. `keep_alive` is the idle interval between `:` comments; `None`
-/// sends none.
+/// Builds the streaming response. `keep_alive` is the idle interval between `:keep-alive`
+/// comments; `None` sends none.
 pub fn sse_response<S>(frames: S, keep_alive: Option<Duration>) -> Response
+where
+    S: Stream<Item = SseFrame> + Send + 'static,
+{
+    sse_response_commenting(frames, keep_alive, "keep-alive")
+}
+
+/// [`sse_response`] with the keep-alive comment's text (`""` writes a bare `:`).
+pub fn sse_response_commenting<S>(
+    frames: S,
+    keep_alive: Option<Duration>,
+    comment: &'static str,
+) -> Response
 where
     S: Stream<Item = SseFrame> + Send + 'static,
 {
@@ -51,7 +63,7 @@ where
     let sse = Sse::new(events);
     let mut response = match keep_alive {
         Some(interval) => sse
-            .keep_alive(KeepAlive::new().interval(interval).text("keep-alive"))
+            .keep_alive(KeepAlive::new().interval(interval).text(comment))
             .into_response(),
         None => sse.into_response(),
     };

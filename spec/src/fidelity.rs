@@ -404,6 +404,114 @@ impl Comparison {
     }
 }
 
+impl Direction {
+    /// The word `deviations.json` uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stricter => "stricter",
+            Self::Looser => "looser",
+            Self::Representation => "representation",
+        }
+    }
+}
+
+impl DeviationKind {
+    /// The word `deviations.json` uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Overlay => "overlay",
+            Self::Tolerance => "tolerance",
+            Self::Representation => "representation",
+            Self::Prose => "prose",
+        }
+    }
+}
+
+/// The verdict on one run event type: the comparison of the payload def `_typeIndex` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeVerdict {
+    /// Its payload def is identical to upstream.
+    Identical,
+    /// Its payload def differs only by reviewed deviations.
+    Deviating,
+    /// Its payload def fails the comparison.
+    Failing,
+    /// No transcribed def names its payload def.
+    NotCompared,
+}
+
+/// The closing note of the fidelity review: counts of defs and of run event types compared,
+/// identical and deviating, then one line per reviewed deviation (where, direction, kind,
+/// reason). `type_index` is the published `_typeIndex` (v2 type → payload def).
+pub fn closing_note(
+    transcription: &Transcription,
+    comparison: &Comparison,
+    type_index: &Map<String, Value>,
+) -> String {
+    let verdict_of = |def: &str| {
+        let at = format!("run-event-payloads#{def}");
+        match comparison.defs.iter().find(|d| d.def == at) {
+            None => TypeVerdict::NotCompared,
+            Some(d) if d.error.is_some() || !d.unexplained.is_empty() => TypeVerdict::Failing,
+            Some(d) if d.differences.is_empty() => TypeVerdict::Identical,
+            Some(_) => TypeVerdict::Deviating,
+        }
+    };
+    let verdicts: Vec<(&String, TypeVerdict)> = type_index
+        .iter()
+        .map(|(t, def)| (t, verdict_of(def.as_str().unwrap_or_default())))
+        .collect();
+    let count = |v: TypeVerdict| verdicts.iter().filter(|(_, x)| *x == v).count();
+    let failing_defs = comparison
+        .defs
+        .iter()
+        .filter(|d| d.error.is_some() || !d.unexplained.is_empty())
+        .count();
+    let mut text = format!(
+        "defs compared: {}, identical: {}, deviating (reviewed): {}, failing: {}\n\
+         run event types compared: {} of {}, identical: {}, deviating (reviewed): {}, failing: {}\n",
+        comparison.defs.len(),
+        comparison.identical(),
+        comparison.deviating(),
+        failing_defs,
+        verdicts.len() - count(TypeVerdict::NotCompared),
+        verdicts.len(),
+        count(TypeVerdict::Identical),
+        count(TypeVerdict::Deviating),
+        count(TypeVerdict::Failing),
+    );
+    for (t, v) in &verdicts {
+        if matches!(v, TypeVerdict::NotCompared | TypeVerdict::Failing) {
+            text.push_str(&format!("  type {t}: {v:?}\n"));
+        }
+    }
+    let mut by_kind: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for d in &transcription.deviations {
+        *by_kind
+            .entry((d.kind.as_str(), d.direction.as_str()))
+            .or_default() += 1;
+    }
+    let kinds: Vec<String> = by_kind
+        .iter()
+        .map(|((kind, direction), n)| format!("{n} {kind}/{direction}"))
+        .collect();
+    text.push_str(&format!(
+        "reviewed deviations: {} ({})\n",
+        transcription.deviations.len(),
+        kinds.join(", ")
+    ));
+    for d in &transcription.deviations {
+        text.push_str(&format!(
+            "  {} | {} | {} | {}\n",
+            d.location,
+            d.direction.as_str(),
+            d.kind.as_str(),
+            d.reason
+        ));
+    }
+    text
+}
+
 /// Compares every transcribed def that names a `published` location with the project's schema,
 /// looked up by `published_doc` (schema file stem → document).
 pub fn compare_with(

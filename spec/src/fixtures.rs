@@ -46,6 +46,27 @@ static FIXTURES: LazyLock<Vec<Fixture>> = LazyLock::new(|| {
         .collect()
 });
 
+/// The eight fixtures `CONTRACT.md` lists, which every surface-W host under test seeds; the
+/// others in `spec/fixtures/` add depth, not coverage.
+pub const CONTRACT_FIXTURES: [&str; 8] = [
+    "conformance-noop",
+    "conformance-multi-node",
+    "conformance-delay",
+    "conformance-failure",
+    "conformance-cancellable",
+    "conformance-approval",
+    "conformance-stream-text",
+    "conformance-debug-noise",
+];
+
+/// The fixtures of the AI-envelope sections (E1–E5, the catalog, reliability), whose fixtures
+/// `CONTRACT.md` leaves to the work that built them: a structured-output node, and one with
+/// an envelope contract. No fixture of [`CONTRACT_FIXTURES`] has such a node.
+pub const ENVELOPE_FIXTURES: [&str; 2] = [
+    "conformance-structured-output",
+    "conformance-envelope-contract",
+];
+
 /// Every fixture, in a stable order.
 pub fn all() -> &'static [Fixture] {
     &FIXTURES

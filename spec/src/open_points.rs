@@ -46,6 +46,11 @@ pub struct OpenPoint {
     pub options: Vec<OpenPointOption>,
     /// The requirement ids it borders (cases of these requirements must tolerate every option).
     pub borders: Vec<String>,
+    /// Why no built-in profile takes another option (the other options break a SHOULD, or no
+    /// runtime of the protocol can take them), and what exercises the point instead (a
+    /// tolerance test on made-up transcripts). Only on a point no profile diverges at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exercised_otherwise: Option<String>,
 }
 
 /// What leaves a point open.
@@ -221,6 +226,17 @@ impl OpenPointRegistry {
             }
             if point.borders.is_empty() {
                 problem(id, "borders no requirement".into());
+            }
+            if let Some(reason) = &point.exercised_otherwise {
+                if reason.trim().is_empty() {
+                    problem(id, "`exercised_otherwise` is empty: give the reason".into());
+                }
+                if !point.divergent_profiles().is_empty() {
+                    problem(
+                        id,
+                        "`exercised_otherwise` on a point a profile diverges at: drop it".into(),
+                    );
+                }
             }
             for border in &point.borders {
                 match registry.get(border) {

@@ -10,6 +10,14 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use reference_runtime::{
+    AcceptedAppend, AfterTerminalEvents, ArtifactFields, CancelTerminal, CancelledPayload,
+    EnvelopeFields, ErrorDetails, ErrorWording, EventIdForm, ExecutionCancel, HostChannelAddress,
+    IdempotencyMismatch, InterruptIdForm, KeepAliveComment, MalformedStatus, ManifestFields,
+    MessagesBatching, ProviderCodeChoice, ResultBeforeSuccess, RunStartedTiming, SequenceForm,
+    StoreKind, StreamValidationOrder, SubmissionStatus, UsageCurrency, UsageFacts, ValidationOrder,
+    ValuesResumeAtEnd,
+};
+use reference_runtime::{
     ApiKeyConfig, CancelAnswer, Config, CredentialSource, CrossTenantAnswer, CursorPrecedence,
     Defect, Defects, ExecutionIdForm, HeartbeatConfig, ModelConfig, MultiAdmitted, PredicateConfig,
     ProviderConfig, ProviderKind, ReplayStatus, RunIdForm, RunningRuntime, RuntimeOptions,
@@ -19,7 +27,7 @@ use serde_json::json;
 use spec::execution::Modality;
 
 use harness::target::{SecretHeader, Target};
-use harness::upstream::FakeUpstream;
+use harness::upstream::{FakeUpstream, RoleBinding, WireFormat};
 
 /// The environment-variable name the built-in runtime's providers read their credential from.
 pub const CREDENTIAL_ENV: &str = "CONFORMANCE_PROVIDER_KEY";
@@ -48,27 +56,45 @@ pub enum BuiltInProfile {
     Strict,
     /// At every open point it has a knob for (`spec/open-points.json`), the option the standard
     /// profile does not take, and never a defect: JSON content types with `charset=utf-8`,
+    /// header names in title case,
     /// event times at `+02:00` with millisecond fractions, `Last-Event-ID` winning over `after`, idempotent replays answered 202, no
     /// subscriber limit, mixed-mode events sent once per admitting mode,
     /// unsatisfiable requirements failed as an accepted execution, `exe_` execution ids,
     /// dotted run ids, cross-tenant 404, asynchronous cancel (`cancelling`), a keep-alive
-    /// interval twice the launcher's; capabilities as [`BuiltInProfile::Standard`]. The
-    /// tolerance matrix runs the corpus against it (zero FAIL, zero WARN).
+    /// interval twice the launcher's; on surface X also: submissions reporting the current
+    /// status, 415/413/422 for malformed requests, the Idempotency-Key checked first, 409 for
+    /// a reused key, even sequence numbers (2, 4, 6, …), synchronous cancel (200), 200 no-op
+    /// cancel of a terminal execution, 404 for a result before success, no `provider_code`,
+    /// terse error messages, `uri`-only artifacts, a runtime-derived custom usage fact,
+    /// manifests with `limits`, title-case header names; on surface W also dotted event and interrupt ids,
+    /// `engineVersion` on every event, `run.cancelled` without the fields the request did not
+    /// give, `run.started` appended after the 201, `bufferMs` checked before `streamMode`, a
+    /// snapshot on a `values` resumption at the end of a terminal run, batched `messages`, bare
+    /// `:` keep-alive comments, a vendor event after `run.completed`, the host channel at
+    /// `/host/channel`, no `currency` (USD), `details.hostReference` on every error, and
+    /// heartbeats named `hb.*`; capabilities as [`BuiltInProfile::Standard`]. The tolerance
+    /// matrix runs the corpus against it (zero FAIL, zero WARN).
     Divergent,
+    /// The options that conflict with [`BuiltInProfile::Divergent`]'s: `execution.accepted`
+    /// appended just after the 202 (so a submission can only report `accepted`), over a
+    /// durable (SQLite) event store; everything else as [`BuiltInProfile::Standard`].
+    Deferred,
 }
 
 impl BuiltInProfile {
     /// Every profile, standard first.
-    pub const ALL: [BuiltInProfile; 4] = [
+    pub const ALL: [BuiltInProfile; 5] = [
         BuiltInProfile::Standard,
         BuiltInProfile::Alternate,
         BuiltInProfile::Strict,
         BuiltInProfile::Divergent,
+        BuiltInProfile::Deferred,
     ];
 
     /// The profiles that take a non-standard option at some open point without changing what
     /// discovery advertises: the tolerance matrix's rows.
-    pub const DIVERGENT: [BuiltInProfile; 1] = [BuiltInProfile::Divergent];
+    pub const DIVERGENT: [BuiltInProfile; 2] =
+        [BuiltInProfile::Divergent, BuiltInProfile::Deferred];
 
     /// The name (`--built-in-profile NAME`).
     pub fn as_str(self) -> &'static str {
@@ -77,6 +103,7 @@ impl BuiltInProfile {
             BuiltInProfile::Alternate => "alternate",
             BuiltInProfile::Strict => "strict",
             BuiltInProfile::Divergent => "divergent",
+            BuiltInProfile::Deferred => "deferred",
         }
     }
 
@@ -113,10 +140,28 @@ impl BuiltInProfile {
         if self == BuiltInProfile::Divergent {
             config.server.json_charset = true;
             config.server.timestamp_offset_minutes = Some(120);
+            config.server.title_case_headers = true;
             config.execution.unsatisfiable_requirements = UnsatisfiableRequirements::FailExecution;
             config.execution.id_form = ExecutionIdForm::Prefixed;
             config.execution.replay_status = ReplayStatus::Accepted;
             config.execution.cursor_precedence = CursorPrecedence::LastEventId;
+            let x = &mut config.execution;
+            x.submission_status = SubmissionStatus::Current;
+            x.malformed_status = MalformedStatus::Specific;
+            x.validation_order = ValidationOrder::KeyFirst;
+            x.idempotency_mismatch = IdempotencyMismatch::Conflict;
+            x.sequence_form = SequenceForm::Even;
+            x.cancel = ExecutionCancel::Synchronous;
+            x.cancel_terminal = CancelTerminal::NoOp;
+            x.result_before_success = ResultBeforeSuccess::NotFound;
+            x.provider_code = ProviderCodeChoice::Omitted;
+            x.error_wording = ErrorWording::Terse;
+            x.artifact_fields = ArtifactFields::UriOnly;
+            x.usage_facts = UsageFacts::WithRuntimeFacts;
+            x.manifest_fields = ManifestFields::WithLimits;
+        }
+        if self == BuiltInProfile::Deferred {
+            config.execution.accepted_append = AcceptedAppend::AfterResponse;
         }
         let openwop = &mut config.openwop;
         match self {
@@ -128,12 +173,26 @@ impl BuiltInProfile {
                 openwop.provider_usage.advertise = false;
             }
             BuiltInProfile::Strict => openwop.envelopes.strictness = Strictness::Strict,
+            BuiltInProfile::Deferred => {}
             BuiltInProfile::Divergent => {
                 let choices = &mut openwop.choices;
                 choices.cross_tenant = CrossTenantAnswer::NotFound;
                 choices.cancel = CancelAnswer::Asynchronous;
                 choices.run_id_form = RunIdForm::Dotted;
                 choices.multi_admitted = MultiAdmitted::OncePerMode;
+                choices.event_id_form = EventIdForm::Dotted;
+                choices.interrupt_id_form = InterruptIdForm::Dotted;
+                choices.envelope_fields = EnvelopeFields::WithEngineVersion;
+                choices.cancelled_payload = CancelledPayload::AsRequested;
+                choices.run_started = RunStartedTiming::AfterResponse;
+                choices.stream_validation = StreamValidationOrder::BufferFirst;
+                choices.values_resume_at_end = ValuesResumeAtEnd::SnapshotFirst;
+                choices.messages_batching = MessagesBatching::Applied;
+                choices.keep_alive_comment = KeepAliveComment::BareColon;
+                choices.after_terminal = AfterTerminalEvents::VendorEvent;
+                choices.host_channel = HostChannelAddress::Declared;
+                choices.usage_currency = UsageCurrency::Omitted;
+                choices.error_details = ErrorDetails::Annotated;
                 // No subscriber limit (so no `subscriber_limit` fact: the 429 case SKIPs).
                 openwop.max_subscribers_per_run = 0;
             }
@@ -184,9 +243,9 @@ pub fn defect_catalogue() -> Vec<DefectInfo> {
 /// target): where they listen and the canary they require.
 #[derive(Clone)]
 pub struct ExternalProviders {
-    /// The wiremock server's address.
+    /// Where the fake provider instances are served (`run --providers-listen`).
     pub address: SocketAddr,
-    /// The streaming backend's address.
+    /// The fake providers' second server (no bound instance is served there).
     pub streaming_address: SocketAddr,
     /// The canary credential.
     pub canary: String,
@@ -220,6 +279,10 @@ pub struct BuiltInOptions {
     /// Overrides the W subscriber limit per run (`Some(0)`: none, as a load run needs);
     /// `None` keeps the profile's.
     pub max_subscribers_per_run: Option<usize>,
+    /// The providers the runtime is configured with.
+    pub providers: BuiltInProviders,
+    /// The fixtures the runtime seeds (and lists in discovery); every shipped one when `None`.
+    pub fixtures: Option<Vec<String>>,
 }
 
 impl Default for BuiltInOptions {
@@ -232,6 +295,8 @@ impl Default for BuiltInOptions {
             principal_keys: None,
             profile: BuiltInProfile::Standard,
             max_subscribers_per_run: None,
+            providers: BuiltInProviders::Standard,
+            fixtures: None,
         }
     }
 }
@@ -256,6 +321,8 @@ pub struct BuiltIn {
     /// The target description.
     pub target: Target,
     runtime: RunningRuntime,
+    /// The directory of a durable event store, removed when the target is dropped.
+    _store_dir: Option<tempfile::TempDir>,
 }
 
 impl BuiltIn {
@@ -270,10 +337,134 @@ impl BuiltIn {
     }
 }
 
-/// The provider configuration of the built-in runtime: one provider per fake instance, ids
-/// equal to the instance names; `base` gives an instance's base URL.
-pub fn provider_configs(base: &dyn Fn(&str) -> String) -> Vec<ProviderConfig> {
-    let text = |model: &str| ModelConfig {
+/// Which providers the built-in runtime is configured with, and so which role bindings the
+/// harness serves fake instances for. Cases never name a setup: they bind roles.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum BuiltInProviders {
+    /// OpenAI Chat Completions (`openai-primary`, `text-primary`), Anthropic Messages
+    /// (`anthropic-secondary`, `text-secondary`) and a fal queue (`media`).
+    #[default]
+    Standard,
+    /// No OpenAI at all: one Anthropic Messages provider with two models (`text-primary` and
+    /// `text-secondary` both bound to it) and a fal queue.
+    AnthropicAndMedia,
+    /// OpenAI Responses only for text: one provider with two models, and a fal queue.
+    ResponsesAndMedia,
+    /// One provider (OpenAI Chat Completions) with two models, nothing else.
+    OneProviderTwoModels,
+}
+
+impl BuiltInProviders {
+    /// Every setup, standard first.
+    pub const ALL: [BuiltInProviders; 4] = [
+        BuiltInProviders::Standard,
+        BuiltInProviders::AnthropicAndMedia,
+        BuiltInProviders::ResponsesAndMedia,
+        BuiltInProviders::OneProviderTwoModels,
+    ];
+
+    /// The name (`--built-in-providers NAME`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BuiltInProviders::Standard => "standard",
+            BuiltInProviders::AnthropicAndMedia => "anthropic-and-media",
+            BuiltInProviders::ResponsesAndMedia => "responses-and-media",
+            BuiltInProviders::OneProviderTwoModels => "one-provider-two-models",
+        }
+    }
+
+    /// Parses a name.
+    pub fn parse(name: &str) -> Option<BuiltInProviders> {
+        Self::ALL.into_iter().find(|setup| setup.as_str() == name)
+    }
+
+    /// The role bindings an operator would give for this setup. Roles sharing a provider are
+    /// bound without a model: the harness learns the models from `GET /v1/providers`.
+    pub fn bindings(self) -> Vec<RoleBinding> {
+        let bind = |role: &str, provider: &str, wire_format| RoleBinding {
+            role: role.into(),
+            provider: provider.into(),
+            wire_format,
+            model: None,
+        };
+        let media = || bind("media", "fal", WireFormat::AsyncMedia);
+        match self {
+            BuiltInProviders::Standard => RoleBinding::defaults(),
+            BuiltInProviders::AnthropicAndMedia => vec![
+                bind("text-primary", "anthropic", WireFormat::AnthropicMessages),
+                bind("text-secondary", "anthropic", WireFormat::AnthropicMessages),
+                media(),
+            ],
+            BuiltInProviders::ResponsesAndMedia => vec![
+                bind("text-primary", "openai", WireFormat::OpenaiResponses),
+                bind("text-secondary", "openai", WireFormat::OpenaiResponses),
+                media(),
+            ],
+            BuiltInProviders::OneProviderTwoModels => vec![
+                bind("text-primary", "openai", WireFormat::OpenaiChat),
+                bind("text-secondary", "openai", WireFormat::OpenaiChat),
+            ],
+        }
+    }
+
+    /// The runtime's provider configuration: one provider per bound provider id, of the bound
+    /// wire format, at `base(id)`; a text provider gets one model per role bound to it.
+    pub fn provider_configs(self, base: &dyn Fn(&str) -> String) -> Vec<ProviderConfig> {
+        let mut configs: Vec<ProviderConfig> = Vec::new();
+        for binding in self.bindings() {
+            if let Some(config) = configs.iter_mut().find(|c| c.id == binding.provider) {
+                let next = text_model(&format!(
+                    "{}-{}",
+                    model_stem(binding.wire_format),
+                    config.models.len() + 1
+                ));
+                config.models.push(next);
+                continue;
+            }
+            let kind = match binding.wire_format {
+                WireFormat::OpenaiChat => ProviderKind::OpenaiChat,
+                WireFormat::OpenaiResponses => ProviderKind::OpenaiResponses,
+                WireFormat::AnthropicMessages => ProviderKind::AnthropicMessages,
+                WireFormat::AsyncMedia => ProviderKind::AsyncMedia,
+            };
+            let model = match binding.wire_format {
+                WireFormat::AsyncMedia => media_model(),
+                format if self == BuiltInProviders::Standard => {
+                    text_model(&format!("{}-fake", model_stem(format)))
+                }
+                format => text_model(&format!("{}-1", model_stem(format))),
+            };
+            configs.push(ProviderConfig {
+                id: binding.provider.clone(),
+                kind,
+                base_url: base(&binding.provider),
+                credential_env: CREDENTIAL_ENV.into(),
+                models: vec![model],
+            });
+        }
+        configs
+    }
+}
+
+impl std::fmt::Display for BuiltInProviders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+fn model_stem(format: WireFormat) -> &'static str {
+    match format {
+        WireFormat::OpenaiChat | WireFormat::OpenaiResponses => "gpt",
+        WireFormat::AnthropicMessages => "claude",
+        WireFormat::AsyncMedia => "fake/image",
+    }
+}
+
+fn text_model(model: &str) -> ModelConfig {
+    ModelConfig {
         model: model.into(),
         abilities: vec!["text-generation".into()],
         input_modalities: vec![Modality::Text, Modality::Json],
@@ -283,47 +474,27 @@ pub fn provider_configs(base: &dyn Fn(&str) -> String) -> Vec<ProviderConfig> {
         structured_output: false,
         asynchronous: false,
         cancel: true,
-    };
-    vec![
-        ProviderConfig {
-            id: "openai-primary".into(),
-            kind: ProviderKind::OpenaiChat,
-            base_url: base("openai-primary"),
-            credential_env: CREDENTIAL_ENV.into(),
-            models: vec![text("gpt-fake")],
-        },
-        ProviderConfig {
-            id: "anthropic-secondary".into(),
-            kind: ProviderKind::AnthropicMessages,
-            base_url: base("anthropic-secondary"),
-            credential_env: CREDENTIAL_ENV.into(),
-            models: vec![text("claude-fake")],
-        },
-        ProviderConfig {
-            id: "media".into(),
-            kind: ProviderKind::AsyncMedia,
-            base_url: base("media"),
-            credential_env: CREDENTIAL_ENV.into(),
-            models: vec![ModelConfig {
-                model: "fake/image-model".into(),
-                abilities: vec!["image-generation".into()],
-                input_modalities: vec![Modality::Text, Modality::Json],
-                output_modalities: vec![Modality::Image, Modality::Json],
-                stream: false,
-                tools: false,
-                structured_output: false,
-                asynchronous: true,
-                cancel: true,
-            }],
-        },
-        ProviderConfig {
-            id: "openai-timing".into(),
-            kind: ProviderKind::OpenaiChat,
-            base_url: base("openai-timing"),
-            credential_env: CREDENTIAL_ENV.into(),
-            models: vec![text("gpt-timing")],
-        },
-    ]
+    }
+}
+
+fn media_model() -> ModelConfig {
+    ModelConfig {
+        model: "fake/image-model".into(),
+        abilities: vec!["image-generation".into()],
+        input_modalities: vec![Modality::Text, Modality::Json],
+        output_modalities: vec![Modality::Image, Modality::Json],
+        stream: false,
+        tools: false,
+        structured_output: false,
+        asynchronous: true,
+        cancel: true,
+    }
+}
+
+/// The provider configuration of the built-in runtime's standard setup; `base` gives a
+/// provider's base URL.
+pub fn provider_configs(base: &dyn Fn(&str) -> String) -> Vec<ProviderConfig> {
+    BuiltInProviders::Standard.provider_configs(base)
 }
 
 /// Starts the fake providers and the reference runtime, and describes them as a target.
@@ -336,43 +507,52 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
                 .map_err(|e| LaunchError::UnknownDefect(e.to_string()))
         })
         .collect::<Result<_, _>>()?;
+    let bindings = options.providers.bindings();
     let (canary, upstream) = match &options.external_providers {
         Some(external) => (external.canary.clone(), None),
         None => {
             let canary = format!("sk-canary-{}", uuid::Uuid::new_v4().simple());
-            let fakes = mock_provider::FakeProviders::start(
-                mock_provider::FakeProvidersConfig::new(canary.clone()),
-            )
-            .await
-            .map_err(|e| LaunchError::FakeProviders(e.to_string()))?;
-            (
-                canary,
-                Some(FakeUpstream::new(fakes, FakeUpstream::default_roles())),
-            )
+            let fakes = FakeUpstream::start(&canary, bindings.clone(), None, None)
+                .await
+                .map_err(|e| LaunchError::FakeProviders(e.to_string()))?;
+            (canary, Some(fakes))
         }
     };
     let keep_alive_ms = options.profile.keep_alive_ms(options.keep_alive_ms);
     let mut config = Config::default();
     config.server.keep_alive_ms = keep_alive_ms;
     config.providers = match (&upstream, &options.external_providers) {
-        (Some(upstream), _) => provider_configs(&|instance| {
-            upstream.providers().base_url(instance).unwrap_or_default()
-        }),
-        (None, Some(external)) => provider_configs(&|instance| {
-            let address = if instance == "openai-timing" {
-                external.streaming_address
-            } else {
-                external.address
-            };
-            format!("http://{address}/{instance}")
-        }),
+        (Some(upstream), _) => options
+            .providers
+            .provider_configs(&|provider| upstream.base_url(provider).unwrap_or_default()),
+        (None, Some(external)) => {
+            // The same instance names the harness serves for these bindings, on the
+            // streaming backend that serves every instance.
+            let names = harness::upstream::instances_for(&bindings)
+                .map(|(_, names)| names)
+                .unwrap_or_default();
+            options.providers.provider_configs(&|provider| {
+                let instance = names.get(provider).map_or(provider, String::as_str);
+                format!("http://{}/{instance}", external.address)
+            })
+        }
         (None, None) => Vec::new(),
     };
     let openwop = configure_openwop(&mut config, options, keep_alive_ms);
+    config.openwop.fixtures = options.fixtures.clone();
     options.profile.configure(&mut config);
     if let Some(limit) = options.max_subscribers_per_run {
         config.openwop.max_subscribers_per_run = limit;
     }
+    // The deferred profile's event store is durable (open point `x.event-store.durability`).
+    let store_dir = if options.profile == BuiltInProfile::Deferred {
+        let dir = tempfile::tempdir()
+            .map_err(|e| LaunchError::Runtime(format!("no directory for the event store: {e}")))?;
+        config.store.kind = StoreKind::Sqlite(dir.path().join("events.db"));
+        Some(dir)
+    } else {
+        None
+    };
     let runtime_options = RuntimeOptions {
         defects: Defects::of(defects),
         credentials: CredentialSource::from_pairs([(CREDENTIAL_ENV, canary.as_str())]),
@@ -381,7 +561,10 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     let runtime = start(options.listen, runtime_options)
         .await
         .map_err(|e| LaunchError::Runtime(e.to_string()))?;
-    let providers: BTreeMap<String, String> = FakeUpstream::default_roles();
+    let providers: BTreeMap<String, String> = bindings
+        .iter()
+        .map(|b| (b.role.clone(), b.provider.clone()))
+        .collect();
     let mut facts = BTreeMap::new();
     facts.insert("keepalive_window_ms".into(), json!(keep_alive_ms * 4));
     facts.insert("keepalive_interval_ms".into(), json!(keep_alive_ms));
@@ -396,10 +579,7 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         None => {}
     }
     let target = Target {
-        kind: match options.profile {
-            BuiltInProfile::Standard => "built-in".into(),
-            profile => format!("built-in ({profile} profile)"),
-        },
+        kind: built_in_kind(options),
         base_url: runtime.base_url().trim_end_matches('/').to_string(),
         headers: Vec::new(),
         principals: openwop
@@ -423,7 +603,31 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         implementation: None,
         unjudgeable: Default::default(),
     };
-    Ok(BuiltIn { target, runtime })
+    Ok(BuiltIn {
+        target,
+        runtime,
+        _store_dir: store_dir,
+    })
+}
+
+/// The built-in target's kind as reports name it: `built-in`, with its profile and defects
+/// when not the standard clean runtime (`built-in (divergent profile; defects: a, b)`).
+fn built_in_kind(options: &BuiltInOptions) -> String {
+    let mut traits = Vec::new();
+    if options.profile != BuiltInProfile::Standard {
+        traits.push(format!("{} profile", options.profile));
+    }
+    if options.providers != BuiltInProviders::Standard {
+        traits.push(format!("{} providers", options.providers));
+    }
+    if !options.defects.is_empty() {
+        traits.push(format!("defects: {}", options.defects.join(", ")));
+    }
+    if traits.is_empty() {
+        "built-in".into()
+    } else {
+        format!("built-in ({})", traits.join("; "))
+    }
 }
 
 /// What the run events surface of the built-in runtime gives the target description.
@@ -478,6 +682,15 @@ fn configure_openwop(
     openwop.max_subscribers_per_run = BUILT_IN_SUBSCRIBER_LIMIT;
     openwop.seams_enabled = true;
     let interval_sec = BUILT_IN_HEARTBEAT_INTERVAL_MS / 1000;
+    // The divergent profile names its heartbeats otherwise (open point `w.heartbeat-id.form`).
+    let divergent = options.profile == BuiltInProfile::Divergent;
+    let hb = |id: &str| {
+        if divergent {
+            format!("hb.{}", id.trim_start_matches("conformance-"))
+        } else {
+            id.to_string()
+        }
+    };
     let beat = |id: &str, max_runtime_ms: u64, observe_delay_ms: u64, predicate| HeartbeatConfig {
         id: id.into(),
         interval_sec,
@@ -488,24 +701,29 @@ fn configure_openwop(
     let constant = || PredicateConfig::Constant { value: json!(true) };
     let heartbeat = &mut openwop.heartbeat;
     heartbeat.min_interval_sec = interval_sec;
-    heartbeat.heartbeats = vec![beat(BUILT_IN_HEARTBEAT_CONSTANT, 1_000, 0, constant())];
+    heartbeat.heartbeats = vec![beat(&hb(BUILT_IN_HEARTBEAT_CONSTANT), 1_000, 0, constant())];
     heartbeat.subscription_heartbeats = vec![
-        beat(BUILT_IN_HEARTBEAT_FRESH, 1_000, 0, constant()),
+        beat(&hb(BUILT_IN_HEARTBEAT_FRESH), 1_000, 0, constant()),
         beat(
-            BUILT_IN_HEARTBEAT_BUSY,
+            &hb(BUILT_IN_HEARTBEAT_BUSY),
             BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS * 2,
             BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS,
             constant(),
         ),
         beat(
-            BUILT_IN_HEARTBEAT_OVERRUN,
+            &hb(BUILT_IN_HEARTBEAT_OVERRUN),
             BUILT_IN_HEARTBEAT_OVERRUN_MAX_RUNTIME_MS,
             BUILT_IN_HEARTBEAT_OVERRUN_OBSERVE_MS,
             constant(),
         ),
-        beat(BUILT_IN_HEARTBEAT_TOGGLE, 1_000, 0, PredicateConfig::Toggle),
         beat(
-            BUILT_IN_HEARTBEAT_CREATED_RUNS,
+            &hb(BUILT_IN_HEARTBEAT_TOGGLE),
+            1_000,
+            0,
+            PredicateConfig::Toggle,
+        ),
+        beat(
+            &hb(BUILT_IN_HEARTBEAT_CREATED_RUNS),
             1_000,
             0,
             PredicateConfig::CreatedRuns {
@@ -525,9 +743,12 @@ fn configure_openwop(
     fact("heartbeat_interval_ms", json!(interval));
     fact("heartbeat_min_interval_ms", json!(interval));
     fact("heartbeat_min_interval_sec", json!(interval_sec));
-    fact("heartbeat_constant_id", json!(BUILT_IN_HEARTBEAT_CONSTANT));
-    fact("heartbeat_fresh_id", json!(BUILT_IN_HEARTBEAT_FRESH));
-    fact("heartbeat_busy_id", json!(BUILT_IN_HEARTBEAT_BUSY));
+    fact(
+        "heartbeat_constant_id",
+        json!(hb(BUILT_IN_HEARTBEAT_CONSTANT)),
+    );
+    fact("heartbeat_fresh_id", json!(hb(BUILT_IN_HEARTBEAT_FRESH)));
+    fact("heartbeat_busy_id", json!(hb(BUILT_IN_HEARTBEAT_BUSY)));
     // Skipping the ticks that fall during an evaluation spaces evaluations by whole intervals.
     let busy_gap = BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS.div_ceil(interval) * interval;
     fact("heartbeat_busy_gap_ms", json!(busy_gap));
@@ -541,7 +762,10 @@ fn configure_openwop(
         "heartbeat_busy_evaluation_ms",
         json!(BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS),
     );
-    fact("heartbeat_overrun_id", json!(BUILT_IN_HEARTBEAT_OVERRUN));
+    fact(
+        "heartbeat_overrun_id",
+        json!(hb(BUILT_IN_HEARTBEAT_OVERRUN)),
+    );
     fact(
         "heartbeat_overrun_max_runtime_ms",
         json!(BUILT_IN_HEARTBEAT_OVERRUN_MAX_RUNTIME_MS),
@@ -551,10 +775,10 @@ fn configure_openwop(
         "heartbeat_overrun_bound_ms",
         json!(interval + BUILT_IN_HEARTBEAT_OVERRUN_MAX_RUNTIME_MS),
     );
-    fact("heartbeat_toggle_id", json!(BUILT_IN_HEARTBEAT_TOGGLE));
+    fact("heartbeat_toggle_id", json!(hb(BUILT_IN_HEARTBEAT_TOGGLE)));
     fact(
         "heartbeat_created_runs_id",
-        json!(BUILT_IN_HEARTBEAT_CREATED_RUNS),
+        json!(hb(BUILT_IN_HEARTBEAT_CREATED_RUNS)),
     );
     OpenWopLaunch {
         principals: vec![("a".into(), key_a), ("b".into(), key_b)],

@@ -2,6 +2,8 @@
 //! reference runtime and the fake providers started in-process) and the kill matrix that runs
 //! the corpus against it with each known defect switched on.
 //!
+//! - [`corpus`]: the corpus embedded in the binary (cases and spec data), its version and
+//!   digest.
 //! - [`launch`]: the built-in target; the only module that names `reference_runtime`, through
 //!   the runtime's root launching API only.
 //! - [`selftest`]: the kill matrix.
@@ -11,6 +13,7 @@
 //!
 //! The harness library (`harness`) judges any host over HTTP and never links the runtime.
 
+pub mod corpus;
 pub mod launch;
 pub mod selftest;
 pub mod tolerance;

@@ -309,10 +309,9 @@ pub async fn kill_matrix(
 
 fn load_exemptions(cases: &[LoadedCase]) -> BTreeMap<String, String> {
     let _ = cases;
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/selftest-exemptions.json");
-    std::fs::read(&path)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+    crate::corpus::embedded_cases()
+        .get("selftest-exemptions.json")
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok())
         .and_then(|doc| {
             doc.get("exemptions")
                 .and_then(|e| serde_json::from_value(e.clone()).ok())

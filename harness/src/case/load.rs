@@ -80,41 +80,131 @@ pub fn known_schema_names() -> Vec<&'static str> {
 /// Loads every `*.json` file under `dir` (recursively, in sorted order) and lints it; the
 /// `regressions/` directory and `selftest-exemptions.json` are data of other kinds.
 pub fn load_corpus(dir: &Path) -> Result<Corpus, LoadCasesError> {
-    let mut files = Vec::new();
-    collect_json_files(dir, &mut files)?;
-    files.sort();
-    let mut corpus = Corpus::default();
-    let mut ids: BTreeMap<String, String> = BTreeMap::new();
-    for path in files {
-        let bytes = std::fs::read(&path).map_err(|source| LoadCasesError::Read {
-            path: path.clone(),
-            source,
-        })?;
-        let file = path
-            .strip_prefix(dir)
-            .unwrap_or(&path)
-            .to_string_lossy()
-            .replace('\\', "/");
-        match lint_case(&file, &bytes) {
-            Ok(loaded) => {
-                if let Some(other) = ids.insert(loaded.case.id.clone(), file.clone()) {
-                    corpus.problems.push(LintProblem {
-                        file: file.clone(),
-                        pointer: "/id".into(),
-                        message: format!("case id `{}` is also used by {other}", loaded.case.id),
-                    });
-                } else {
-                    corpus.cases.push(loaded);
-                }
-            }
-            Err(mut problems) => corpus.problems.append(&mut problems),
-        }
-    }
-    corpus.problems.sort();
-    Ok(corpus)
+    Ok(CorpusFiles::read_dir(dir)?.lint())
 }
 
-fn collect_json_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadCasesError> {
+/// The files of a cases directory (cases and the data beside them), by path relative to it:
+/// read from a directory, or embedded in a binary. [`CorpusFiles::lint`] loads the cases.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CorpusFiles {
+    files: BTreeMap<String, Vec<u8>>,
+}
+
+impl CorpusFiles {
+    /// Every file under `dir` (recursively; dot files left out).
+    ///
+    /// # Errors
+    ///
+    /// The directory or a file that could not be read.
+    pub fn read_dir(dir: &Path) -> Result<CorpusFiles, LoadCasesError> {
+        let mut paths = Vec::new();
+        collect_files(dir, &mut paths)?;
+        let mut files = BTreeMap::new();
+        for path in paths {
+            let bytes = std::fs::read(&path).map_err(|source| LoadCasesError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            let file = path
+                .strip_prefix(dir)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
+            files.insert(file, bytes);
+        }
+        Ok(CorpusFiles { files })
+    }
+
+    /// Files given as `(relative path, bytes)` pairs (an embedded corpus).
+    pub fn from_files<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> CorpusFiles {
+        CorpusFiles {
+            files: files
+                .into_iter()
+                .map(|(path, bytes)| (path.to_string(), bytes.to_vec()))
+                .collect(),
+        }
+    }
+
+    /// One file's bytes.
+    pub fn get(&self, path: &str) -> Option<&[u8]> {
+        self.files.get(path).map(Vec::as_slice)
+    }
+
+    /// Every file, sorted by path.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.files.iter().map(|(p, b)| (p.as_str(), b.as_slice()))
+    }
+
+    /// How many files.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether there is no file at all.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// The property-based regressions (`regressions/<case id>.json`), by file name.
+    pub fn regressions(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.iter()
+            .filter_map(|(path, bytes)| path.strip_prefix("regressions/").map(|n| (n, bytes)))
+            .filter(|(name, _)| !name.contains('/') && name.ends_with(".json"))
+    }
+
+    /// Lints every case file (in path order): the valid cases and every problem.
+    pub fn lint(&self) -> Corpus {
+        let mut corpus = Corpus::default();
+        let mut ids: BTreeMap<String, String> = BTreeMap::new();
+        for (file, bytes) in self.iter().filter(|(path, _)| is_case_file(path)) {
+            match lint_case(file, bytes) {
+                Ok(loaded) => {
+                    if let Some(other) = ids.insert(loaded.case.id.clone(), file.to_string()) {
+                        corpus.problems.push(LintProblem {
+                            file: file.to_string(),
+                            pointer: "/id".into(),
+                            message: format!(
+                                "case id `{}` is also used by {other}",
+                                loaded.case.id
+                            ),
+                        });
+                    } else {
+                        corpus.cases.push(loaded);
+                    }
+                }
+                Err(mut problems) => corpus.problems.append(&mut problems),
+            }
+        }
+        corpus.problems.sort();
+        corpus
+    }
+}
+
+/// Whether a file of the cases directory is a case: a `*.json` file outside any `regressions/`
+/// directory (counterexamples of property-based steps), other than `selftest-exemptions.json`.
+pub fn is_case_file(path: &str) -> bool {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    let Some(name) = parts.pop() else {
+        return false;
+    };
+    name.ends_with(".json") && name != "selftest-exemptions.json" && !parts.contains(&"regressions")
+}
+
+/// SHA-256 (hex) of a set of files: each file's path, a NUL, its length (8 bytes, big endian)
+/// and its bytes, in the order given. The corpus digest `conformance --version` prints.
+pub fn digest_files<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for (path, bytes) in files {
+        hasher.update(path.as_bytes());
+        hasher.update([0]);
+        hasher.update((bytes.len() as u64).to_be_bytes());
+        hasher.update(bytes);
+    }
+    hex::encode(hasher.finalize())
+}
+
+fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadCasesError> {
     let entries = std::fs::read_dir(dir).map_err(|source| LoadCasesError::Read {
         path: dir.to_path_buf(),
         source,
@@ -125,15 +215,12 @@ fn collect_json_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadCase
             source,
         })?;
         let path = entry.path();
-        let name = entry.file_name();
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
         if path.is_dir() {
-            // `regressions/` holds counterexamples of property-based steps, not cases.
-            if name != "regressions" {
-                collect_json_files(&path, out)?;
-            }
-        } else if path.extension().is_some_and(|e| e == "json")
-            && name != "selftest-exemptions.json"
-        {
+            collect_files(&path, out)?;
+        } else {
             out.push(path);
         }
     }

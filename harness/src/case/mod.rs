@@ -7,5 +7,8 @@ pub mod model;
 pub mod robustness;
 
 pub use exactly_one::NotExactlyOne;
-pub use load::{Corpus, LintProblem, LoadCasesError, LoadedCase, lint_case, load_corpus};
+pub use load::{
+    Corpus, CorpusFiles, LintProblem, LoadCasesError, LoadedCase, digest_files, is_case_file,
+    lint_case, load_corpus,
+};
 pub use model::*;

@@ -90,6 +90,11 @@ pub struct Step {
     pub id: Option<String>,
     /// What the step is for.
     pub note: Option<String>,
+    /// The step sets the case up rather than judging the host: what must hold for the case to
+    /// go on. When it does not (a check of the step fails, the step does not complete, a stream
+    /// ends without its `until.event`), the case is BLOCKED with this text, and no later step
+    /// runs.
+    pub precondition: Option<String>,
     /// What the step does.
     pub action: StepAction,
     /// Checks on what this step recorded.
@@ -110,6 +115,11 @@ exactly_one_of! {
         /// What the step is for.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
+        /// The step sets the case up: what must hold for the case to go on. When it does not
+        /// (a check of the step fails, the step does not complete, a stream ends without its
+        /// `until.event`), the case is BLOCKED with this text, never judged against the host.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        precondition: Option<String>,
     }
     /// The closed set of step actions; the key of each in a case file is its snake_case name.
     // Case data is read once and held by reference: variant sizes do not matter.
@@ -150,6 +160,7 @@ impl TryFrom<RawStep> for Step {
         Ok(Step {
             id: raw.id,
             note: raw.note,
+            precondition: raw.precondition,
             action,
             expect: raw.expect,
         })
@@ -158,7 +169,13 @@ impl TryFrom<RawStep> for Step {
 
 impl From<Step> for RawStep {
     fn from(step: Step) -> Self {
-        RawStep::with_one(step.id, step.note, step.action, step.expect)
+        RawStep::with_one(
+            step.id,
+            step.note,
+            step.precondition,
+            step.action,
+            step.expect,
+        )
     }
 }
 

@@ -1,5 +1,6 @@
 //! Case robustness, enforced rather than reviewed: a case never names an identifier the host
-//! chooses (a node id of `spec/fixtures/`), and a case's budget covers its waits.
+//! chooses (a node id of `spec/fixtures/`, in a request or in an event selector), and a case's
+//! budget covers its waits.
 //!
 //! Both work on a case's JSON document (what the author wrote), so they hold whatever shape the
 //! case model gives steps.
@@ -83,6 +84,7 @@ pub fn lint(case: &Value, report: &mut dyn FnMut(&str, String)) {
             }
         }
     }
+    node_ids_in_selectors(case, "", ids, report);
     let budget = case
         .get("timeout_ms")
         .and_then(Value::as_u64)
@@ -123,6 +125,59 @@ fn node_ids_in_body(
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 node_ids_in_body(item, &format!("{pointer}/{i}"), ids, report);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Reports every event selector of an `order` check (`type@field=value` in `subsequence` and
+/// `before`) whose condition names a fixture node id in a member that holds a node (`nodeId`,
+/// …): the host names its nodes, so the selector must be id-independent or read the id from
+/// what the host sent (`node.completed@nodeId=${steps.<id>.events[type=node.started].payload.nodeId}`).
+fn node_ids_in_selectors(
+    value: &Value,
+    pointer: &str,
+    ids: &BTreeSet<String>,
+    report: &mut dyn FnMut(&str, String),
+) {
+    match value {
+        Value::Object(map) => {
+            for (key, member) in map {
+                let at = format!("{pointer}/{key}");
+                if key == "order"
+                    && let Some(order) = member.as_object()
+                {
+                    for list in ["subsequence", "before"] {
+                        let Some(selectors) = order.get(list).and_then(Value::as_array) else {
+                            continue;
+                        };
+                        for (i, selector) in selectors.iter().enumerate() {
+                            let Some((field, id)) = selector
+                                .as_str()
+                                .and_then(|s| s.split_once('@'))
+                                .and_then(|(_, condition)| condition.split_once('='))
+                            else {
+                                continue;
+                            };
+                            if field.to_ascii_lowercase().contains("node") && ids.contains(id) {
+                                report(
+                                    &format!("{at}/{list}/{i}"),
+                                    format!(
+                                        "the selector `{}` names `{id}`, a node id of spec/fixtures/: node ids are the host's choice; select by type and order, or read the id from what the host sent",
+                                        selector.as_str().unwrap_or_default()
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+                node_ids_in_selectors(member, &at, ids, report);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                node_ids_in_selectors(item, &format!("{pointer}/{i}"), ids, report);
             }
         }
         _ => {}
@@ -274,6 +329,25 @@ mod tests {
         assert!(
             problems(json!({"steps": [{"request": {"path":
                 "/runs/x/interrupts/${steps.s.events[type=node.suspended].payload.nodeId|segment}"}}]}))
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_fixture_node_id_in_a_selector_is_rejected() {
+        let found = problems(json!({"steps": [{"stream": {"path": "/e"}, "expect": [
+            {"order": {"subsequence": ["node.completed@nodeId=A", "node.completed", "run.completed"]}},
+            {"order": {"before": ["node.started@nodeId=noop", "node.completed"], "per": "nodeId"}}
+        ]}]}));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].0, "/steps/0/expect/0/order/subsequence/0");
+        assert!(found[0].1.contains("`node.completed@nodeId=A` names `A`"));
+        assert_eq!(found[1].0, "/steps/0/expect/1/order/before/0");
+        assert!(
+            problems(json!({"steps": [{"expect": [{"order": {"subsequence": [
+                "node.completed@nodeId=${steps.d.events[type=node.started].payload.nodeId}",
+                "heartbeat.evaluated@changed=true"
+            ]}}]}]}))
             .is_empty()
         );
     }

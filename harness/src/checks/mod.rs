@@ -7,6 +7,8 @@
 mod context;
 mod events;
 mod json_match;
+#[cfg(test)]
+mod open_point_tests;
 mod response;
 mod stream;
 #[cfg(test)]

@@ -348,13 +348,12 @@ impl CaseRunner {
     ) {
         if let Some(upstream) = &self.target.upstream {
             for (local, id) in &state.scripts {
-                for (instance, count) in upstream.calls(id) {
-                    let role = upstream.role_of(&instance);
+                for calls in upstream.calls(id) {
                     record.provider_calls.push(ProviderCallCount {
                         script: local.clone(),
-                        instance,
-                        role,
-                        count,
+                        instance: calls.instance,
+                        role: calls.role,
+                        count: calls.count,
                     });
                 }
             }
@@ -365,6 +364,26 @@ impl CaseRunner {
             .any(|e| e.transport_error.as_ref().is_some_and(|t| t.unreachable))
         {
             state.error = Some(format!("{location}: the target could not be reached"));
+            state.stopped = true;
+        }
+        let precondition = step.precondition.as_deref();
+        if let Some(what) = precondition
+            && !state.stopped
+            && let Some(why) = unmet_precondition(step, &record)
+        {
+            state.checks.push(CheckOutcome {
+                check: "implicit:precondition".into(),
+                location: location.to_string(),
+                step: Some(record.step.clone()),
+                level: state.case.level,
+                requirements: state.case.requirements.clone(),
+                verdict: Verdict::Blocked,
+                message: format!(
+                    "the precondition `{what}` did not hold, so the case was not judged: {why}"
+                ),
+                expected: Some(what.to_string()),
+                actual: Some(why),
+            });
             state.stopped = true;
         }
         if !record.completed && !state.stopped {
@@ -401,7 +420,7 @@ impl CaseRunner {
                 location: format!("{location}/expect/{i}"),
             };
             let outcomes = checks::evaluate(check, &ctx);
-            if check.precondition == Some(true) {
+            if check.precondition == Some(true) || precondition.is_some() {
                 state.checks.extend(outcomes.into_iter().map(|mut outcome| {
                     if !outcome.passed() && outcome.verdict != Verdict::Error {
                         outcome.verdict = Verdict::Blocked;
@@ -498,11 +517,13 @@ impl CaseRunner {
                         let (path, terminal) = match surface {
                             CaseSurface::Execution => (
                                 format!("/v1/executions/{id}"),
-                                json!(["succeeded", "failed", "cancelled"]),
+                                json!(
+                                    spec::execution::ExecutionStatus::TERMINAL.map(|s| s.as_str())
+                                ),
                             ),
                             CaseSurface::Openwop => (
                                 format!("/runs/{}", spec::openwop::encode_run_id_for_path(&id)),
-                                json!(["completed", "failed", "cancelled"]),
+                                json!(spec::openwop::RunStatus::TERMINAL.map(|s| s.as_str())),
                             ),
                         };
                         let request = RequestSpec {
@@ -800,6 +821,33 @@ fn exchange_view(exchange: &Exchange) -> Value {
         "frames": frames,
         "frame_ids": frames.iter().filter_map(|f| f.get("id").cloned()).collect::<Vec<_>>(),
     })
+}
+
+/// Why a step marked `precondition` did not set the case up, from what it recorded: it did not
+/// complete (a poll whose condition never held, a window cut short), or a stream ended without
+/// the event it waited for. `None` when it did (its checks say the rest).
+fn unmet_precondition(step: &Step, record: &StepRecord) -> Option<String> {
+    if !record.completed {
+        return Some(format!(
+            "step `{}` did not complete within the case's budget",
+            record.step
+        ));
+    }
+    let StepAction::Stream(stream) = &step.action else {
+        return None;
+    };
+    let awaited = stream.until.as_ref()?.event.as_deref()?;
+    let seen = record
+        .exchanges
+        .iter()
+        .filter_map(|e| e.response.as_ref())
+        .any(|response| {
+            observe(response)
+                .events
+                .iter()
+                .any(|e| e.event_type.as_deref() == Some(awaited))
+        });
+    (!seen).then(|| format!("the stream ended without a `{awaited}` event"))
 }
 
 impl crate::generate::GenerateRunner for CaseRunner {

@@ -261,7 +261,7 @@ pub fn load_result_schema() -> Value {
         .into_generator()
         .into_root_schema_for::<LoadResult>()
         .to_value();
-    crate::report::json::strip_rust_number_formats(&mut schema);
+    spec::schema::strip_rust_number_formats(&mut schema);
     let mut out = Map::new();
     out.insert(
         "$schema".into(),

@@ -13,6 +13,7 @@
 //! [`HTML_PAGE_BUDGET`] per page); the page says where it cut, and `report.json` keeps it all.
 
 mod diff;
+mod differential;
 mod text;
 mod transcript;
 
@@ -25,9 +26,9 @@ use diff::diff;
 pub use text::{
     HTML_CASE_BUDGET, HTML_DIFF_LINE_LIMIT, HTML_EXCHANGE_LIMIT, HTML_FAILING_CHECK_LIMIT,
     HTML_FRAME_DATA_LIMIT, HTML_FRAME_LIMIT, HTML_PAGE_BUDGET, HTML_PASSING_CHECK_LIMIT,
-    HTML_STEP_LIMIT, HTML_TEXT_LIMIT, esc,
+    HTML_STEP_LIMIT, HTML_TEXT_LIMIT, case_anchor, esc,
 };
-use text::{absent, capped, capped_to, cut, pre, pretty_json};
+use text::{absent, badge, capped, capped_to, cut, pre, pretty_json, verdict_class};
 use transcript::transcript;
 
 const STYLE: &str = include_str!("html.css");
@@ -48,6 +49,7 @@ pub fn to_html(report: &RunReport) -> String {
     requirements(&mut out, &report.requirements);
     cases(&mut out, report);
     out.push_str(&super::streaming::to_html(&report.streaming, &esc));
+    differential::differential(&mut out, report.differential.as_ref());
     out.push_str("</main>\n");
     let _ = write!(
         out,
@@ -411,22 +413,6 @@ fn chips(items: &[String]) -> String {
         .iter()
         .map(|i| format!("<span class=\"chip\">{}</span>", esc(i)))
         .collect()
-}
-
-fn badge(verdict: Verdict) -> String {
-    format!(
-        "<span class=\"badge {}\">{verdict}</span>",
-        verdict_class(verdict)
-    )
-}
-
-fn verdict_class(verdict: Verdict) -> String {
-    format!("v-{}", verdict.as_str().to_ascii_lowercase())
-}
-
-/// The HTML id of a case's section.
-pub fn case_anchor(case_id: &str) -> String {
-    format!("case-{}", repro::file_stem(case_id))
 }
 
 fn duration(ms: u64) -> String {

@@ -39,17 +39,23 @@ pub fn from_json_str(text: &str) -> Result<RunReport, serde_json::Error> {
 /// the case schema the `null` branches schemars generates are kept. Rust number formats
 /// (`uint32`, `double`, …) are removed: they are not JSON Schema formats.
 pub fn report_schema() -> Value {
+    published_schema::<RunReport>(REPORT_SCHEMA_ID)
+}
+
+/// The published schema of a report-side type (draft 2020-12, `$id` set, no Rust number
+/// formats): the report's and the claim's.
+pub(crate) fn published_schema<T: schemars::JsonSchema>(id: &str) -> Value {
     let mut schema = schemars::generate::SchemaSettings::draft2020_12()
         .into_generator()
-        .into_root_schema_for::<RunReport>()
+        .into_root_schema_for::<T>()
         .to_value();
-    strip_rust_number_formats(&mut schema);
+    spec::schema::strip_rust_number_formats(&mut schema);
     let mut out = Map::new();
     out.insert(
         "$schema".into(),
         json!("https://json-schema.org/draft/2020-12/schema"),
     );
-    out.insert("$id".into(), json!(REPORT_SCHEMA_ID));
+    out.insert("$id".into(), json!(id));
     if let Value::Object(object) = schema {
         for (key, value) in object {
             if key != "$schema" {
@@ -58,38 +64,4 @@ pub fn report_schema() -> Value {
         }
     }
     Value::Object(out)
-}
-
-/// Removes the Rust number formats (`uint32`, `double`, …) schemars writes: they are not JSON
-/// Schema formats.
-pub(crate) fn strip_rust_number_formats(value: &mut Value) {
-    match value {
-        Value::Object(object) => {
-            let rust_format = object
-                .get("format")
-                .and_then(Value::as_str)
-                .is_some_and(|f| {
-                    matches!(
-                        f,
-                        "int8"
-                            | "int16"
-                            | "int32"
-                            | "int64"
-                            | "uint"
-                            | "uint8"
-                            | "uint16"
-                            | "uint32"
-                            | "uint64"
-                            | "float"
-                            | "double"
-                    )
-                });
-            if rust_format {
-                object.remove("format");
-            }
-            object.values_mut().for_each(strip_rust_number_formats);
-        }
-        Value::Array(items) => items.iter_mut().for_each(strip_rust_number_formats),
-        _ => {}
-    }
 }

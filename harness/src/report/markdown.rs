@@ -145,6 +145,26 @@ pub fn to_markdown(report: &RunReport) -> String {
         "no reason recorded",
     );
     out.push_str(&super::streaming::to_markdown(&report.streaming));
+    if let Some(differential) = &report.differential {
+        let _ = writeln!(
+            out,
+            "### Differences from the {} reference runtime (INFO)\n\n{} of {} case(s) differ after normalising ids, times and volatile headers; `report.html` shows each aligned.\n",
+            differential.reference,
+            differential.cases.len(),
+            differential.cases_compared
+        );
+        for case in differential.cases.iter().take(LIST_LIMIT) {
+            let _ = writeln!(
+                out,
+                "- {} target {}, reference {}: {} differing line(s)",
+                code(&case.case),
+                case.target_verdict,
+                case.reference_verdict,
+                case.differing_lines
+            );
+        }
+        more(&mut out, differential.cases.len());
+    }
     out
 }
 

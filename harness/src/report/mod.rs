@@ -12,11 +12,14 @@
 //! <dir>/repro/<case>.sh  for each FAIL, WARN, ERROR or STALE case (+ scripts and bodies)
 //! ```
 
+pub mod claim;
 pub mod console;
+pub mod differential;
 pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod merge;
 pub mod model;
 mod outcome;
 pub mod repro;

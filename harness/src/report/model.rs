@@ -35,6 +35,9 @@ pub struct RunReport {
     pub run_id: String,
     /// The harness version.
     pub harness_version: String,
+    /// The corpus the run's cases came from (empty in reports written before it was recorded).
+    #[serde(default)]
+    pub corpus: CorpusSummary,
     /// When the run started and finished (RFC 3339).
     pub started_at: String,
     /// When the run finished.
@@ -67,6 +70,22 @@ pub struct RunReport {
     /// second; the slowest streams of the run.
     #[serde(default)]
     pub streaming: super::streaming::StreamingMetrics,
+    /// Differential mode (`run --differential`): the cases whose transcripts differ from the
+    /// reference runtime's, after normalising what differs by right. INFO only: never a verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub differential: Option<Differential>,
+}
+
+/// The corpus a run's cases came from: what `conformance --version` names, or a cases
+/// directory given with `--cases`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CorpusSummary {
+    /// The corpus version (the harness version it is embedded in).
+    pub version: String,
+    /// SHA-256 of every file of the cases directory and of the spec data (hex).
+    pub digest: String,
+    /// `embedded`, or the cases directory given with `--cases`.
+    pub source: String,
 }
 
 /// The target as reported (no secrets).
@@ -236,4 +255,63 @@ pub struct Counterexample {
     pub seed: u64,
     /// The minimal failing value.
     pub value: serde_json::Value,
+}
+
+/// The differences of a run from the reference runtime.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Differential {
+    /// What the target was compared with (`built-in`).
+    pub reference: String,
+    /// Cases compared.
+    pub cases_compared: u32,
+    /// The cases whose normalised transcripts differ, in run order.
+    pub cases: Vec<CaseDifference>,
+}
+
+/// One case's remaining differences.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CaseDifference {
+    /// The case id.
+    pub case: String,
+    /// Its verdict against the target.
+    pub target_verdict: Verdict,
+    /// Its verdict against the reference runtime.
+    pub reference_verdict: Verdict,
+    /// Open points bordering the requirements the case proves: a difference there may be by
+    /// right.
+    pub open_points: Vec<String>,
+    /// Open points whose options were normalised away before comparing (the content-type's
+    /// parameters, header name case, an error's wording, a replay's status, …).
+    pub normalised: Vec<String>,
+    /// Lines that differ (on either side).
+    pub differing_lines: u32,
+    /// The aligned transcript around the differences.
+    pub rows: Vec<DiffRow>,
+}
+
+/// One row of the aligned two-column transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct DiffRow {
+    /// How the two sides relate.
+    pub kind: RowKind,
+    /// The target's line.
+    pub target: Option<String>,
+    /// The reference's line.
+    pub reference: Option<String>,
+}
+
+/// How a row's two sides relate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RowKind {
+    /// The same on both sides (context).
+    Same,
+    /// A line on each side, different.
+    Changed,
+    /// Only the target has it.
+    TargetOnly,
+    /// Only the reference has it.
+    ReferenceOnly,
+    /// Lines left out between two differences.
+    Gap,
 }

@@ -278,6 +278,7 @@ fn report(cases: Vec<CaseResult>) -> RunReport {
         format_version: 1,
         run_id: "run-1".into(),
         harness_version: "0".into(),
+        corpus: Default::default(),
         started_at: "2026-11-30T00:00:00Z".into(),
         finished_at: "2026-11-30T00:00:01Z".into(),
         duration_ms: 1,
@@ -305,6 +306,7 @@ fn report(cases: Vec<CaseResult>) -> RunReport {
         requirements: vec![],
         streaming: Default::default(),
         cases,
+        differential: None,
     }
 }
 

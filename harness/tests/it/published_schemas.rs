@@ -9,6 +9,7 @@ fn case_and_report_schemas_match_the_types() {
     for (file, schema) in [
         ("case.schema.json", harness::case::case_schema()),
         ("report.schema.json", harness::report::report_schema()),
+        ("claim.schema.json", harness::report::claim::claim_schema()),
     ] {
         let committed = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
         assert!(

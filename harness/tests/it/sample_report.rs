@@ -479,6 +479,7 @@ pub fn realistic_report() -> RunReport {
         format_version: REPORT_FORMAT_VERSION,
         run_id: "20261130T101500Z-4f2a".into(),
         harness_version: "0.1.0".into(),
+        corpus: Default::default(),
         started_at: "2026-11-30T10:15:00.123Z".into(),
         finished_at: "2026-11-30T10:15:04.187Z".into(),
         duration_ms: 4064,
@@ -547,5 +548,6 @@ pub fn realistic_report() -> RunReport {
                 .map(|c| (c.id.as_str(), c.transcript.as_slice())),
         ),
         cases,
+        differential: None,
     }
 }

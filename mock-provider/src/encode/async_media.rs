@@ -23,6 +23,8 @@ pub(crate) struct JobState {
     pub instance: String,
     /// The submit's call index.
     pub call_index: u32,
+    /// The script key the submit played (see `Script::calls`).
+    pub script_key: Option<String>,
     job: AsyncJob,
     polls: usize,
     status: JobStatus,
@@ -43,6 +45,7 @@ impl JobState {
             script_id,
             instance,
             call_index,
+            script_key: None,
             job,
             polls: 0,
             status: JobStatus::InQueue,

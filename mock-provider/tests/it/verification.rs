@@ -140,3 +140,53 @@ async fn requests_without_a_script_are_recorded_as_unmatched() {
     assert_eq!(unmatched[0].endpoint, Endpoint::Unknown);
     assert_eq!(unmatched[0].instance, "openai-primary");
 }
+
+#[tokio::test]
+async fn a_model_scoped_key_plays_the_calls_naming_that_model_with_its_own_counter() {
+    // One provider, two models, two lists: what a one-provider host with fallback between its
+    // models sees.
+    let providers = start().await;
+    let id = crate::support::unique_id("scoped");
+    let failing = behaviour(json!({"kind": "http_error", "error": "service_unavailable"}));
+    let completing = behaviour(json!({"kind": "completion"}));
+    providers
+        .register(mock_provider::Script {
+            id: id.clone(),
+            calls: [
+                ("openai-primary@gpt-a".to_owned(), vec![failing]),
+                ("openai-primary".to_owned(), vec![completing]),
+            ]
+            .into_iter()
+            .collect(),
+        })
+        .expect("script registers");
+    let mut body = openai_body(&id, false, false);
+    body["model"] = json!("gpt-a");
+    let first = send(&providers, "openai-primary", &body).await.unwrap();
+    body["model"] = json!("gpt-b");
+    let second = send(&providers, "openai-primary", &body).await.unwrap();
+
+    assert_eq!(first.status(), 503);
+    assert_eq!(second.status(), 200);
+    let calls = providers.calls(&id);
+    let keys: Vec<Option<&str>> = calls.iter().map(|c| c.script_key.as_deref()).collect();
+    assert_eq!(keys, [Some("openai-primary@gpt-a"), Some("openai-primary")]);
+    let indexes: Vec<Option<u32>> = calls.iter().map(|call| call.call_index).collect();
+    assert_eq!(indexes, [Some(1), Some(1)]);
+    assert_eq!(providers.call_count(&id, "openai-primary"), 2);
+}
+
+#[tokio::test]
+async fn a_model_scoped_key_of_an_unknown_instance_is_refused() {
+    let providers = start().await;
+    let refused = providers.register(mock_provider::Script {
+        id: crate::support::unique_id("scoped-unknown"),
+        calls: [(
+            "nowhere@gpt-a".to_owned(),
+            vec![behaviour(json!({"kind": "completion"}))],
+        )]
+        .into_iter()
+        .collect(),
+    });
+    assert!(refused.is_err());
+}

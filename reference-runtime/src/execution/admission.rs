@@ -3,14 +3,19 @@
 //! serde decoding), then the Idempotency-Key format. Capability matching and idempotency come
 //! after, in the service. Every refusal is 400 `invalid_request` with a fixed message that
 //! echoes nothing of the request.
+//!
+//! Two host choices change that (`[execution]`): `validation_order = "key-first"` checks the
+//! Idempotency-Key before the body; `malformed_status = "specific"` answers 415 (content type),
+//! 413 (size) and 422 (schema) instead of 400, still `invalid_request`.
 
 use axum::body::Body;
-use axum::http::{HeaderMap, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use serde_json::Value;
 use spec::execution::{ExecutionRequest, IDEMPOTENCY_KEY_MAX_LEN};
 use spec::schema::{Published, validate};
 
 use super::errors::ApiError;
+use crate::choices::{ExecutionChoices, MalformedStatus, ValidationOrder};
 use crate::defects::{Defect, Defects};
 
 /// The members of the closed request object.
@@ -65,7 +70,20 @@ pub(crate) async fn admit(
     body: Body,
     max_body_bytes: usize,
     defects: &Defects,
+    choices: &ExecutionChoices,
 ) -> Result<Admitted, ApiError> {
+    let specific = choices.malformed_status == MalformedStatus::Specific;
+    let status = |error: ApiError, specific_status: StatusCode| {
+        if specific {
+            error.with_status(specific_status)
+        } else {
+            error
+        }
+    };
+    let early_key = match choices.validation_order {
+        ValidationOrder::KeyFirst => Some(idempotency_key(headers)?),
+        ValidationOrder::BodyFirst => None,
+    };
     let is_json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -75,9 +93,17 @@ pub(crate) async fn admit(
                 .starts_with("application/json")
         });
     if !is_json {
-        return Err(ApiError::invalid("Content-Type must be application/json"));
+        return Err(status(
+            ApiError::invalid("Content-Type must be application/json"),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ));
     }
-    let too_large = || ApiError::invalid("Request body exceeds the size limit");
+    let too_large = || {
+        status(
+            ApiError::invalid("Request body exceeds the size limit"),
+            StatusCode::PAYLOAD_TOO_LARGE,
+        )
+    };
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -102,16 +128,26 @@ pub(crate) async fn admit(
         if defects.has(Defect::XRequestEchoedInError) {
             // The defect: the validator's findings (paths and offending values) are echoed.
             let detail: Vec<String> = violations.iter().map(ToString::to_string).collect();
-            return Err(ApiError::invalid(format!(
-                "{SCHEMA_MESSAGE}: {}",
-                detail.join("; ")
-            )));
+            return Err(status(
+                ApiError::invalid(format!("{SCHEMA_MESSAGE}: {}", detail.join("; "))),
+                StatusCode::UNPROCESSABLE_ENTITY,
+            ));
         }
-        return Err(ApiError::invalid(SCHEMA_MESSAGE));
+        return Err(status(
+            ApiError::invalid(SCHEMA_MESSAGE),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ));
     }
-    let idempotency_key = idempotency_key(headers)?;
-    let request: ExecutionRequest =
-        serde_json::from_value(json.clone()).map_err(|_| ApiError::invalid(SCHEMA_MESSAGE))?;
+    let idempotency_key = match early_key {
+        Some(key) => key,
+        None => idempotency_key(headers)?,
+    };
+    let request: ExecutionRequest = serde_json::from_value(json.clone()).map_err(|_| {
+        status(
+            ApiError::invalid(SCHEMA_MESSAGE),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        )
+    })?;
     Ok(Admitted {
         request,
         json,

@@ -46,7 +46,14 @@ pub(crate) struct DriveContext {
     pub request: ExecutionRequest,
     pub candidates: Vec<Candidate>,
     pub cancel: watch::Receiver<bool>,
+    /// Whether the driver appends `execution.accepted` (the host choice that appends it after
+    /// the 202), after [`ACCEPTED_AFTER_RESPONSE_DELAY`].
+    pub accepted_after_response: bool,
 }
+
+/// How long after the submission the driver appends `execution.accepted` when the host choice
+/// appends it after the response.
+const ACCEPTED_AFTER_RESPONSE_DELAY: Duration = Duration::from_millis(25);
 
 /// How an execution ends.
 enum Outcome {
@@ -63,7 +70,15 @@ struct AttemptState {
 }
 
 /// Runs the execution to its terminal event.
-pub(crate) async fn drive(context: DriveContext, writer: LogWriter) {
+pub(crate) async fn drive(context: DriveContext, mut writer: LogWriter) {
+    if context.accepted_after_response {
+        tokio::time::sleep(ACCEPTED_AFTER_RESPONSE_DELAY).await;
+        if let Err(error) = writer.append(EventBody::Accepted {}) {
+            tracing::error!(execution_id = %context.execution_id, %error, "failed to append execution.accepted");
+            context.service.forget(&context.execution_id);
+            return;
+        }
+    }
     let started = Instant::now();
     let deadline = context
         .request

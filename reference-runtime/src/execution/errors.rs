@@ -14,6 +14,9 @@ pub struct ApiError {
     pub error: PortableError,
     /// Seconds for `Retry-After` (429 only).
     pub retry_after_secs: Option<u64>,
+    /// The HTTP status, when a host choice sets another one than the code's (e.g. 415 for an
+    /// `invalid_request` naming a wrong content type).
+    pub status: Option<StatusCode>,
 }
 
 impl ApiError {
@@ -22,6 +25,7 @@ impl ApiError {
         ApiError {
             error: PortableError::new(code, message, retryable),
             retry_after_secs: None,
+            status: None,
         }
     }
 
@@ -42,6 +46,12 @@ impl ApiError {
             "Runtime request could not be completed",
             true,
         )
+    }
+
+    /// Answers with `status` rather than the code's status.
+    pub fn with_status(mut self, status: StatusCode) -> Self {
+        self.status = Some(status);
+        self
     }
 
     /// Sets `Retry-After`.
@@ -65,8 +75,10 @@ impl From<crate::store::StoreError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.error.code.http_status())
-            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let status = self.status.unwrap_or_else(|| {
+            StatusCode::from_u16(self.error.code.http_status())
+                .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+        });
         let mut response =
             (status, axum::Json(ErrorEnvelope { error: self.error })).into_response();
         if let Some(seconds) = self.retry_after_secs

@@ -25,7 +25,8 @@ use spec::execution::{ErrorCode, ExecutionResult, ExecutionStatus, RuntimeState}
 use super::admission::admit;
 use super::cursor;
 use super::errors::ApiError;
-use super::service::Executions;
+use super::service::{CancelOutcome, Executions};
+use crate::choices::ResultBeforeSuccess;
 use crate::sse::{SseFrame, sse_response};
 
 /// The routes of surface X over the service.
@@ -44,7 +45,7 @@ pub fn router(service: Arc<Executions>) -> Router {
 /// `GET /v1/runtime`: 200 when ready, else 503 with the same body.
 pub async fn runtime_show(State(service): State<Arc<Executions>>) -> Response {
     let info = service.runtime_info();
-    let status = if info.state == RuntimeState::Ready {
+    let status = if info.state == Some(RuntimeState::Ready) {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE
@@ -68,9 +69,14 @@ pub async fn executions_create(
         body,
         service.config.limits.max_body_bytes,
         &service.defects,
+        &service.config.execution,
     )
-    .await?;
-    let (submission, replay) = service.create(admitted).await?;
+    .await
+    .map_err(|e| service.refusal(e))?;
+    let (submission, replay) = service
+        .create(admitted)
+        .await
+        .map_err(|e| service.refusal(e))?;
     let replay_status = match service.config.execution.replay_status {
         crate::choices::ReplayStatus::Ok => StatusCode::OK,
         crate::choices::ReplayStatus::Accepted => StatusCode::ACCEPTED,
@@ -94,7 +100,7 @@ pub async fn executions_show(
     State(service): State<Arc<Executions>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(service.snapshot(&id)?).into_response())
+    Ok(Json(service.snapshot(&id).map_err(|e| service.refusal(e))?).into_response())
 }
 
 /// `GET /v1/executions/{id}/events`: 404 unknown, 400 bad cursor (before any SSE byte), then
@@ -105,16 +111,22 @@ pub async fn events_stream(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    if !service.exists(&id)? {
-        return Err(ApiError::execution_not_found());
+    if !service.exists(&id).map_err(|e| service.refusal(e))? {
+        return Err(service.refusal(ApiError::execution_not_found()));
     }
+    let sequence_form = service.config.execution.sequence_form;
     let after = cursor::resolve(
         query.as_deref(),
         &headers,
         service.config.execution.cursor_precedence,
         &service.defects,
-    )?;
-    let mut subscription = service.hub.subscribe(&id, after)?;
+    )
+    .map_err(|e| service.refusal(e))?
+    .map(|wire| sequence_form.stored_cursor(wire));
+    let mut subscription = service
+        .hub
+        .subscribe(&id, after)
+        .map_err(|e| service.refusal(e.into()))?;
     let mut stop = service.stop_signal();
     let frames = async_stream::stream! {
         loop {
@@ -126,7 +138,8 @@ pub async fn events_stream(
             match batch {
                 Some(Ok(events)) => {
                     for event in events {
-                        yield SseFrame::new(event.sequence.to_string(), &*event.event_type, &*event.json);
+                        let id = sequence_form.wire(event.sequence).to_string();
+                        yield SseFrame::new(id, &*event.event_type, &*event.json);
                     }
                 }
                 Some(Err(error)) => {
@@ -143,12 +156,13 @@ pub async fn events_stream(
     ))
 }
 
-/// `GET /v1/executions/{id}/result`: 200 once succeeded, else 409.
+/// `GET /v1/executions/{id}/result`: 200 once succeeded, else 409 (or 404, as the host choice
+/// says).
 pub async fn result_show(
     State(service): State<Arc<Executions>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let snapshot = service.snapshot(&id)?;
+    let snapshot = service.snapshot(&id).map_err(|e| service.refusal(e))?;
     match (snapshot.status, snapshot.target) {
         (ExecutionStatus::Succeeded, Some(target)) => Ok(Json(ExecutionResult {
             execution_id: snapshot.execution_id,
@@ -158,23 +172,38 @@ pub async fn result_show(
             usage: snapshot.usage,
         })
         .into_response()),
-        (status, _) => Err(ApiError::new(
-            ErrorCode::Conflict,
-            "Execution has not succeeded",
-            !status.is_terminal(),
-        )),
+        (status, _) => Err(
+            service.refusal(match service.config.execution.result_before_success {
+                ResultBeforeSuccess::Conflict => ApiError::new(
+                    ErrorCode::Conflict,
+                    "Execution has not succeeded",
+                    !status.is_terminal(),
+                ),
+                ResultBeforeSuccess::NotFound => ApiError::new(
+                    ErrorCode::NotFound,
+                    "Execution has no result",
+                    !status.is_terminal(),
+                ),
+            }),
+        ),
     }
 }
 
-/// `POST /v1/executions/{id}/cancel`: 202, 404 unknown, 409 terminal.
+/// `POST /v1/executions/{id}/cancel`: 202, 404 unknown, 409 terminal (with the host choices:
+/// 200 once the terminal event is in the log; 200 and nothing appended for a terminal one).
 pub async fn executions_cancel(
     State(service): State<Arc<Executions>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    service.cancel(&id)?;
-    Ok((
-        StatusCode::ACCEPTED,
-        Json(json!({"execution_id": id, "status": "cancellation_requested"})),
-    )
-        .into_response())
+    let answer = match service.cancel(&id).await.map_err(|e| service.refusal(e))? {
+        CancelOutcome::Requested => (
+            StatusCode::ACCEPTED,
+            Json(json!({"execution_id": id, "status": "cancellation_requested"})),
+        ),
+        CancelOutcome::Ended(status) | CancelOutcome::AlreadyTerminal(status) => (
+            StatusCode::OK,
+            Json(json!({"execution_id": id, "status": status})),
+        ),
+    };
+    Ok(answer.into_response())
 }

@@ -1,7 +1,7 @@
 //! Idempotency-Key: the request fingerprint, the key binding and the replay decision.
 //!
-//! The fingerprint is the SHA-256 of the request's canonical JSON (object keys sorted
-//! recursively, arrays in order), so key order never matters. The key itself is stored only as
+//! The fingerprint is the SHA-256 of the request's canonical JSON (`crate::canonical`, shared
+//! with surface W: object keys sorted recursively, arrays in order), so key order never matters. The key itself is stored only as
 //! its SHA-256. A binding lives in the store (an atomic claim plus a record of the bound
 //! execution) until 24 h (configurable) after the bound execution's terminal event, measured
 //! with the runtime's clock; after that the key is free again. Callers hold the service's
@@ -9,57 +9,18 @@
 
 use chrono::Duration;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
+
+use spec::execution::ErrorCode;
 
 use super::errors::ApiError;
+pub(crate) use crate::canonical::{fingerprint, key_hash};
+use crate::choices::IdempotencyMismatch;
 use crate::defects::{Defect, Defects};
 use crate::log::LogHub;
 use crate::store::{ClaimOutcome, StoreError};
 
 /// The claim scope and key-value namespace of surface X keys.
 const SCOPE: &str = "x-idempotency";
-
-/// SHA-256 hex of the canonical JSON of `value`.
-pub(crate) fn fingerprint(value: &Value) -> String {
-    let mut canonical = String::new();
-    write_canonical(value, &mut canonical);
-    hex::encode(Sha256::digest(canonical.as_bytes()))
-}
-
-/// SHA-256 hex of a key.
-pub(crate) fn key_hash(key: &str) -> String {
-    hex::encode(Sha256::digest(key.as_bytes()))
-}
-
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (key, value)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                write_canonical(value, out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
-}
 
 /// What a submission with a key leads to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,13 +33,15 @@ pub(crate) enum Decision {
     Replay(String),
 }
 
-/// Decides what a keyed submission does. Mismatch → 400 `invalid_request`, nothing created.
+/// Decides what a keyed submission does. Mismatch → 400 `invalid_request` (or 409 `conflict`,
+/// as `mismatch` chooses), nothing created.
 pub(crate) fn decide(
     hub: &LogHub,
     key_hash: &str,
     fingerprint: &str,
     retention: Duration,
     defects: &Defects,
+    mismatch: IdempotencyMismatch,
 ) -> Result<Decision, ApiError> {
     let Some((bound_log, bound_fingerprint)) = lookup(hub, key_hash, retention)? else {
         return Ok(Decision::CreateAndBind);
@@ -88,9 +51,11 @@ pub(crate) fn decide(
             // The defect: a different request under the same key replays the bound execution.
             return Ok(Decision::Replay(bound_log));
         }
-        return Err(ApiError::invalid(
-            "Idempotency-Key was already used with a different request",
-        ));
+        const MESSAGE: &str = "Idempotency-Key was already used with a different request";
+        return Err(match mismatch {
+            IdempotencyMismatch::InvalidRequest => ApiError::invalid(MESSAGE),
+            IdempotencyMismatch::Conflict => ApiError::new(ErrorCode::Conflict, MESSAGE, false),
+        });
     }
     let terminal = hub.progress(&bound_log)?.terminal;
     if terminal && defects.has(Defect::XReplayCreatesNewExecution) {

@@ -1,15 +1,71 @@
 //! Writing one execution's log: rendering events (the runtime owns `execution_id`, `sequence`
 //! and `time`), the usage gate, the per-execution event capacity, and tracking whether output
 //! was exposed (after which the router must not fall back).
+//!
+//! The host choices of the event wire live here too: the sequence form, whether errors carry
+//! `provider_code`, the wording of error messages, the optional fields of artifact references,
+//! and the runtime-derived usage fact.
 
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use spec::execution::{ErrorCode, EventBody, ExecutionEvent, UsageFact, is_valid_unit};
+use spec::execution::{
+    ErrorCode, EventBody, ExecutionEvent, PortableError, UsageFact, UsageSource, is_valid_unit,
+};
 
+use crate::choices::{
+    ArtifactFields, ExecutionChoices, ProviderCodeChoice, RUNTIME_FACT_UNIT, UsageFacts,
+};
 use crate::defects::{Defect, Defects};
 use crate::log::{AppendError, AppendKind, LogHub};
 use crate::providers::{AttemptFailure, Emit};
+
+/// An error as the host's choices write it: without `provider_code` when omitted, in the
+/// chosen wording.
+pub(crate) fn wire_error(mut error: PortableError, choices: &ExecutionChoices) -> PortableError {
+    if choices.provider_code == ProviderCodeChoice::Omitted {
+        error.provider_code = None;
+    }
+    error.message = choices
+        .error_wording
+        .message(error.code.as_str(), &error.message);
+    error
+}
+
+/// An event body as the host's choices write it.
+fn wire_body(body: EventBody, choices: &ExecutionChoices) -> EventBody {
+    match body {
+        EventBody::Failed { error } => EventBody::Failed {
+            error: wire_error(error, choices),
+        },
+        EventBody::RouteAttemptFailed {
+            target,
+            attempt,
+            error,
+        } => EventBody::RouteAttemptFailed {
+            target,
+            attempt,
+            error: wire_error(error, choices),
+        },
+        EventBody::OutputResult {
+            result,
+            artifacts: Some(artifacts),
+        } if choices.artifact_fields == ArtifactFields::UriOnly => EventBody::OutputResult {
+            result,
+            artifacts: Some(
+                artifacts
+                    .into_iter()
+                    .map(|mut artifact| {
+                        artifact.media_type = None;
+                        artifact.name = None;
+                        artifact
+                    })
+                    .collect(),
+            ),
+        },
+        other => other,
+    }
+}
 
 /// Renders one event's wire JSON. The only place an event envelope is built.
 pub(crate) fn render(
@@ -19,12 +75,15 @@ pub(crate) fn render(
     wire_time: Option<String>,
     body: EventBody,
     defects: &Defects,
+    choices: &ExecutionChoices,
 ) -> String {
     let mut wire_sequence = sequence;
     if defects.has(Defect::XSequenceRepeated) && sequence == 2 {
         // The defect: the second event repeats the first event's sequence.
         wire_sequence = 1;
     }
+    let wire_sequence = choices.sequence_form.wire(wire_sequence);
+    let body = wire_body(body, choices);
     let event = ExecutionEvent {
         execution_id: execution_id.to_string(),
         sequence: wire_sequence,
@@ -96,6 +155,7 @@ pub(crate) struct LogWriter {
     hub: Arc<LogHub>,
     execution_id: String,
     defects: Arc<Defects>,
+    choices: ExecutionChoices,
     max_events: u64,
     appended: u64,
     output_exposed: bool,
@@ -107,6 +167,7 @@ impl LogWriter {
         hub: Arc<LogHub>,
         execution_id: String,
         defects: Arc<Defects>,
+        choices: ExecutionChoices,
         max_events: u64,
         appended: u64,
     ) -> Self {
@@ -114,6 +175,7 @@ impl LogWriter {
             hub,
             execution_id,
             defects,
+            choices,
             max_events,
             appended,
             output_exposed: false,
@@ -145,6 +207,7 @@ impl LogWriter {
     fn append_as(&mut self, body: EventBody, kind: AppendKind) -> Result<(), AppendError> {
         let event_type = body.event_type();
         let defects = Arc::clone(&self.defects);
+        let choices = self.choices.clone();
         let execution_id = self.execution_id.clone();
         let hub = Arc::clone(&self.hub);
         self.hub.append(
@@ -153,7 +216,15 @@ impl LogWriter {
             kind,
             |sequence, time| {
                 let wire_time = hub.wire_time(time);
-                render(&execution_id, sequence, time, wire_time, body, &defects)
+                render(
+                    &execution_id,
+                    sequence,
+                    time,
+                    wire_time,
+                    body,
+                    &defects,
+                    &choices,
+                )
             },
         )?;
         self.appended += 1;
@@ -167,9 +238,19 @@ impl LogWriter {
 impl Emit for LogWriter {
     fn emit(&mut self, body: EventBody) -> Result<(), AttemptFailure> {
         let body = match body {
-            EventBody::UsageReported { facts } => EventBody::UsageReported {
-                facts: admit_usage(facts, &self.defects)?,
-            },
+            EventBody::UsageReported { facts } => {
+                let mut facts = admit_usage(facts, &self.defects)?;
+                if self.choices.usage_facts == UsageFacts::WithRuntimeFacts {
+                    // A fact the runtime derived, under a namespaced custom unit.
+                    facts.push(UsageFact {
+                        unit: RUNTIME_FACT_UNIT.into(),
+                        quantity: facts.len() as f64,
+                        source: UsageSource::Runtime,
+                        complete: None,
+                    });
+                }
+                EventBody::UsageReported { facts }
+            }
             other => other,
         };
         // One slot stays free for the terminal event.
@@ -194,7 +275,6 @@ impl Emit for LogWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use spec::execution::UsageSource;
 
     fn fact(unit: &str, quantity: f64) -> UsageFact {
         UsageFact {

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value, json};
 use spec::execution::{
     ErrorCode, EventBody, ExecutionEvent, ExecutionSnapshot, ExecutionStatus, ExecutionSubmission,
-    ModelCapability, PortableError, ProviderManifest, RuntimeInfo, RuntimeState,
+    ModelCapability, PortableError, ProviderLimits, ProviderManifest, RuntimeInfo, RuntimeState,
 };
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -21,7 +21,10 @@ use super::fold::fold;
 use super::idempotency::{self, Decision};
 use super::log_writer::LogWriter;
 use super::routing;
-use crate::choices::UnsatisfiableRequirements;
+use crate::choices::{
+    AcceptedAppend, CancelTerminal, ExecutionCancel, ManifestFields, SubmissionStatus,
+    UnsatisfiableRequirements,
+};
 use crate::config::Config;
 use crate::defects::{Defect, Defects};
 use crate::log::LogHub;
@@ -31,6 +34,23 @@ use crate::store::{StoreError, Surface};
 
 /// The protocol version this runtime implements.
 pub const PROTOCOL_VERSION: &str = "0.1.0";
+
+/// How long a submission waits for its execution to move past `accepted` when the host choice
+/// reports the current status.
+const SUBMISSION_STATUS_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
+/// How long a synchronous cancel waits for the terminal event before answering 202.
+const SYNCHRONOUS_CANCEL_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// What a cancel request did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CancelOutcome {
+    /// The driver was asked to stop; its terminal event follows.
+    Requested,
+    /// The driver stopped; the log ended with this status.
+    Ended(ExecutionStatus),
+    /// The execution had already ended with this status; nothing was appended.
+    AlreadyTerminal(ExecutionStatus),
+}
 
 /// A live execution: how to cancel it and the task driving it.
 struct Live {
@@ -92,6 +112,13 @@ impl Executions {
         }))
     }
 
+    /// A refusal as the host's choices write it (the wording of its message, no
+    /// `provider_code` when omitted).
+    pub(crate) fn refusal(&self, mut error: ApiError) -> ApiError {
+        error.error = super::log_writer::wire_error(error.error, &self.config.execution);
+        error
+    }
+
     /// The redactor that knows every configured credential.
     pub fn redactor(&self) -> &Redactor {
         &self.redactor
@@ -111,6 +138,7 @@ impl Executions {
                 Arc::clone(&self.hub),
                 record.id.clone(),
                 Arc::clone(&self.defects),
+                self.config.execution.clone(),
                 self.config.limits.max_events_per_execution,
                 appended,
             );
@@ -144,11 +172,11 @@ impl Executions {
         RuntimeInfo {
             name: "reference-runtime".into(),
             protocol_version: PROTOCOL_VERSION.into(),
-            state: if self.stopping.load(Ordering::SeqCst) {
+            state: Some(if self.stopping.load(Ordering::SeqCst) {
                 RuntimeState::Stopping
             } else {
                 RuntimeState::Ready
-            },
+            }),
             provider_count: self.config.providers.len() as u64,
             features,
         }
@@ -179,8 +207,18 @@ impl Executions {
                             cancel: m.cancel,
                         })
                         .collect(),
-                    // The configuration states no per-provider limits, so none are advertised.
-                    limits: None,
+                    // The configuration states no per-provider limits, so none are advertised
+                    // unless the host choice says to advertise the runtime's admission limit.
+                    limits: match self.config.execution.manifest_fields {
+                        ManifestFields::Contract => None,
+                        ManifestFields::WithLimits => Some(ProviderLimits {
+                            max_concurrency: u64::try_from(
+                                self.config.limits.max_active_executions,
+                            )
+                            .ok(),
+                            max_queue_depth: Some(0),
+                        }),
+                    },
                 };
                 let mut value = serde_json::to_value(manifest).unwrap_or(Value::Null);
                 if self.defects.has(Defect::XCredentialInManifest)
@@ -225,7 +263,7 @@ impl Executions {
             ));
         }
         let fingerprint = idempotency::fingerprint(&admitted.json);
-        let _creating = self.create_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let creating = self.create_lock.lock().unwrap_or_else(|p| p.into_inner());
         let key_hash = admitted
             .idempotency_key
             .as_deref()
@@ -239,6 +277,7 @@ impl Executions {
                     i64::try_from(self.config.limits.idempotency_retention_hours).unwrap_or(24),
                 ),
                 &self.defects,
+                self.config.execution.idempotency_mismatch,
             )?,
             None => Decision::CreateUnbound,
         };
@@ -255,7 +294,14 @@ impl Executions {
             idempotency::bind(&self.hub, key_hash, &fingerprint, &execution_id)?;
         }
         match self.start_execution(&execution_id, admitted, candidates) {
-            Ok(submission) => Ok((submission, false)),
+            Ok(mut submission) => {
+                drop(creating);
+                if self.config.execution.submission_status == SubmissionStatus::Current {
+                    self.wait_past_accepted(&execution_id).await;
+                    submission.status = self.current_status(&execution_id)?;
+                }
+                Ok((submission, false))
+            }
             Err(error) => {
                 // A refused creation does not use up its key.
                 if let Some(key_hash) = &bind_key
@@ -266,6 +312,24 @@ impl Executions {
                 Err(error)
             }
         }
+    }
+
+    /// Waits (at most [`SUBMISSION_STATUS_WAIT`]) until the log holds more than
+    /// `execution.accepted`.
+    async fn wait_past_accepted(&self, execution_id: &str) {
+        let Ok(mut subscription) = self.hub.subscribe(execution_id, Some(1)) else {
+            return;
+        };
+        let _ = tokio::time::timeout(SUBMISSION_STATUS_WAIT, subscription.next_batch()).await;
+    }
+
+    /// Waits (at most [`SYNCHRONOUS_CANCEL_WAIT`]) until the log is terminal; whether it is.
+    async fn wait_terminal(&self, execution_id: &str) -> Result<bool, ApiError> {
+        let progress = self.hub.progress(execution_id)?;
+        let mut subscription = self.hub.subscribe(execution_id, progress.last_sequence)?;
+        let drained = async { while let Some(Ok(_)) = subscription.next_batch().await {} };
+        let _ = tokio::time::timeout(SYNCHRONOUS_CANCEL_WAIT, drained).await;
+        Ok(self.hub.progress(execution_id)?.terminal)
     }
 
     fn admit_capacity(&self) -> Result<(), ApiError> {
@@ -294,13 +358,18 @@ impl Executions {
             Arc::clone(&self.hub),
             execution_id.to_string(),
             Arc::clone(&self.defects),
+            self.config.execution.clone(),
             self.config.limits.max_events_per_execution,
             0,
         );
-        writer.append(EventBody::Accepted {}).map_err(|error| {
-            tracing::error!(%error, "failed to append execution.accepted");
-            ApiError::internal()
-        })?;
+        let accepted_after_response =
+            self.config.execution.accepted_append == AcceptedAppend::AfterResponse;
+        if !accepted_after_response {
+            writer.append(EventBody::Accepted {}).map_err(|error| {
+                tracing::error!(%error, "failed to append execution.accepted");
+                ApiError::internal()
+            })?;
+        }
         let (cancel, cancel_rx) = watch::channel(false);
         let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
         live.insert(execution_id.to_string(), Live { cancel, task: None });
@@ -310,6 +379,7 @@ impl Executions {
             request: admitted.request,
             candidates,
             cancel: cancel_rx,
+            accepted_after_response,
         };
         let task = tokio::spawn(driver::drive(context, writer));
         if let Some(entry) = live.get_mut(execution_id) {
@@ -396,26 +466,47 @@ impl Executions {
             .log(execution_id)?
             .ok_or_else(ApiError::execution_not_found)?;
         let events = self.hub.read_after(execution_id, None)?;
-        Ok(fold(&record, &events, &self.defects))
+        let mut snapshot = fold(&record, &events, &self.defects);
+        snapshot.last_sequence = self
+            .config
+            .execution
+            .sequence_form
+            .wire(snapshot.last_sequence);
+        Ok(snapshot)
     }
 
-    /// `POST /v1/executions/{id}/cancel`: asks the driver to stop. 404 unknown, 409 terminal.
-    pub(crate) fn cancel(&self, execution_id: &str) -> Result<(), ApiError> {
+    /// `POST /v1/executions/{id}/cancel`: asks the driver to stop. 404 unknown; a terminal
+    /// execution → 409 (or a no-op, as the host choice says); with a synchronous cancel, waits
+    /// for the terminal event.
+    pub(crate) async fn cancel(&self, execution_id: &str) -> Result<CancelOutcome, ApiError> {
         if !self.exists(execution_id)? {
             return Err(ApiError::execution_not_found());
         }
+        let choices = &self.config.execution;
         if self.hub.progress(execution_id)?.terminal {
-            return Err(ApiError::new(
-                ErrorCode::Conflict,
-                "Execution is already terminal",
-                false,
-            ));
+            return match choices.cancel_terminal {
+                CancelTerminal::Conflict => Err(ApiError::new(
+                    ErrorCode::Conflict,
+                    "Execution is already terminal",
+                    false,
+                )),
+                CancelTerminal::NoOp => Ok(CancelOutcome::AlreadyTerminal(
+                    self.current_status(execution_id)?,
+                )),
+            };
         }
-        let live = self.live.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(entry) = live.get(execution_id) {
-            entry.cancel.send_replace(true);
+        {
+            let live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(entry) = live.get(execution_id) {
+                entry.cancel.send_replace(true);
+            }
         }
-        Ok(())
+        if choices.cancel == ExecutionCancel::Synchronous
+            && self.wait_terminal(execution_id).await?
+        {
+            return Ok(CancelOutcome::Ended(self.current_status(execution_id)?));
+        }
+        Ok(CancelOutcome::Requested)
     }
 
     /// Called by a driver when it is done.

@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use tokio::sync::watch;
 
 use crate::clock::Clock;
-use crate::store::{EventStore, LogRecord, StoreError, StoredEvent, Surface};
+use crate::store::{EventStore, LogRecord, StoreError, StoreView, StoredEvent, Surface};
 
 /// What kind of event an append carries, for the terminal rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,9 +109,10 @@ impl LogHub {
         })
     }
 
-    /// The underlying store.
-    pub fn store(&self) -> &Arc<dyn EventStore> {
-        &self.store
+    /// The store without `create_log` and `append`: only the hub creates logs and assigns
+    /// sequences.
+    pub fn store(&self) -> StoreView<'_> {
+        StoreView::new(self.store.as_ref())
     }
 
     /// The clock.

@@ -136,6 +136,9 @@ pub struct OpenWopConfig {
     pub seams_enabled: bool,
     /// Behaviours the chapter leaves to the host (`[openwop.choices]`).
     pub choices: OpenWopChoices,
+    /// The fixture workflows to seed (and list in discovery), by id; every fixture of
+    /// `spec/fixtures/` when unset. `["conformance-noop", …]` seeds just those.
+    pub fixtures: Option<Vec<String>>,
 }
 
 impl Default for OpenWopConfig {
@@ -154,6 +157,7 @@ impl Default for OpenWopConfig {
             provider_usage: ProviderUsageSettings::default(),
             seams_enabled: false,
             choices: OpenWopChoices::default(),
+            fixtures: None,
         }
     }
 }
@@ -513,6 +517,7 @@ struct RawOpenWopConfig {
     provider_usage: ProviderUsageSettings,
     seams_enabled: bool,
     choices: OpenWopChoices,
+    fixtures: Option<Vec<String>>,
 }
 
 impl Default for RawOpenWopConfig {
@@ -532,6 +537,7 @@ impl Default for RawOpenWopConfig {
             provider_usage: d.provider_usage,
             seams_enabled: d.seams_enabled,
             choices: d.choices,
+            fixtures: d.fixtures,
         }
     }
 }
@@ -554,6 +560,7 @@ impl TryFrom<RawOpenWopConfig> for OpenWopConfig {
             provider_usage: raw.provider_usage,
             seams_enabled: raw.seams_enabled,
             choices: raw.choices,
+            fixtures: raw.fixtures,
         };
         config.validate()?;
         Ok(config)

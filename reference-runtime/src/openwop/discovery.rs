@@ -31,7 +31,7 @@ impl DiscoveryDocument {
     ) -> Self {
         let mut document = document(config, fixtures);
         if let Some(root) = document.as_object_mut() {
-            root.extend(issue9_families(config, catalog, defects));
+            root.extend(envelope_and_feedback_families(config, catalog, defects));
         }
         let body = document.to_string();
         let etag = format!(
@@ -75,7 +75,7 @@ pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
         "heartbeat": record("witnessable-gated", json!({
             "minIntervalSec": config.heartbeat.min_interval_sec,
             "maxRuntimeMs": config.heartbeat.max_runtime_ms,
-            "deliveryChannel": "/host/events",
+            "deliveryChannel": config.choices.host_channel.path(),
         })),
         "scheduling": record("claims-check", scheduling::facets(config)),
         "limits": record("claims-check", json!({
@@ -85,6 +85,13 @@ pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
             "maxRequestBodyBytes": MAX_BODY_BYTES,
         })),
     });
+    if config.choices.usage_currency == crate::choices::UsageCurrency::Omitted
+        && let Some(usage) = document
+            .pointer_mut("/providerUsage")
+            .and_then(Value::as_object_mut)
+    {
+        usage.remove("currency");
+    }
     if !config.provider_usage.advertise
         && let Some(families) = document.as_object_mut()
     {
@@ -109,7 +116,7 @@ const UNEMITTED_RELIABILITY_EVENT: &str = "envelope.nl-to-format-engaged";
 /// `schemaVersions`, `envelopeStrictness`, `envelopeContracts`, `envelopes` (Tier 1 subset,
 /// reasoning posture, reliability), `feedback`, and `conformance.seamsProfile` when the seams
 /// are mounted. (`providerUsage.costEstimates`/`currency` are in [`document`].)
-fn issue9_families(
+fn envelope_and_feedback_families(
     config: &OpenWopConfig,
     catalog: &KindCatalog,
     defects: &Defects,

@@ -13,12 +13,12 @@ use spec::openwop::payloads::{
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use crate::choices::AfterTerminalEvents;
 use crate::defects::Defect;
 use crate::log::AppendKind;
 
 use super::ai::{self};
 use super::envelopes;
-use super::ids::mint_interrupt_id;
 use super::live::PendingInterrupt;
 use super::node_context::{NodeError, NodeSuccess, RunContext};
 use super::usage;
@@ -31,6 +31,24 @@ pub(crate) fn spawn(ctx: RunContext) {
         ctx.env.live.finish(ctx.run_id());
     });
 }
+
+/// Starts a run's task that first appends `run.started` (after the creating request's
+/// response: [`crate::choices::RunStartedTiming::AfterResponse`]). A run cancelled before then
+/// keeps its log as the cancel left it.
+pub(crate) fn spawn_after_started(ctx: RunContext, started: Value) {
+    tokio::spawn(async move {
+        tokio::time::sleep(RUN_STARTED_DELAY).await;
+        match ctx.recorder.record("run.started", None, started) {
+            Ok(_) => run(&ctx).await,
+            Err(error) => tracing::info!(%error, "a run ended before its run.started"),
+        }
+        ctx.env.live.finish(ctx.run_id());
+    });
+}
+
+/// How long after the 201 a host taking [`crate::choices::RunStartedTiming::AfterResponse`]
+/// appends `run.started`.
+const RUN_STARTED_DELAY: std::time::Duration = std::time::Duration::from_millis(20);
 
 async fn run(ctx: &RunContext) {
     let started = Instant::now();
@@ -59,12 +77,15 @@ async fn run(ctx: &RunContext) {
             duration_ms: Some(duration_ms),
         })
     };
-    if ctx.record("run.completed", None, payload.clone()).is_ok()
-        && ctx.env.defects.has(Defect::WSecondTerminal)
-    {
+    let completed = ctx.record("run.completed", None, payload.clone()).is_ok();
+    if completed && ctx.env.defects.has(Defect::WSecondTerminal) {
         let _ = ctx
             .recorder
             .record_as("run.completed", None, payload, AppendKind::AfterTerminal);
+    }
+    if completed && ctx.env.choices.after_terminal == AfterTerminalEvents::VendorEvent {
+        // A vendor type may follow the terminal event (the chapter's terminal rule).
+        let _ = ctx.record("example.run-archived", None, json!({ "archived": true }));
     }
 }
 
@@ -77,7 +98,11 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
         type_id: node.type_id.clone(),
         attempt: Some(0),
     };
-    ctx.record("node.started", Some(&node.id), json!(begin))?;
+    let mut begin = json!(begin);
+    if ctx.env.defects.has(Defect::WNodeStartedWithoutTypeId) {
+        begin.as_object_mut().map(|b| b.remove("typeId"));
+    }
+    ctx.record("node.started", Some(&node.id), begin)?;
     let result = match node.kind {
         NodeKind::Noop => Ok(success(Map::new())),
         NodeKind::Delay => delay(ctx, node).await,
@@ -201,7 +226,7 @@ fn fail(node: &NodeDef) -> NodeError {
 }
 
 async fn approval_gate(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, NodeError> {
-    let interrupt_id = mint_interrupt_id(&ctx.tenant);
+    let interrupt_id = ctx.env.choices.interrupt_id_form.mint(&ctx.tenant);
     let actions: Vec<String> = node
         .config
         .get("actions")
@@ -228,10 +253,22 @@ async fn approval_gate(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, 
             "kind": "approval", "reason": "approval-required",
         });
         ctx.record("node.suspended", Some(&node.id), suspended)?;
-        let requested = json!({
+        // suspend-request.schema.json: kind, key and the kind's data, plus the engine-assigned
+        // identity members its description names.
+        let mut requested = json!({
+            "kind": "approval",
+            "key": format!("{}:{}:0", ctx.run_id(), node.id),
+            "data": {
+                "artifactId": format!("{}:{}", ctx.run_id(), node.id),
+                "artifactType": "conformance.approval",
+                "title": format!("Approve node {}", node.id),
+                "actions": actions,
+            },
             "nodeId": node.id, "interruptId": interrupt_id,
-            "kind": "approval", "actions": actions,
         });
+        if ctx.env.defects.has(Defect::WInterruptRequestedWithoutKey) {
+            requested.as_object_mut().map(|r| r.remove("key"));
+        }
         ctx.record("interrupt.requested", Some(&node.id), requested)
     })?;
     let value = tokio::select! {

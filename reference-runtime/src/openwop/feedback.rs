@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::defects::Defect;
-use crate::store::EventStore;
+use crate::store::StoreView;
 
 use super::auth::Caller;
 use super::config::{SIGNALS, TARGETS};
@@ -190,7 +190,7 @@ fn validate(state: &WState, meta: &RunMeta, request: &CreateAnnotation) -> Resul
     Ok(())
 }
 
-fn read_all(store: &Arc<dyn EventStore>, run_id: &str) -> Result<Vec<Annotation>, ApiError> {
+fn read_all(store: StoreView<'_>, run_id: &str) -> Result<Vec<Annotation>, ApiError> {
     match store.kv_get(NAMESPACE, run_id) {
         Ok(None) => Ok(Vec::new()),
         Ok(Some(value)) => serde_json::from_value(value).map_err(|_| ApiError::internal()),
@@ -217,6 +217,7 @@ pub(crate) async fn create(
                 Arc::clone(&state.hub),
                 &meta.run_id,
                 Arc::clone(&state.defects),
+                &state.config.choices,
             );
             let _ = recorder.record(
                 "example.annotation-refused",
@@ -284,13 +285,7 @@ pub(crate) async fn create(
 }
 
 /// The audit record of one recording, with the acting principal.
-fn audit(
-    store: &Arc<dyn EventStore>,
-    caller: &Caller,
-    run_id: &str,
-    annotation_id: &str,
-    at: &str,
-) {
+fn audit(store: StoreView<'_>, caller: &Caller, run_id: &str, annotation_id: &str, at: &str) {
     tracing::info!(
         target: "openwop::audit",
         action = "annotation.recorded",
@@ -340,7 +335,7 @@ pub(crate) async fn list(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::MemoryEventStore;
+    use crate::store::{EventStore, MemoryEventStore};
 
     #[test]
     fn signals_must_fit_their_kind() {
@@ -361,7 +356,7 @@ mod tests {
             is_test_key: true,
         };
         audit(
-            &store,
+            StoreView::new(store.as_ref()),
             &caller,
             "tenant-a/run-1",
             "ann-1",

@@ -37,7 +37,6 @@ use crate::store::Surface;
 
 use super::config::{HeartbeatConfig, PredicateConfig};
 use super::host_bus::frame_of;
-use super::ids::mint_event_id;
 use super::runs::{NewRun, create_run};
 use super::scheduling::interval_timer;
 use super::state::WState;
@@ -403,7 +402,7 @@ fn publish(
         payload.insert("runId".into(), Value::String(newest));
     }
     let event = HostEvent {
-        event_id: mint_event_id(),
+        event_id: state.config.choices.event_id_form.mint(),
         event_type: event_type.to_string(),
         timestamp: state.hub.clock().now(),
         delivery,

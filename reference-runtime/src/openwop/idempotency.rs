@@ -4,10 +4,9 @@
 //! 409 `idempotency_key_mismatch`. A request refused at validation never binds its key.
 
 use axum::http::HeaderMap;
-use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use super::error::ApiError;
+pub(crate) use crate::canonical::{fingerprint, key_hash};
 
 /// The replay marker header.
 pub(crate) const REPLAY_HEADER: &str = "openwop-idempotent-replay";
@@ -39,52 +38,10 @@ pub(crate) fn scope(tenant: &str) -> String {
     format!("openwop:{tenant}:POST /runs")
 }
 
-/// SHA-256 (hex) of the key, so the store never holds the key itself.
-pub(crate) fn key_hash(key: &str) -> String {
-    hex::encode(Sha256::digest(key.as_bytes()))
-}
-
-/// SHA-256 (hex) of the canonical JSON of a body: object keys sorted at every level.
-pub(crate) fn fingerprint(body: &Value) -> String {
-    let mut text = String::new();
-    canonical(body, &mut text);
-    hex::encode(Sha256::digest(text.as_bytes()))
-}
-
-fn canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                canonical(&map[key], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                canonical(item, out);
-            }
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[test]
     fn key_order_never_changes_the_fingerprint() {

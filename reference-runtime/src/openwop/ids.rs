@@ -1,4 +1,5 @@
-//! Host-minted ids (event, interrupt; run ids are minted by `choices::RunIdForm`) and
+//! Host-minted ids (events outside a run's log; run, event and interrupt ids of a run are
+//! minted by `choices`) and
 //! tenant-bound run ids in paths.
 
 use axum::http::Uri;
@@ -9,11 +10,6 @@ use super::error::ApiError;
 /// The opaque part of every id this host mints: 32 lowercase hex digits (never a `~`).
 fn opaque() -> String {
     uuid::Uuid::new_v4().simple().to_string()
-}
-
-/// A new tenant-bound interrupt id, `<tenant>/int-<32 hex>`.
-pub(crate) fn mint_interrupt_id(tenant: &str) -> String {
-    format!("{tenant}/int-{}", opaque())
 }
 
 /// A new event id, `evt-<32 hex>` (36 characters, `^[A-Za-z0-9._~-]{16,128}$`).
@@ -84,7 +80,12 @@ mod tests {
     fn minted_ids_follow_their_grammar() {
         let run = crate::choices::RunIdForm::RunHex.mint("tenant-a");
         assert!(is_tenant_bound_id(&run), "{run}");
-        assert!(is_tenant_bound_id(&mint_interrupt_id("tenant-a")));
+        for form in [
+            crate::choices::InterruptIdForm::IntHex,
+            crate::choices::InterruptIdForm::Dotted,
+        ] {
+            assert!(is_tenant_bound_id(&form.mint("tenant-a")));
+        }
         let event = mint_event_id();
         assert!((16..=128).contains(&event.len()));
         assert!(!run.contains('~'));

@@ -106,7 +106,7 @@ pub fn router(deps: Dependencies) -> Router {
             OpenWopConfig::default()
         }
     };
-    let workflows = workflow::Workflows::seed_fixtures();
+    let workflows = workflow::Workflows::seed_fixtures(config.fixtures.as_deref());
     let catalog = Arc::new(envelopes::KindCatalog::build(
         &config.envelopes,
         &deps.defects,
@@ -125,6 +125,7 @@ pub fn router(deps: Dependencies) -> Router {
         catalog: Arc::clone(&catalog),
         envelopes: config.envelopes.clone(),
         provider_usage: config.provider_usage.clone(),
+        choices: config.choices,
     });
     let state = Arc::new(state::WState {
         keys: auth::KeyTable::new(&config.api_keys, &config.test_key_prefix),
@@ -146,9 +147,10 @@ pub fn router(deps: Dependencies) -> Router {
     let host_events_path = if state.defects.has(Defect::WHostEventsWrongAddress) {
         "/host/stream"
     } else {
-        "/host/events"
+        state.config.choices.host_channel.path()
     };
-    Router::new()
+    let annotated = state.config.choices.error_details == crate::choices::ErrorDetails::Annotated;
+    let router = Router::new()
         .route(
             "/.well-known/openwop",
             get(move |headers: axum::http::HeaderMap| async move {
@@ -180,6 +182,11 @@ pub fn router(deps: Dependencies) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(
             config::MAX_BODY_BYTES + 1,
         ))
-        .layer(axum::middleware::from_fn(version::protocol_version))
-        .with_state(state)
+        .layer(axum::middleware::from_fn(version::protocol_version));
+    let router = if annotated {
+        router.layer(axum::middleware::map_response(error::annotate_error))
+    } else {
+        router
+    };
+    router.with_state(state)
 }

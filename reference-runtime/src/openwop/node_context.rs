@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use spec::openwop::payloads::{ErrorObject, ProviderUsage};
 use tokio::sync::watch;
 
+use crate::choices::OpenWopChoices;
 use crate::defects::Defects;
 use crate::log::{AppendError, LogHub};
 
@@ -30,6 +31,8 @@ pub(crate) struct NodeEnv {
     pub(crate) envelopes: EnvelopeSettings,
     /// `[openwop.provider_usage]`.
     pub(crate) provider_usage: ProviderUsageSettings,
+    /// `[openwop.choices]`: the options node kinds take where the chapter leaves the choice.
+    pub(crate) choices: OpenWopChoices,
 }
 
 /// What a node produced.

@@ -11,7 +11,7 @@ use crate::defects::{Defect, Defects};
 use crate::log::{AppendError, AppendKind, LogHub};
 use crate::store::StoredEvent;
 
-use super::ids::mint_event_id;
+use crate::choices::{EnvelopeFields, EventIdForm, OpenWopChoices};
 
 /// How the terminal rule treats a type: terminal run events close the log; `compensation.*`,
 /// `run.dead-lettered` and vendor types may follow the terminal event; everything else is
@@ -31,14 +31,26 @@ pub(crate) struct Recorder {
     hub: Arc<LogHub>,
     run_id: Arc<str>,
     defects: Arc<Defects>,
+    event_id_form: EventIdForm,
+    envelope_fields: EnvelopeFields,
 }
 
+/// The `engineVersion` of a host that stamps it ([`EnvelopeFields::WithEngineVersion`]).
+const ENGINE_VERSION: u64 = 1;
+
 impl Recorder {
-    pub(crate) fn new(hub: Arc<LogHub>, run_id: &str, defects: Arc<Defects>) -> Self {
+    pub(crate) fn new(
+        hub: Arc<LogHub>,
+        run_id: &str,
+        defects: Arc<Defects>,
+        choices: &OpenWopChoices,
+    ) -> Self {
         Recorder {
             hub,
             run_id: Arc::from(run_id),
             defects,
+            event_id_form: choices.event_id_form,
+            envelope_fields: choices.envelope_fields,
         }
     }
 
@@ -95,10 +107,12 @@ impl Recorder {
         causation_id: Option<&str>,
     ) -> Result<StoredEvent, AppendError> {
         let event_id = if self.defects.has(Defect::WShortEventId) {
-            mint_event_id()[4..12].to_string()
+            EventIdForm::EvtHex.mint()[4..12].to_string()
         } else {
-            mint_event_id()
+            self.event_id_form.mint()
         };
+        let engine_version =
+            (self.envelope_fields == EnvelopeFields::WithEngineVersion).then_some(ENGINE_VERSION);
         self.hub
             .append(&self.run_id, event_type, kind, |sequence, time| {
                 let doc = RunEventDoc {
@@ -110,7 +124,7 @@ impl Recorder {
                     sequence,
                     schema_version: SCHEMA_VERSION,
                     node_id: node_id.map(str::to_string),
-                    engine_version: None,
+                    engine_version,
                     causation_id: causation_id.map(str::to_string),
                 };
                 match self.hub.wire_time(time) {

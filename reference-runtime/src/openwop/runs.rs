@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use spec::openwop::payloads::{RunCancelled, RunStarted};
 use spec::openwop::{CreateRunRequest, Owner, RunStatus};
 
-use crate::choices::CancelAnswer;
+use crate::choices::{CancelAnswer, CancelledPayload, RunStartedTiming};
 use crate::defects::Defect;
 use crate::log::AppendError;
 use crate::store::Surface;
@@ -176,7 +176,12 @@ pub(crate) fn start_run(state: &Arc<WState>, run_id: &str, run: NewRun) -> Resul
             ApiError::internal()
         })?;
     let cancelled = state.live.register(run_id);
-    let recorder = Recorder::new(Arc::clone(&state.hub), run_id, Arc::clone(&state.defects));
+    let recorder = Recorder::new(
+        Arc::clone(&state.hub),
+        run_id,
+        Arc::clone(&state.defects),
+        &state.config.choices,
+    );
     let started = RunStarted {
         workflow_id: run.workflow.id.clone(),
         inputs: Some(run.inputs.clone()),
@@ -191,12 +196,7 @@ pub(crate) fn start_run(state: &Arc<WState>, run_id: &str, run: NewRun) -> Resul
         let subject_id = run.owner.subject.subject_id.clone();
         started["owner"]["subject"] = json!(subject_id);
     }
-    if let Err(error) = recorder.record("run.started", None, started) {
-        state.live.finish(run_id);
-        tracing::error!(%error, "appending run.started failed");
-        return Err(ApiError::internal());
-    }
-    engine::spawn(RunContext {
+    let ctx = RunContext {
         env: Arc::clone(&state.nodes),
         recorder,
         tenant: run.owner.tenant,
@@ -205,7 +205,20 @@ pub(crate) fn start_run(state: &Arc<WState>, run_id: &str, run: NewRun) -> Resul
         inputs: run.inputs,
         ai: run.ai,
         cancelled,
-    });
+    };
+    match state.config.choices.run_started {
+        RunStartedTiming::BeforeResponse => {
+            if let Err(error) = ctx.recorder.record("run.started", None, started) {
+                state.live.finish(run_id);
+                tracing::error!(%error, "appending run.started failed");
+                return Err(ApiError::internal());
+            }
+            engine::spawn(ctx);
+        }
+        // The run's task appends `run.started` once the 201 is on its way (a poll right after
+        // creation may find the log empty).
+        RunStartedTiming::AfterResponse => engine::spawn_after_started(ctx, started),
+    }
     Ok(())
 }
 
@@ -244,13 +257,26 @@ pub(crate) fn cancel_run(
             let elapsed = state.hub.clock().now() - record.created_at;
             u64::try_from(elapsed.num_milliseconds()).unwrap_or(0)
         });
-        let payload = RunCancelled {
-            reason: Some(reason.unwrap_or_else(|| "cancelled-by-request".to_string())),
-            cancelled_by: Some(caller.subject.clone()),
-            duration_ms,
-            parent_run_id: None,
+        let payload = match state.config.choices.cancelled_payload {
+            CancelledPayload::Filled => RunCancelled {
+                reason: Some(reason.unwrap_or_else(|| "cancelled-by-request".to_string())),
+                cancelled_by: Some(caller.subject.clone()),
+                duration_ms,
+                parent_run_id: None,
+            },
+            CancelledPayload::AsRequested => RunCancelled {
+                reason,
+                cancelled_by: None,
+                duration_ms,
+                parent_run_id: None,
+            },
         };
-        let recorder = Recorder::new(Arc::clone(&state.hub), run_id, Arc::clone(&state.defects));
+        let recorder = Recorder::new(
+            Arc::clone(&state.hub),
+            run_id,
+            Arc::clone(&state.defects),
+            &state.config.choices,
+        );
         match answer {
             CancelAnswer::Synchronous => {
                 match recorder.record("run.cancelled", None, json!(payload)) {
@@ -338,7 +364,12 @@ pub(crate) fn resolve_interrupt(
                 "granted"
             });
         }
-        let recorder = Recorder::new(Arc::clone(&state.hub), run_id, Arc::clone(&state.defects));
+        let recorder = Recorder::new(
+            Arc::clone(&state.hub),
+            run_id,
+            Arc::clone(&state.defects),
+            &state.config.choices,
+        );
         match recorder.record("interrupt.resolved", Some(&pending.node_id), payload) {
             Ok(_) => {
                 resolved_id = pending.interrupt_id.clone();

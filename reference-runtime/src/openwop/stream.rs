@@ -2,7 +2,8 @@
 //! `Last-Event-ID` (an exclusive cursor in every mode), optionally batched with `bufferMs`.
 //!
 //! Order of checks: the key (401), the run (400/403/404), `streamMode` (400
-//! `unsupported_stream_mode`, before any content negotiation), `bufferMs`, then `Last-Event-ID`
+//! `unsupported_stream_mode`, before any content negotiation), `bufferMs` (the two the other way
+//! round under `[openwop.choices] stream_validation = "buffer-first"`), then `Last-Event-ID`
 //! (read only now that the caller may read the run), then an era-2 log's translation (500
 //! `payload_unprojectable` / `event_type_unmapped`), then the subscriber limit (429).
 
@@ -19,7 +20,7 @@ use tokio::time::Instant;
 
 use crate::defects::Defect;
 use crate::log::Subscription;
-use crate::sse::{SseFrame, sse_response};
+use crate::sse::{SseFrame, sse_response, sse_response_commenting};
 use crate::store::StoredEvent;
 
 use super::auth::Caller;
@@ -28,7 +29,7 @@ use super::projection::{Projection, RunMeta, parse_event};
 use super::state::WState;
 use super::stream_params::{self, Selection, admits};
 use super::subscribers::SubscriberSlot;
-use crate::choices::MultiAdmitted;
+use crate::choices::{MessagesBatching, MultiAdmitted, StreamValidationOrder, ValuesResumeAtEnd};
 
 /// `GET /runs/{runId}/events`.
 pub(crate) async fn events(
@@ -45,8 +46,15 @@ pub(crate) async fn events(
     let meta = state.readable_run(&caller, &uri)?;
     let Query(query) = query.map_err(|_| ApiError::validation("the query string is malformed"))?;
     stream_params::negotiate_before_validation(&headers, &state.defects)?;
-    let selection = Selection::parse(query.get("streamMode").map(String::as_str), &state.defects)?;
-    let buffer = stream_params::buffer(query.get("bufferMs").map(String::as_str))?;
+    let mode = || Selection::parse(query.get("streamMode").map(String::as_str), &state.defects);
+    let buffer_ms = || stream_params::buffer(query.get("bufferMs").map(String::as_str));
+    let (selection, buffer) = match state.config.choices.stream_validation {
+        StreamValidationOrder::ModeFirst => (mode()?, buffer_ms()?),
+        StreamValidationOrder::BufferFirst => {
+            let buffer = buffer_ms()?;
+            (mode()?, buffer)
+        }
+    };
     let cursor = stream_params::last_event_id(&headers, &state.defects)?;
     let cursor = cursor.map(|n| {
         if state.defects.has(Defect::WLastEventIdInclusive) {
@@ -80,6 +88,7 @@ pub(crate) async fn events(
         .subscribe(&meta.run_id, cursor.flatten())
         .map_err(|_| ApiError::internal())?;
     let keep_alive = state.keep_alive();
+    let comment = state.config.choices.keep_alive_comment.text();
     let open = Open {
         state: Arc::clone(&state),
         meta: meta.clone(),
@@ -90,14 +99,14 @@ pub(crate) async fn events(
         Selection::Values => {
             let base = values_base(&state, &meta, cursor.flatten())?;
             let resume = cursor.is_some();
-            sse_response(values_frames(open, base, resume), keep_alive)
+            sse_response_commenting(values_frames(open, base, resume), keep_alive, comment)
         }
         Selection::Modes(modes) => {
-            let buffer = match modes.as_slice() {
-                [StreamMode::Messages] => None,
+            let buffer = match (modes.as_slice(), state.config.choices.messages_batching) {
+                ([StreamMode::Messages], MessagesBatching::Ignored) => None,
                 _ => buffer,
             };
-            sse_response(event_frames(open, modes, buffer), keep_alive)
+            sse_response_commenting(event_frames(open, modes, buffer), keep_alive, comment)
         }
     })
 }
@@ -352,6 +361,15 @@ fn values_frames(
                     yield frame;
                 }
             }
+        }
+        // A resumption that found nothing after its cursor on a terminal run: a host taking
+        // the snapshot-first reading still sends the run's state once.
+        if catch_up
+            && open.ended_terminal()
+            && open.state.config.choices.values_resume_at_end == ValuesResumeAtEnd::SnapshotFirst
+            && let Some(frame) = snapshot_frame(&projection)
+        {
+            yield frame;
         }
         open.hold_open_if_defective().await;
     }

@@ -36,9 +36,16 @@ pub(crate) fn record(
     }
     for payload in usage {
         let mut payload = payload.clone();
+        if ctx.env.choices.usage_currency == crate::choices::UsageCurrency::Omitted {
+            // Absent means USD, the currency of every estimate of this host.
+            payload.currency = None;
+        }
         if defects.has(Defect::WCostEstimateMissing) {
             payload.cost_estimate_usd = None;
             payload.currency = None;
+        }
+        if defects.has(Defect::WProviderUsageModelEmpty) {
+            payload.model = String::new();
         }
         let mut event = json!(payload);
         leak(ctx, node, outputs, &mut event);

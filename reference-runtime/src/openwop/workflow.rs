@@ -282,11 +282,14 @@ pub(crate) struct Workflows {
 }
 
 impl Workflows {
-    /// Seeds every fixture of `spec::fixtures`; a definition the engine cannot run is logged and
-    /// left out (and so not advertised).
-    pub(crate) fn seed_fixtures() -> Self {
+    /// Seeds the fixtures of `spec::fixtures` (those `only` names, or every one); a definition
+    /// the engine cannot run is logged and left out (and so not advertised).
+    pub(crate) fn seed_fixtures(only: Option<&[String]>) -> Self {
         let mut by_id = BTreeMap::new();
-        for fixture in spec::fixtures::all() {
+        for fixture in spec::fixtures::all()
+            .iter()
+            .filter(|f| only.is_none_or(|ids| ids.iter().any(|id| id == f.id)))
+        {
             match Workflow::from_definition(&fixture.definition) {
                 Ok(workflow) => {
                     by_id.insert(workflow.id.clone(), workflow);
@@ -314,7 +317,7 @@ mod tests {
 
     #[test]
     fn every_fixture_is_seeded() {
-        let workflows = Workflows::seed_fixtures();
+        let workflows = Workflows::seed_fixtures(None);
         assert_eq!(workflows.ids().len(), spec::fixtures::all().len());
         let multi = workflows.get("conformance-multi-node").unwrap();
         let order: Vec<&str> = multi.nodes.iter().map(|n| n.id.as_str()).collect();
@@ -323,7 +326,7 @@ mod tests {
 
     #[test]
     fn delay_inputs_are_checked_at_creation() {
-        let workflows = Workflows::seed_fixtures();
+        let workflows = Workflows::seed_fixtures(None);
         let delay = workflows.get("conformance-delay").unwrap();
         let ok = delay.resolve_variables(&Map::new()).unwrap();
         assert_eq!(ok["delayMs"], 1000);

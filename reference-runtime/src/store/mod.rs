@@ -10,7 +10,9 @@
 mod event_store;
 mod memory;
 mod sqlite;
+mod view;
 
 pub use event_store::{ClaimOutcome, EventStore, LogRecord, StoreError, StoredEvent, Surface};
 pub use memory::MemoryEventStore;
 pub use sqlite::SqliteEventStore;
+pub use view::StoreView;

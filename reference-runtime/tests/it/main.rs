@@ -2,6 +2,7 @@
 //! module per concept, the defect table (`defects`), and the hosts the tests share.
 
 mod defects;
+mod w_choices;
 mod w_engine;
 mod w_envelopes;
 mod w_era2;
@@ -16,6 +17,7 @@ mod w_scheduling;
 mod w_stream;
 mod w_structured_runs;
 mod x_binary;
+mod x_choices;
 mod x_host;
 mod x_protocol;
 mod x_providers;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::w_host::*;
 use reference_runtime::openwop::{OpenWopConfig, ScheduleConfig, SchedulingSettings};
-use reference_runtime::store::{EventStore, LogRecord, MemoryEventStore, Surface};
+use reference_runtime::store::{EventStore, LogRecord, MemoryEventStore, StoreView, Surface};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
@@ -32,7 +32,7 @@ fn config(schedules: Vec<ScheduleConfig>) -> OpenWopConfig {
 }
 
 /// The runs a schedule created, oldest first.
-fn runs_of(store: &dyn EventStore, schedule_id: &str) -> Vec<LogRecord> {
+fn runs_of(store: StoreView<'_>, schedule_id: &str) -> Vec<LogRecord> {
     let subject = format!("schedule-{schedule_id}");
     store
         .logs(Surface::Run)
@@ -62,13 +62,13 @@ async fn a_schedule_creates_a_run_of_its_workflow_every_interval_with_its_inputs
     let store = host.hub.store();
     at(start, 1_900).await;
     assert!(
-        runs_of(store.as_ref(), "every-2s").is_empty(),
+        runs_of(store, "every-2s").is_empty(),
         "the first tick is one interval after start"
     );
     at(start, 2_050).await;
-    assert_eq!(runs_of(store.as_ref(), "every-2s").len(), 1);
+    assert_eq!(runs_of(store, "every-2s").len(), 1);
     at(start, 6_050).await;
-    let runs = runs_of(store.as_ref(), "every-2s");
+    let runs = runs_of(store, "every-2s");
     assert_eq!(runs.len(), 3, "one run per interval");
     for run in &runs {
         assert_eq!(run.meta["owner"]["tenant"], "tenant-a");
@@ -96,20 +96,16 @@ async fn a_tick_that_falls_while_the_previous_run_is_going_is_skipped_not_queued
     // Run 1 starts at 1 s and ends at 3.5 s: the ticks at 2 s and 3 s are skipped, and nothing
     // is created when it ends (a queued tick would fire at 3.5 s); the tick at 4 s starts run 2.
     at(start, 1_500).await;
-    assert_eq!(runs_of(store.as_ref(), "slow").len(), 1);
+    assert_eq!(runs_of(store, "slow").len(), 1);
     at(start, 3_900).await;
-    assert_eq!(
-        runs_of(store.as_ref(), "slow").len(),
-        1,
-        "skipped, not queued"
-    );
+    assert_eq!(runs_of(store, "slow").len(), 1, "skipped, not queued");
     at(start, 4_100).await;
-    assert_eq!(runs_of(store.as_ref(), "slow").len(), 2);
+    assert_eq!(runs_of(store, "slow").len(), 2);
     // Run 2 ends at 6.5 s: the ticks at 5 s and 6 s are skipped, the tick at 7 s starts run 3.
     at(start, 6_900).await;
-    assert_eq!(runs_of(store.as_ref(), "slow").len(), 2);
+    assert_eq!(runs_of(store, "slow").len(), 2);
     at(start, 7_100).await;
-    assert_eq!(runs_of(store.as_ref(), "slow").len(), 3);
+    assert_eq!(runs_of(store, "slow").len(), 3);
 }
 
 #[tokio::test(start_paused = true)]
@@ -123,11 +119,11 @@ async fn schedules_stop_when_the_router_is_dropped() {
     )
     .await;
     at(start, 2_500).await;
-    assert_eq!(runs_of(store.as_ref(), "stops").len(), 2);
+    assert_eq!(runs_of(StoreView::new(store.as_ref()), "stops").len(), 2);
     drop(host);
     at(start, 10_000).await;
     assert_eq!(
-        runs_of(store.as_ref(), "stops").len(),
+        runs_of(StoreView::new(store.as_ref()), "stops").len(),
         2,
         "no tick after the router is gone"
     );
@@ -152,13 +148,9 @@ async fn a_schedule_whose_workflow_or_inputs_are_refused_never_ticks() {
     .await;
     at(start, 3_500).await;
     let store = host.hub.store();
-    assert!(runs_of(store.as_ref(), "unseeded").is_empty());
-    assert!(runs_of(store.as_ref(), "bad-inputs").is_empty());
-    assert_eq!(
-        runs_of(store.as_ref(), "fine").len(),
-        3,
-        "the other schedules run"
-    );
+    assert!(runs_of(store, "unseeded").is_empty());
+    assert!(runs_of(store, "bad-inputs").is_empty());
+    assert_eq!(runs_of(store, "fine").len(), 3, "the other schedules run");
 }
 
 #[tokio::test]

@@ -105,8 +105,7 @@ impl ErrorCode {
 pub struct PortableError {
     /// The portable code.
     pub code: ErrorCode,
-    /// A human-readable message.
-    #[schemars(length(min = 1))]
+    /// A human-readable message (a `string` at the origin).
     pub message: String,
     /// Whether a new request may succeed.
     pub retryable: bool,

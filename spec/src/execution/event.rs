@@ -33,6 +33,9 @@ pub enum ExecutionStatus {
 }
 
 impl ExecutionStatus {
+    /// The terminal statuses.
+    pub const TERMINAL: [ExecutionStatus; 3] = [Self::Succeeded, Self::Failed, Self::Cancelled];
+
     /// Whether this status is terminal.
     pub fn is_terminal(self) -> bool {
         matches!(self, Self::Succeeded | Self::Failed | Self::Cancelled)
@@ -154,11 +157,9 @@ impl ExecutionEventType {
 /// A provider and model pair.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub struct Target {
-    /// The provider id as configured in the runtime.
-    #[schemars(length(min = 1))]
+    /// The provider id as configured in the runtime (a `string` at the origin).
     pub provider: String,
-    /// The provider's model id.
-    #[schemars(length(min = 1))]
+    /// The provider's model id (a `string` at the origin).
     pub model: String,
 }
 
@@ -175,8 +176,7 @@ pub enum ProgressPhase {
 /// A reference to an artifact an asynchronous provider produced (the origin's `OutputArtifact`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Artifact {
-    /// Where the artifact can be fetched.
-    #[schemars(length(min = 1))]
+    /// Where the artifact can be fetched (a `string` at the origin).
     pub uri: String,
     /// The artifact's media type, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -202,8 +202,8 @@ pub enum EventBody {
     RouteSelected {
         /// The chosen provider and model.
         target: Target,
-        /// The attempt number, from 1.
-        #[schemars(range(min = 1))]
+        /// The attempt number (a `number` at the origin; the runtime counts from 1).
+        #[schemars(with = "f64")]
         attempt: u32,
     },
     /// A retryable attempt failed before fallback.
@@ -211,8 +211,8 @@ pub enum EventBody {
     RouteAttemptFailed {
         /// The provider and model that failed.
         target: Target,
-        /// The attempt number, from 1.
-        #[schemars(range(min = 1))]
+        /// The attempt number (a `number` at the origin; the runtime counts from 1).
+        #[schemars(with = "f64")]
         attempt: u32,
         /// Why it failed.
         error: PortableError,
@@ -220,7 +220,8 @@ pub enum EventBody {
     /// Incremental output data.
     #[serde(rename = "output.delta")]
     OutputDelta {
-        /// Which output this delta extends.
+        /// Which output this delta extends (a `number` at the origin).
+        #[schemars(with = "f64")]
         output_index: u32,
         /// The text to append.
         delta: String,
@@ -228,18 +229,15 @@ pub enum EventBody {
     /// A provider began a named tool call.
     #[serde(rename = "tool.call.started")]
     ToolCallStarted {
-        /// The call's id, unique within the execution.
-        #[schemars(length(min = 1))]
+        /// The call's id, unique within the execution (a `string` at the origin).
         call_id: String,
-        /// The tool's name.
-        #[schemars(length(min = 1))]
+        /// The tool's name (a `string` at the origin).
         name: String,
     },
     /// Partial tool argument JSON or text; callers accumulate before parsing.
     #[serde(rename = "tool.call.arguments.delta")]
     ToolCallArgumentsDelta {
-        /// The call the fragment belongs to.
-        #[schemars(length(min = 1))]
+        /// The call the fragment belongs to (a `string` at the origin).
         call_id: String,
         /// A fragment of the arguments' JSON text.
         delta: String,

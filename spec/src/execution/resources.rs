@@ -14,12 +14,12 @@ use super::usage::UsageFact;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(title = "ExecutionSubmission")]
 pub struct ExecutionSubmission {
-    /// The execution's id.
-    #[schemars(length(min = 1))]
+    /// The execution's id (non-empty by the overlay: `crate::overlay`).
     pub execution_id: String,
     /// The execution's current status.
     pub status: ExecutionStatus,
-    /// When the execution was created.
+    /// When the execution was created (a `string` at the origin).
+    #[schemars(with = "String")]
     pub created_at: DateTime<Utc>,
     /// Whether this answer replays an earlier submission with the same Idempotency-Key.
     pub idempotent_replay: bool,
@@ -33,11 +33,14 @@ pub struct ExecutionSnapshot {
     pub execution_id: String,
     /// The status of the last event.
     pub status: ExecutionStatus,
-    /// When the execution was created.
+    /// When the execution was created (a `string` at the origin).
+    #[schemars(with = "String")]
     pub created_at: DateTime<Utc>,
-    /// The time of the last event.
+    /// The time of the last event (a `string` at the origin).
+    #[schemars(with = "String")]
     pub updated_at: DateTime<Utc>,
-    /// The highest sequence in the log.
+    /// The highest sequence in the log (a `number` at the origin).
+    #[schemars(with = "f64")]
     pub last_sequence: u64,
     /// Every usage fact reported, in log order.
     pub usage: Vec<UsageFact>,
@@ -132,8 +135,9 @@ pub struct RuntimeInfo {
     pub name: String,
     /// The execution protocol version it implements.
     pub protocol_version: String,
-    /// Whether it is serving (200 only when `ready`).
-    pub state: RuntimeState,
+    /// Whether it is serving (200 only when `ready`); optional at the origin (`state?`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<RuntimeState>,
     /// How many providers are registered (the origin's `provider_count`, a number).
     #[schemars(with = "f64")]
     pub provider_count: u64,

@@ -99,18 +99,6 @@ pub const CORE_FAMILIES: [&str; 72] = [
 /// failed for it (a recorded tolerance).
 pub const FAMILIES_NAMED_ELSEWHERE: [&str; 1] = ["hostEvents"];
 
-/// Metadata keys whose upstream shape is not transcribed here (each an object or array the
-/// contract does not read): published with their JSON type only.
-const UNTYPED_METADATA: [(&str, &str); 7] = [
-    ("configurable", "object"),
-    ("observability", "object"),
-    ("runtimeCapabilities", "array"),
-    ("conformance", "object"),
-    ("compliance", "object"),
-    ("signingKeys", "array"),
-    ("discovery", "object"),
-];
-
 /// The discovery document. Capability families are root members (`providerUsage`,
 /// `heartbeat`, `limits`, …), each a [`CapabilityRecord`]; presence is the claim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -155,7 +143,29 @@ pub struct Discovery {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 2))]
     pub event_log_schema_version: Option<u32>,
-    /// Capability families and the other metadata keys, by name.
+    /// The run options a host accepts (`configurable.schema.json`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub configurable: Option<super::Configurable>,
+    /// Span, metric and log hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observability: Option<super::Observability>,
+    /// Opaque runtime capability ids nodes may require (unique, non-empty strings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(inner(length(min = 1)), extend("uniqueItems" = true))]
+    pub runtime_capabilities: Option<Vec<String>>,
+    /// The conformance-only block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conformance: Option<super::ConformanceBlock>,
+    /// The masking behaviour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compliance: Option<super::Compliance>,
+    /// The keys the host signs certification bundles with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signing_keys: Option<Vec<super::SigningKey>>,
+    /// The discovery advertisement (auth-scoped views).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discovery: Option<super::DiscoveryAdvertisement>,
+    /// Capability families, by name.
     #[serde(flatten)]
     pub families: BTreeMap<String, Value>,
 }
@@ -167,8 +177,7 @@ impl Discovery {
     }
 }
 
-/// The root is closed: the typed metadata keys, the untyped ones, and one record per core
-/// family; nothing else.
+/// The root is closed: the metadata keys and one record per core family; nothing else.
 fn close_root(schema: &mut schemars::Schema) {
     let Some(object) = schema.as_object_mut() else {
         return;
@@ -179,9 +188,6 @@ fn close_root(schema: &mut schemars::Schema) {
         .or_insert_with(|| json!({}))
         .as_object_mut()
         .expect("properties is an object");
-    for (key, json_type) in UNTYPED_METADATA {
-        properties.insert(key.into(), json!({ "type": json_type }));
-    }
     for family in CORE_FAMILIES.into_iter().chain(FAMILIES_NAMED_ELSEWHERE) {
         properties.insert(family.into(), json!({ "$ref": "#/$defs/CapabilityRecord" }));
     }

@@ -1,7 +1,10 @@
 //! Surface W: the OpenWOP v2 run events chapter (`../shared/spec-seeds/002_…txt`) as serde
 //! types, with the concrete endpoints of `CONTRACT.md` § "Surface W".
 
+mod agent_ref;
+mod budget_policy;
 mod discovery;
+mod discovery_metadata;
 mod error;
 mod host_event;
 pub mod ids;
@@ -13,9 +16,16 @@ mod snapshot;
 mod stream_mode;
 mod subject;
 
+pub use agent_ref::{AgentRef, ModelClass};
+pub use budget_policy::{BudgetPolicy, OnExhaustion};
 pub use discovery::{
     CORE_FAMILIES, CapabilityRecord, CapabilityStatus, Discovery, FAMILIES_NAMED_ELSEWHERE,
     ForceEngineVersionRange, Implementation, Testing, VERSION_PATTERN, WitnessClass,
+};
+pub use discovery_metadata::{
+    AuthScoped, AuthScopedMode, Compliance, ComplianceClass, ConformanceBlock,
+    DiscoveryAdvertisement, MaskingMode, Observability, OtelAdvertisement, OtlpProtocol,
+    SigningKey, TestSeams,
 };
 pub use error::{ErrorEnvelope, details_conditionals};
 pub use host_event::{

@@ -5,9 +5,10 @@
 //! `schemas/v2/run-event-payloads.schema.json` @ `446c2f2c22ff059d475228b86395ff92d27329a1`
 //! (transcribed in `spec/upstream/facts/run-event-payloads.json`): required sets, enums,
 //! bounds, closedness and the RFC 0185 extension hatch (keys matching `^(openwop-|x-|vendor\.)`)
-//! as upstream has them, ids `$ref`-ing the grammars of [`super::ids`]. Upstream defs not yet
-//! transcribed into a struct are published under their upstream name as a tolerated open
-//! object with a `$comment` saying so (see [`UNTRANSCRIBED`]).
+//! as upstream has them, ids `$ref`-ing the grammars of [`super::ids`]. Every def reachable from
+//! the normative root `_typeIndex` is transcribed; where upstream contradicts itself
+//! (`interruptRequested`, the `OrchestratorDecision` two defs embed) the published def takes the
+//! reading that fails no host, recorded in `spec/upstream/deviations.json`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -18,6 +19,7 @@ use super::subject::{Owner, Subject};
 
 mod agent;
 mod budget;
+mod channel;
 mod compensation;
 mod conversation;
 mod deployment;
@@ -25,7 +27,9 @@ mod dispatch;
 mod error_object;
 mod eval;
 mod governance;
+mod interrupt;
 mod memory;
+mod orchestrator;
 mod prompt;
 mod proposal;
 mod replay;
@@ -41,8 +45,12 @@ pub use agent::{
 pub use budget::{
     BudgetConsumed, BudgetExhausted, BudgetReserved, BudgetThresholdCrossed, EffectiveBudget,
 };
+pub use channel::{ChannelPresence, ChannelWritten, PresenceRef, REDUCER_PATTERN};
 pub use compensation::{CompensationHalt, CompensationProgress};
-pub use conversation::{ConversationClosed, ConversationOpened};
+pub use conversation::{
+    AgentSharing, ConversationClosed, ConversationExchanged, ConversationOpened, ConversationTurn,
+    TurnAgent, TurnRole,
+};
 pub use deployment::{
     DeploymentCanaryAdjusted, DeploymentPromoted, DeploymentRolledBack, DeploymentStateChanged,
 };
@@ -55,7 +63,17 @@ pub use eval::{EvalCompleted, EvalScored, EvalStarted};
 pub use governance::{
     AuthorizationDecided, ConnectorAuthExpired, ConnectorAuthorized, GoalClosed, GoalEvaluated,
 };
+pub use interrupt::{
+    ApprovalAudience, ApprovalData, ClarificationData, ClarificationQuestion,
+    ConversationCloseData, ConversationExchangeData, ConversationStartData, CredentialData,
+    CredentialReference, CustomData, ExternalEventData, INTERRUPT_KINDS, InterruptRequested,
+    LowConfidenceData,
+};
 pub use memory::{CommitmentFired, MemoryCompacted, MemoryDistillation, MemoryWritten};
+pub use orchestrator::{
+    EscalationKind, OrchestratorDecision, RunOrchestratorDecided, SuccessCriterion, WorkerId,
+    WorkflowChainConfidenceEscalated,
+};
 pub use prompt::{
     AgentPromptResolved, ModelCapabilityInsufficient, ModelCapabilitySubstituted, PromptComposed,
     PromptResolutionStep,
@@ -83,9 +101,10 @@ pub enum Closure {
     ClosedWithHatch,
     /// Open: upstream itself admits any member (`additionalProperties: true`).
     Open,
-    /// The definition `$ref`s a file not yet transcribed (`interruptRequested`:
-    /// `suspend-request.schema.json`): known members are stated, others are tolerated.
-    Partial,
+    /// Upstream contradicts itself about the members (`interruptRequested`: the closed
+    /// `suspend-request.schema.json` "plus engine-assigned identity fields"): every member
+    /// upstream names is stated, others are tolerated.
+    Tolerant,
 }
 
 /// `run.started`.
@@ -296,25 +315,6 @@ pub struct NodeReason {
     /// Why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-}
-
-/// `interrupt.requested`, `approval.requested`, `clarification.requested` (the suspend-request
-/// schema; partially published).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct InterruptRequested {
-    /// The suspended node.
-    #[schemars(with = "ids::NodeId")]
-    pub node_id: String,
-    /// The interrupt.
-    #[schemars(with = "ids::InterruptId")]
-    pub interrupt_id: String,
-    /// The interrupt kind.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    /// Allowed actions, e.g. `accept`, `reject`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub actions: Option<Vec<String>>,
 }
 
 /// `interrupt.resolved`, `approval.received|granted|rejected|overridden`,
@@ -923,17 +923,6 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("clarificationResolved", "interruptResolved"),
 ];
 
-/// Upstream defs of the normative `_typeIndex` not yet transcribed into a struct: published under
-/// their upstream name as a tolerated open object whose `$comment` says so (the published schema
-/// is looser than upstream there; `spec/upstream/deviations.json` records it).
-pub const UNTRANSCRIBED: &[&str] = &[
-    "channelPresence",
-    "channelWritten",
-    "conversationExchanged",
-    "coreWorkflowChainConfidenceEscalated",
-    "runOrchestratorDecided",
-];
-
 /// Generates one payload definition's schema.
 pub(crate) type DefinitionGenerator = fn(&mut schemars::SchemaGenerator) -> schemars::Schema;
 
@@ -967,7 +956,7 @@ pub(crate) fn definitions() -> Vec<(&'static str, Closure, DefinitionGenerator)>
         ("nodeRetried", ClosedWithHatch, g::<NodeRetried>),
         ("nodeSkipped", ClosedWithHatch, g::<NodeReason>),
         ("nodeCancelled", ClosedWithHatch, g::<NodeReason>),
-        ("interruptRequested", Partial, g::<InterruptRequested>),
+        ("interruptRequested", Tolerant, g::<InterruptRequested>),
         ("interruptResolved", ClosedWithHatch, g::<InterruptResolved>),
         ("artifactCreated", ClosedWithHatch, g::<ArtifactCreated>),
         ("outputChunk", ClosedWithHatch, g::<OutputChunk>),
@@ -1067,6 +1056,23 @@ pub(crate) fn definitions() -> Vec<(&'static str, Closure, DefinitionGenerator)>
             "compensationManualInterventionRequired",
             Closed,
             g::<CompensationHalt>,
+        ),
+        ("channelWritten", Closed, g::<ChannelWritten>),
+        ("channelPresence", Closed, g::<ChannelPresence>),
+        (
+            "conversationExchanged",
+            ClosedWithHatch,
+            g::<ConversationExchanged>,
+        ),
+        (
+            "runOrchestratorDecided",
+            Closed,
+            g::<RunOrchestratorDecided>,
+        ),
+        (
+            "coreWorkflowChainConfidenceEscalated",
+            Closed,
+            g::<WorkflowChainConfidenceEscalated>,
         ),
         ("nodeDispatched", Closed, g::<NodeDispatched>),
         ("dispatchFanOut", Closed, g::<DispatchFanOut>),

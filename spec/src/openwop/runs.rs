@@ -48,9 +48,9 @@ pub struct Configurable {
     /// Distillation options.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distillation: Option<Distillation>,
-    /// A budget policy (`budget-policy.schema.json`, not transcribed: any object).
+    /// A per-run spend policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub budget: Option<Map<String, Value>>,
+    pub budget: Option<super::BudgetPolicy>,
     /// Extension data: a closed object keyed by org, each value an object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(transform = org_keyed_extensions_schema)]

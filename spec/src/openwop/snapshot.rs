@@ -40,6 +40,9 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    /// The terminal statuses.
+    pub const TERMINAL: [RunStatus; 3] = [Self::Completed, Self::Failed, Self::Cancelled];
+
     /// Whether the status is terminal.
     pub fn is_terminal(self) -> bool {
         matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
@@ -194,12 +197,12 @@ pub struct RunSnapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<ids::NodeId>")]
     pub current_node_id: Option<String>,
-    /// The run-level agent identity (an upstream `AgentRef`, not transcribed: any object).
+    /// The run-level agent identity (the active worker).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent: Option<Map<String, Value>>,
-    /// The run-lifetime orchestrator identity (an upstream `AgentRef`: any object).
+    pub agent: Option<super::AgentRef>,
+    /// The run-lifetime orchestrator identity.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_orchestrator: Option<Map<String, Value>>,
+    pub run_orchestrator: Option<super::AgentRef>,
     /// Set when the run failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<RunError>,

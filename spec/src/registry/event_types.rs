@@ -52,6 +52,19 @@ pub struct EventTypeEntry {
     pub payload_def: String,
     /// The era-2 (v1) spelling when the registry records a rename.
     pub v1: Option<String>,
+    /// The chapter's `updates` list ("terminal node transitions", "suspensions", "interrupt
+    /// events") reads either way for this type: `tier` is what the reference runtime does, and
+    /// a host may admit the type in `updates` (and `values`) or leave it to `debug`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub updates_either: bool,
+}
+
+impl EventTypeEntry {
+    /// Whether a host may admit this type in `updates` (and synthesise a `values` snapshot
+    /// after it) without failing: its tier is `updates`, or the chapter reads either way.
+    pub fn may_appear_in_updates(&self) -> bool {
+        self.tier == StreamTier::Updates || self.updates_either
+    }
 }
 
 /// The event-type registry.
@@ -156,6 +169,34 @@ mod tests {
         assert_eq!(
             registry.get("node.started").unwrap().after_terminal,
             AfterTerminal::Forbidden
+        );
+        // "terminal node transitions", "suspensions" and "interrupt events" read either way for
+        // these: a host may admit them in updates; node.started is none of the three.
+        for either in [
+            "node.skipped",
+            "node.cancelled",
+            "node.suspend-failed",
+            "node.resumed",
+            "approval.requested",
+            "approval.granted",
+            "clarification.resolved",
+        ] {
+            assert!(
+                registry.get(either).unwrap().may_appear_in_updates(),
+                "{either}"
+            );
+        }
+        assert!(
+            !registry
+                .get("node.started")
+                .unwrap()
+                .may_appear_in_updates()
+        );
+        assert!(
+            !registry
+                .get("log.appended")
+                .unwrap()
+                .may_appear_in_updates()
         );
         assert_eq!(
             registry.get("compensation.started").unwrap().after_terminal,

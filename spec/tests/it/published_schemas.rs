@@ -89,9 +89,16 @@ fn execution_events_pair_type_and_status() {
             json!({"type": "usage.reported", "status": "running", "facts": [{"unit": "tokens", "quantity": 1, "source": "provider"}]}),
         ),
     );
+    // The overlay reads the seed's sequence as a non-negative integer; the origin's start at 1
+    // is not a seed sentence, so 0 is admitted and a negative or fractional sequence is not.
     let mut zero = envelope(json!({"type": "execution.accepted", "status": "accepted"}));
     zero["sequence"] = json!(0);
-    invalid(Published::ExecutionEvent, zero);
+    valid(Published::ExecutionEvent, zero);
+    for bad in [json!(-1), json!(1.5)] {
+        let mut event = envelope(json!({"type": "execution.accepted", "status": "accepted"}));
+        event["sequence"] = bad;
+        invalid(Published::ExecutionEvent, event);
+    }
 }
 
 fn run_event(event_type: &str) -> Value {

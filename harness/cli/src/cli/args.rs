@@ -7,7 +7,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Certify hosts of the execution protocol and the OpenWOP v2 run events chapter.
 #[derive(Debug, Parser)]
-#[command(name = "conformance", version, about, long_about = None)]
+#[command(
+    name = "conformance",
+    version = conformance_cli::corpus::version_line(),
+    about,
+    long_about = None
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -19,6 +24,18 @@ pub struct Cli {
 pub enum Command {
     /// Run the cases against a target (the built-in reference runtime by default) and write reports.
     Run(Box<RunArgs>),
+    /// Before a run: from the host's discovery and the role bindings, what each case would be
+    /// (run, SKIP with the host's reason, BLOCKED with the harness's), the provider base URLs
+    /// to configure per wire format, the fixtures to seed and the facts to supply. Takes
+    /// `run`'s flags; nothing runs.
+    Plan {
+        /// Print the plan as JSON.
+        #[arg(long)]
+        json: bool,
+        /// `run`'s flags (`--target URL` required).
+        #[command(flatten)]
+        args: Box<RunArgs>,
+    },
     /// Check every case file against the case format and the registries; print every problem.
     Lint(CorpusArgs),
     /// Print a case with its requirements and their quoted normative sentences.
@@ -64,6 +81,16 @@ pub enum Command {
     },
     /// Run the suite against every non-standard built-in profile; write the tolerance matrix.
     Tolerance(ToleranceArgs),
+    /// Merge the JSON reports of the partitions of one run (`run --partition k/n`) into the
+    /// report of that run, in every format; refuses reports of different corpora or targets.
+    Merge(MergeArgs),
+    /// Check a claim (`run --claim`): its signature under the key, its members against the
+    /// signed manifest, the case files and registry it names against the corpus; refuse a
+    /// claim with a BLOCKED MUST. Prints the one-line summary; `--badge` writes the badge.
+    VerifyClaim(VerifyClaimArgs),
+    /// Make an Ed25519 key pair for signing claims (the secret key file is written with mode
+    /// 0600 and never printed).
+    ClaimKey(ClaimKeyArgs),
     /// Run one case file against the standard runtime, every profile and every known-bad
     /// runtime: does it pass, tolerate every profile, and which defects does it kill?
     Try(TryArgs),
@@ -149,6 +176,47 @@ pub struct LoadArgs {
     pub quiet: bool,
 }
 
+/// `conformance verify-claim`.
+#[derive(Debug, Args)]
+pub struct VerifyClaimArgs {
+    /// The claim file.
+    pub file: PathBuf,
+    /// The signer's public key: a file holding 64 hex digits, or the digits themselves.
+    #[arg(long)]
+    pub key: String,
+    /// The corpus the claim's case files are checked against (default: the embedded one).
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    /// Write the claim's badge (SVG) here once it verifies.
+    #[arg(long)]
+    pub badge: Option<PathBuf>,
+}
+
+/// `conformance claim-key`.
+#[derive(Debug, Args)]
+pub struct ClaimKeyArgs {
+    /// Where to write the secret key (64 hex digits; refused when the file exists).
+    #[arg(long)]
+    pub secret: PathBuf,
+    /// Where to write the public key (64 hex digits).
+    #[arg(long)]
+    pub public: PathBuf,
+}
+
+/// `conformance merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The partitions' `report.json` files (or their report directories).
+    #[arg(required = true)]
+    pub reports: Vec<PathBuf>,
+    /// Where to write the merged reports (default `reports/<merged run id>`).
+    #[arg(long)]
+    pub report_dir: Option<PathBuf>,
+    /// The corpus the partitions ran (default: the embedded one).
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+}
+
 /// `conformance tolerance`.
 #[derive(Debug, Args)]
 pub struct ToleranceArgs {
@@ -200,6 +268,9 @@ pub enum ProfileArg {
     Strict,
     /// The other option at every open point it has a knob for (the tolerance matrix's profile).
     Divergent,
+    /// The options that conflict with divergent's: execution.accepted appended after the 202,
+    /// a durable event store.
+    Deferred,
 }
 
 impl From<ProfileArg> for conformance_cli::launch::BuiltInProfile {
@@ -209,6 +280,7 @@ impl From<ProfileArg> for conformance_cli::launch::BuiltInProfile {
             ProfileArg::Alternate => conformance_cli::launch::BuiltInProfile::Alternate,
             ProfileArg::Strict => conformance_cli::launch::BuiltInProfile::Strict,
             ProfileArg::Divergent => conformance_cli::launch::BuiltInProfile::Divergent,
+            ProfileArg::Deferred => conformance_cli::launch::BuiltInProfile::Deferred,
         }
     }
 }
@@ -234,7 +306,8 @@ pub enum MarkdownOrJson {
 /// Where the cases are.
 #[derive(Debug, Clone, Args)]
 pub struct CorpusArgs {
-    /// The cases directory (default: `cases` in the current directory, else the repository's).
+    /// A cases directory to run instead of the corpus embedded in this binary (`conformance
+    /// --version` names the embedded one).
     #[arg(long, env = "CONFORMANCE_CASES")]
     pub cases: Option<PathBuf>,
 }
@@ -294,6 +367,11 @@ pub struct RunArgs {
     /// Run only cases of this surface: execution or openwop (repeatable).
     #[arg(long = "surface")]
     pub surfaces: Vec<String>,
+    /// Run slice `k` of `n` of the selected cases, for splitting a run across machines
+    /// (`conformance merge` joins the reports): `hash:k/n` (also `k/n`: by a hash of the case
+    /// id, stable whatever else is selected) or `count:k/n` (round-robin in corpus order).
+    #[arg(long, value_name = "K/N")]
+    pub partition: Option<harness::partition::Partition>,
     /// A baseline of expected failures: baselined failures are XFAIL, baselined cases that now
     /// pass are STALE (and fail the run).
     #[arg(long)]
@@ -321,11 +399,12 @@ pub struct RunArgs {
     /// --write-facts` writes); `--fact` overrides single ones.
     #[arg(long, value_name = "FILE")]
     pub facts_file: Option<PathBuf>,
-    /// External targets: serve the fake providers on this address (the host was configured
-    /// with `http://ADDR/<instance>` base URLs).
+    /// External targets: serve the fake provider instances on this address (the host was
+    /// configured with `http://ADDR/<instance>` base URLs; `conformance plan` lists them).
     #[arg(long)]
     pub providers_listen: Option<SocketAddr>,
-    /// External targets: the streaming backend's address (timing faults).
+    /// External targets: the address of the fake providers' second server (no bound instance
+    /// is served there: every instance, every fault, lives at --providers-listen).
     #[arg(long)]
     pub providers_streaming_listen: Option<SocketAddr>,
     /// External targets: the environment variable holding the canary credential the host was
@@ -333,9 +412,27 @@ pub struct RunArgs {
     #[arg(long, default_value = "CONFORMANCE_CANARY")]
     pub canary_env: String,
     /// External targets: the host's provider id for a role, `role=id` (repeatable; roles:
-    /// text-primary, text-secondary, media, timing; default: the fake instance names).
+    /// text-primary, text-secondary, media), keeping the role's default wire format.
     #[arg(long = "provider-role", value_name = "ROLE=ID")]
     pub provider_roles: Vec<String>,
+    /// External targets: bind a role to the host's provider, the wire format its adapter
+    /// speaks (openai-chat, openai-responses, anthropic-messages, async-media) and optionally
+    /// the model, `ROLE=PROVIDER,FORMAT[,MODEL]` (repeatable; overrides --providers-file).
+    #[arg(long = "bind", value_name = "ROLE=PROVIDER,FORMAT[,MODEL]")]
+    pub bindings: Vec<String>,
+    /// External targets: role bindings from a TOML or JSON file (`[roles.<role>]` with
+    /// `provider`, `wire_format`, `model`).
+    #[arg(long, value_name = "FILE")]
+    pub providers_file: Option<PathBuf>,
+    /// Built-in target only: the providers the runtime is configured with (`standard`,
+    /// `anthropic-and-media`, `responses-and-media`, `one-provider-two-models`).
+    #[arg(long, default_value = "standard")]
+    pub built_in_providers: String,
+    /// Built-in target only: the fixtures the runtime seeds (`shipped`: every one of
+    /// spec/fixtures/; `contract-table`: the eight of CONTRACT.md's table; `contract`: those
+    /// and the two AI-envelope fixtures).
+    #[arg(long, default_value = "shipped")]
+    pub built_in_fixtures: String,
     /// Built-in target only: switch on a known defect (repeatable; see
     /// `reference-runtime --list-defects`).
     #[arg(long = "defect")]
@@ -348,6 +445,20 @@ pub struct RunArgs {
     /// Write counterexamples found by property-based steps to `cases/regressions/`.
     #[arg(long)]
     pub write_regressions: bool,
+    /// Also run every selected case against the built-in reference runtime (standard, no
+    /// defect) and show, case by case, how the target's normalised transcript differs from it
+    /// (report.html, as an aligned two-column transcript). INFO only: never a verdict. The
+    /// target is `--target`, or the built-in runtime with `--defect` / `--built-in-profile`.
+    #[arg(long)]
+    pub differential: bool,
+    /// Write a signed claim of the run here (with `badge.svg` and `claim-summary.md` in the
+    /// report directory). The Ed25519 secret key comes from `--claim-key-file` or the
+    /// environment variable `CONFORMANCE_CLAIM_KEY` (64 hex digits; never printed).
+    #[arg(long, value_name = "FILE")]
+    pub claim: Option<PathBuf>,
+    /// The file holding the claim's secret key (64 hex digits; see `conformance claim-key`).
+    #[arg(long, value_name = "FILE", requires = "claim")]
+    pub claim_key_file: Option<PathBuf>,
     /// No progress bar, only the summary.
     #[arg(long)]
     pub quiet: bool,

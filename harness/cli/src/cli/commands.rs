@@ -3,16 +3,16 @@
 use std::path::Path;
 
 use anyhow::Context;
-use harness::case::load_corpus;
 
 use super::args::{Cli, Command, CorpusArgs, MarkdownOrJson, SchemasAction, TableOrJson};
-use super::corpus::{cases_dir, load};
+use super::corpus::{files, load, source};
 use super::{environment, usage};
 
 /// Runs a parsed command; returns the exit code.
 pub async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Run(args) => super::run::run(*args).await,
+        Command::Plan { json, args } => super::run::plan(*args, json).await,
         Command::Lint(corpus) => lint(&corpus),
         Command::Explain { case, corpus } => explain(&case, &corpus),
         Command::Requirements { format } => requirements(format),
@@ -25,12 +25,15 @@ pub async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::Tolerance(args) => super::open_points::tolerance(args).await,
         Command::Try(args) => super::try_case::try_file(args).await,
         Command::Load(args) => super::load::load(*args).await,
+        Command::Merge(args) => super::merge::merge(&args),
+        Command::VerifyClaim(args) => super::claim::verify(&args),
+        Command::ClaimKey(args) => super::claim::make_key(&args),
     }
 }
 
 fn lint(corpus: &CorpusArgs) -> anyhow::Result<u8> {
-    let dir = cases_dir(corpus);
-    let loaded = load_corpus(&dir).map_err(|e| usage(format!("{e:#}")))?;
+    let source = source(corpus);
+    let loaded = files(&source)?.lint();
     for problem in &loaded.problems {
         crate::outln!("{problem}");
     }
@@ -43,17 +46,17 @@ fn lint(corpus: &CorpusArgs) -> anyhow::Result<u8> {
             .len();
     if loaded.problems.is_empty() {
         crate::outln!(
-            "{} case file(s) under {}: no problems",
+            "{} case file(s) in {}: no problems",
             loaded.cases.len(),
-            dir.display()
+            source.describe()
         );
         Ok(0)
     } else {
         crate::outln!(
-            "{} problem(s) in {} file(s) under {}",
+            "{} problem(s) in {} file(s) in {}",
             loaded.problems.len(),
             files,
-            dir.display()
+            source.describe()
         );
         Ok(2)
     }
@@ -174,6 +177,10 @@ pub fn all_schemas() -> Vec<(String, serde_json::Value)> {
     out.push((
         "load-result.schema.json".into(),
         harness::load::load_result_schema(),
+    ));
+    out.push((
+        "claim.schema.json".into(),
+        harness::report::claim::claim_schema(),
     ));
     out
 }

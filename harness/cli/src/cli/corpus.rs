@@ -1,35 +1,37 @@
-//! Where the cases are and loading them (every command that reads the corpus).
+//! Where the cases come from and loading them (every command that reads the corpus): `--cases
+//! DIR`, else the corpus embedded in the binary (`conformance_cli::corpus`).
 
-use std::path::{Path, PathBuf};
-
-use harness::case::{Corpus, load_corpus};
+use conformance_cli::corpus::CorpusSource;
+use harness::case::{Corpus, CorpusFiles};
 
 use super::args::CorpusArgs;
 use super::usage;
 
-/// The cases directory: the flag, else `cases` here, else the repository's.
-pub fn cases_dir(corpus: &CorpusArgs) -> PathBuf {
-    if let Some(dir) = &corpus.cases {
-        return dir.clone();
-    }
-    let here = PathBuf::from("cases");
-    if here.is_dir() {
-        here
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases")
-    }
+/// Where the cases come from: `--cases DIR`, else the corpus embedded in the binary.
+pub fn source(corpus: &CorpusArgs) -> CorpusSource {
+    CorpusSource::from_flag(corpus.cases.as_deref())
+}
+
+/// The files of the cases directory (a usage error when unreadable).
+pub fn files(source: &CorpusSource) -> anyhow::Result<CorpusFiles> {
+    source.files().map_err(|e| usage(format!("{e:#}")))
 }
 
 /// Loads the corpus; lint problems are a usage error listing every problem.
 pub fn load(corpus: &CorpusArgs) -> anyhow::Result<Corpus> {
-    let dir = cases_dir(corpus);
-    let loaded = load_corpus(&dir).map_err(|e| usage(format!("{e:#}")))?;
+    let source = source(corpus);
+    load_files(&source, &files(&source)?)
+}
+
+/// Lints loaded files; lint problems are a usage error listing every problem.
+pub fn load_files(source: &CorpusSource, files: &CorpusFiles) -> anyhow::Result<Corpus> {
+    let loaded = files.lint();
     if !loaded.problems.is_empty() {
         let listing: Vec<String> = loaded.problems.iter().map(ToString::to_string).collect();
         return Err(usage(format!(
-            "{} problem(s) in the cases under {}:\n{}",
+            "{} problem(s) in the cases of {}:\n{}",
             loaded.problems.len(),
-            dir.display(),
+            source.describe(),
             listing.join("\n")
         )));
     }

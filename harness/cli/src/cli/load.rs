@@ -41,13 +41,24 @@ async fn external(args: &LoadArgs, url: &str) -> anyhow::Result<Target> {
     if let Some(a) = &args.auth_a {
         principals.insert("a".to_string(), vec![header(a)?]);
     }
-    let mut providers = FakeUpstream::default_roles();
+    use harness::upstream::{RoleBinding, merge_bindings};
+    let mut bindings = RoleBinding::defaults();
     for pair in &args.provider_roles {
         let (role, id) = pair
             .split_once('=')
             .ok_or_else(|| usage("--provider-role is `role=id`"))?;
-        providers.insert(role.to_string(), id.to_string());
+        let mut binding = bindings
+            .iter()
+            .find(|b| b.role == role)
+            .cloned()
+            .ok_or_else(|| usage(format!("--provider-role: unknown role `{role}`")))?;
+        binding.provider = id.to_string();
+        bindings = merge_bindings(bindings, vec![binding]);
     }
+    let providers: std::collections::BTreeMap<String, String> = bindings
+        .iter()
+        .map(|b| (b.role.clone(), b.provider.clone()))
+        .collect();
     let mut upstream: Option<Arc<dyn harness::target::Upstream>> = None;
     let mut canary = None;
     if let Some(listen) = args.providers_listen {
@@ -57,16 +68,15 @@ async fn external(args: &LoadArgs, url: &str) -> anyhow::Result<Target> {
                 args.canary_env
             ))
         })?;
-        let mut config = mock_provider::FakeProvidersConfig::new(value.clone());
-        config.wiremock_listen = Some(listen);
-        config.streaming_listen = args.providers_streaming_listen;
-        let fakes = mock_provider::FakeProviders::start(config)
-            .await
-            .map_err(|e| environment(format!("the fake providers did not start: {e}")))?;
-        upstream = Some(Arc::new(FakeUpstream::new(
-            fakes,
-            FakeUpstream::default_roles(),
-        )));
+        let fakes = FakeUpstream::start(
+            &value,
+            bindings,
+            args.providers_streaming_listen,
+            Some(listen),
+        )
+        .await
+        .map_err(|e| environment(e.to_string()))?;
+        upstream = Some(Arc::new(fakes));
         canary = Some(value);
     }
     Ok(Target {

@@ -11,10 +11,12 @@
 //! | 4 | not judged (a MUST case BLOCKED, or a served or requested surface with no judged case) |
 
 mod args;
+mod claim;
 mod commands;
 mod corpus;
 mod exit;
 mod load;
+mod merge;
 mod open_points;
 mod run;
 mod try_case;

@@ -30,14 +30,22 @@ pub fn list(format: TableOrJson) -> anyhow::Result<u8> {
                     crate::outln!("    - {}: {} ({taken})", option.id, option.description);
                 }
                 crate::outln!("  borders: {}", point.borders.join(", "));
+                if let Some(reason) = &point.exercised_otherwise {
+                    crate::outln!("  no profile takes another option: {reason}");
+                }
             }
             let exercised = registry
                 .points
                 .iter()
                 .filter(|p| !p.divergent_profiles().is_empty())
                 .count();
+            let otherwise = registry
+                .points
+                .iter()
+                .filter(|p| p.exercised_otherwise.is_some())
+                .count();
             crate::outln!(
-                "{} open point(s); {exercised} taken differently by a non-standard profile",
+                "{} open point(s); {exercised} taken differently by a non-standard profile, {otherwise} exercised on made-up transcripts",
                 registry.points.len()
             );
         }

@@ -6,19 +6,21 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::Context;
+use conformance_cli::corpus::{CORPUS_VERSION, CorpusSource, corpus_digest, regressions_dir};
 use conformance_cli::launch::{BuiltIn, BuiltInOptions, start_built_in};
 use harness::baseline::{Baseline, apply};
 use harness::case::{CaseSurface, LoadedCase};
 use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::report::console::ConsoleReporter;
-use harness::report::{RunReport, exit_code, write_all};
+use harness::report::differential::Differential;
+use harness::report::{CorpusSummary, RunReport, exit_code, write_all};
 use harness::runner::{Filters, RunObserver, RunSettings};
 use harness::target::{SecretHeader, Target};
 use harness::upstream::FakeUpstream;
 use serde_json::Value;
 
 use super::args::{MockProviderArgs, ProfileArg, RunArgs, SelftestArgs, ServeArgs};
-use super::corpus::{cases_dir, load};
+use super::corpus::{files, load, load_files};
 use super::{environment, usage};
 
 /// The console reporter, created when the run knows how many cases it has.
@@ -73,8 +75,65 @@ fn parse_pair<'a>(text: &'a str, what: &str) -> anyhow::Result<(&'a str, &'a str
         .ok_or_else(|| usage(format!("{what} is `name=value`, got `{text}`")))
 }
 
+/// The role bindings the flags give: the defaults, then `--providers-file`, then
+/// `--provider-role` (provider id only), then `--bind`.
+pub(crate) fn bindings_from(args: &RunArgs) -> anyhow::Result<Vec<harness::upstream::RoleBinding>> {
+    use harness::upstream::{ProvidersFile, RoleBinding, merge_bindings};
+    let mut bindings = RoleBinding::defaults();
+    if let Some(file) = &args.providers_file {
+        let parsed = ProvidersFile::parse(&read_text(file)?)
+            .map_err(|e| usage(format!("{}: {e}", file.display())))?;
+        bindings = merge_bindings(bindings, parsed.bindings());
+    }
+    for pair in &args.provider_roles {
+        let (role, id) = parse_pair(pair, "--provider-role")?;
+        let mut binding = bindings
+            .iter()
+            .find(|b| b.role == role)
+            .cloned()
+            .ok_or_else(|| usage(format!("--provider-role: unknown role `{role}`")))?;
+        binding.provider = id.to_string();
+        bindings = merge_bindings(bindings, vec![binding]);
+    }
+    let mut bound = Vec::new();
+    for flag in &args.bindings {
+        bound.push(RoleBinding::parse_flag(flag).map_err(|e| usage(format!("--bind: {e}")))?);
+    }
+    Ok(merge_bindings(bindings, bound))
+}
+
+/// The built-in providers setup the flags name.
+pub(crate) fn built_in_providers(
+    args: &RunArgs,
+) -> anyhow::Result<conformance_cli::launch::BuiltInProviders> {
+    conformance_cli::launch::BuiltInProviders::parse(&args.built_in_providers).ok_or_else(|| {
+        usage(format!(
+            "--built-in-providers: unknown setup `{}` (standard, anthropic-and-media, responses-and-media, one-provider-two-models)",
+            args.built_in_providers
+        ))
+    })
+}
+
+/// The fixtures the flags have the built-in runtime seed (`None`: every shipped one).
+fn built_in_fixtures(args: &RunArgs) -> anyhow::Result<Option<Vec<String>>> {
+    let table = || spec::fixtures::CONTRACT_FIXTURES.map(String::from).to_vec();
+    match args.built_in_fixtures.as_str() {
+        "shipped" => Ok(None),
+        "contract-table" => Ok(Some(table())),
+        "contract" => Ok(Some(
+            table()
+                .into_iter()
+                .chain(spec::fixtures::ENVELOPE_FIXTURES.map(String::from))
+                .collect(),
+        )),
+        other => Err(usage(format!(
+            "--built-in-fixtures: unknown set `{other}` (shipped, contract-table, contract)"
+        ))),
+    }
+}
+
 /// Builds the external target from the flags (fake providers started when asked).
-async fn external_target(args: &RunArgs, url: &str) -> anyhow::Result<Target> {
+async fn external_target(args: &RunArgs, url: &str, start_fakes: bool) -> anyhow::Result<Target> {
     let parsed =
         reqwest::Url::parse(url).map_err(|e| usage(format!("--target is not a URL: {e}")))?;
     if !parsed.username().is_empty() || parsed.password().is_some() {
@@ -102,34 +161,38 @@ async fn external_target(args: &RunArgs, url: &str) -> anyhow::Result<Target> {
     if let Some(b) = &args.auth_b {
         principals.insert("b".to_string(), vec![parse_header(b)?]);
     }
-    let mut providers: BTreeMap<String, String> = FakeUpstream::default_roles();
-    for pair in &args.provider_roles {
-        let (role, id) = parse_pair(pair, "--provider-role")?;
-        providers.insert(role.to_string(), id.to_string());
-    }
+    let bindings = bindings_from(args)?;
+    let providers: BTreeMap<String, String> = bindings
+        .iter()
+        .map(|b| (b.role.clone(), b.provider.clone()))
+        .collect();
     let mut canary = None;
     let mut upstream: Option<Arc<dyn harness::target::Upstream>> = None;
-    if let Some(listen) = args.providers_listen {
+    if let Some(listen) = args.providers_listen.filter(|_| start_fakes) {
         let value = std::env::var(&args.canary_env).map_err(|_| {
             usage(format!(
                 "--providers-listen needs the canary credential in ${}",
                 args.canary_env
             ))
         })?;
-        let mut config = mock_provider::FakeProvidersConfig::new(value.clone());
-        config.wiremock_listen = Some(listen);
-        config.streaming_listen = args.providers_streaming_listen;
-        let fakes = mock_provider::FakeProviders::start(config)
-            .await
-            .map_err(|e| environment(format!("the fake providers did not start: {e}")))?;
-        eprintln!(
-            "fake providers: {}",
-            fakes.startup_report().lines().next().unwrap_or_default()
-        );
-        upstream = Some(Arc::new(FakeUpstream::new(
-            fakes,
-            FakeUpstream::default_roles(),
-        )));
+        let fakes = FakeUpstream::start(
+            &value,
+            bindings,
+            args.providers_streaming_listen,
+            Some(listen),
+        )
+        .await
+        .map_err(|e| environment(e.to_string()))?;
+        for binding in fakes.bindings() {
+            eprintln!(
+                "fake provider for {} ({}, {}): {}",
+                binding.role,
+                binding.provider,
+                binding.wire_format,
+                fakes.base_url(&binding.provider).unwrap_or_default()
+            );
+        }
+        upstream = Some(Arc::new(fakes));
         canary = Some(value);
     }
     Ok(Target {
@@ -210,7 +273,19 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     if !(args.time_scale > 0.0 && args.time_scale.is_finite()) {
         return Err(usage("--time-scale must be a positive number"));
     }
-    let corpus = load(&args.corpus)?;
+    let source = super::corpus::source(&args.corpus);
+    let corpus_files = files(&source)?;
+    let corpus = load_files(&source, &corpus_files)?;
+    if args.write_regressions && source == CorpusSource::Embedded {
+        return Err(usage(
+            "--write-regressions writes into a cases directory: give it with --cases DIR (the embedded corpus is read-only)",
+        ));
+    }
+    // The claim's key first: a run whose claim cannot be signed is not started.
+    let claim_key = match &args.claim {
+        Some(_) => Some(super::claim::secret_key(args.claim_key_file.as_deref())?),
+        None => None,
+    };
     let baseline = match &args.baseline {
         Some(path) => Some(Baseline::load(path).map_err(|e| usage(format!("{e:#}")))?),
         None => None,
@@ -253,12 +328,19 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
                     "--built-in-profile applies to the built-in target only",
                 ));
             }
-            external_target(&args, url).await?
+            if args.built_in_providers != "standard" || args.built_in_fixtures != "shipped" {
+                return Err(usage(
+                    "--built-in-providers and --built-in-fixtures apply to the built-in target only",
+                ));
+            }
+            external_target(&args, url, true).await?
         }
         None => {
             let options = BuiltInOptions {
                 defects: args.defects.clone(),
                 profile: args.built_in_profile.into(),
+                providers: built_in_providers(&args)?,
+                fixtures: built_in_fixtures(&args)?,
                 ..BuiltInOptions::default()
             };
             let running = start_built_in(&options)
@@ -298,6 +380,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         eprintln!("note: {why}");
     }
     findings.apply_to(&mut target);
+    let discovery_documents = findings.documents.clone();
     for note in &findings.notes {
         eprintln!("note: {note}");
     }
@@ -309,19 +392,37 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     } else {
         None
     };
-    let cases_directory = cases_dir(&args.corpus);
+    let (regressions_dir, _regressions_copy) = regressions_dir(&source, &corpus_files)
+        .map_err(|e| environment(format!("failed to copy the embedded regressions: {e}")))?;
     let runner = CaseRunner {
         driver,
         target: Arc::new(target),
         time_scale: args.time_scale,
         proptest_seed,
-        regressions_dir: Some(cases_directory.join("regressions")),
+        regressions_dir: Some(regressions_dir),
+    };
+    // The partition slices the selected cases; the runner's filters then keep them all.
+    let cases: Vec<LoadedCase> = match &args.partition {
+        Some(partition) => partition.select(
+            corpus
+                .cases
+                .iter()
+                .filter(|c| filters.selects(&c.case))
+                .cloned()
+                .collect(),
+            |c| c.case.id.as_str(),
+        ),
+        None => corpus.cases.clone(),
     };
     eprintln!(
-        "certifying {} ({}) with {} case(s); proptest seed {proptest_seed}{}",
+        "certifying {} ({}) with {} case(s) of {}{}; proptest seed {proptest_seed}{}",
         runner.target.base_url,
         runner.target.kind,
-        corpus.cases.len(),
+        cases.iter().filter(|c| filters.selects(&c.case)).count(),
+        source.describe(),
+        args.partition
+            .map(|p| format!(", partition {p}"))
+            .unwrap_or_default(),
         shuffle_seed
             .map(|s| format!("; shuffle seed {s}"))
             .unwrap_or_default()
@@ -339,15 +440,8 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         quiet: args.quiet,
         inner: OnceLock::new(),
     };
-    let mut report = harness::runner::run(
-        &runner,
-        &corpus.cases,
-        &filters,
-        &settings,
-        &adjust,
-        &console,
-    )
-    .await;
+    let mut report =
+        harness::runner::run(&runner, &cases, &filters, &settings, &adjust, &console).await;
     if let Some(baseline) = &baseline {
         let known: Vec<&str> = corpus.cases.iter().map(|c| c.case.id.as_str()).collect();
         report.cases.extend(baseline.unknown_case_results(known));
@@ -356,27 +450,117 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     if let Some(running) = built_in {
         running.shutdown().await;
     }
-    finish_report(&args, &report, &cases_directory, &console)
+    if args.differential {
+        let reference = run_reference(&args, &runner, &cases, &filters, &settings).await?;
+        let differential = Differential::compare(&report, &reference, "built-in");
+        eprintln!(
+            "differential: {} of {} case(s) differ from the built-in reference runtime (INFO, never a verdict; see report.html)",
+            differential.cases.len(),
+            differential.cases_compared
+        );
+        report.differential = Some(differential);
+    }
+    report.corpus = CorpusSummary {
+        version: CORPUS_VERSION.to_string(),
+        digest: corpus_digest(&corpus_files),
+        source: match &source {
+            CorpusSource::Embedded => "embedded".to_string(),
+            CorpusSource::Directory(dir) => dir.display().to_string(),
+        },
+    };
+    if let Some(partition) = &args.partition {
+        report.options.filters.push(partition.as_filter());
+    }
+    let claim = match (&args.claim, &claim_key) {
+        (Some(file), Some(key)) => Some(ClaimToWrite {
+            file,
+            key,
+            corpus: &corpus_files,
+            discovery: &discovery_documents,
+        }),
+        _ => None,
+    };
+    finish_report(&args, &report, &source, &console, claim)
+}
+
+/// Differential mode: the same cases, with the same seeds, against a fresh built-in reference
+/// runtime (standard profile, no defect).
+async fn run_reference(
+    args: &RunArgs,
+    target_runner: &CaseRunner,
+    cases: &[LoadedCase],
+    filters: &Filters,
+    settings: &RunSettings,
+) -> anyhow::Result<RunReport> {
+    let running = start_built_in(&BuiltInOptions::default())
+        .await
+        .map_err(|e| environment(format!("the reference runtime did not start: {e}")))?;
+    let mut target = running.target.clone();
+    let findings = harness::probe::probe(
+        &target_runner.driver,
+        &target,
+        Duration::from_secs(10).mul_f64(args.time_scale),
+    )
+    .await;
+    findings.apply_to(&mut target);
+    let runner = CaseRunner {
+        target: Arc::new(target),
+        ..target_runner.clone()
+    };
+    let settings = RunSettings {
+        baseline_path: None,
+        ..settings.clone()
+    };
+    let report = harness::runner::run(
+        &runner,
+        cases,
+        filters,
+        &settings,
+        &|result| result,
+        &harness::runner::Quiet,
+    )
+    .await;
+    running.shutdown().await;
+    Ok(report)
+}
+
+/// What `--claim` needs once the report exists.
+struct ClaimToWrite<'a> {
+    file: &'a Path,
+    key: &'a [u8; 32],
+    corpus: &'a harness::case::CorpusFiles,
+    discovery: &'a BTreeMap<String, String>,
 }
 
 fn finish_report(
     args: &RunArgs,
     report: &RunReport,
-    cases_directory: &Path,
+    source: &CorpusSource,
     console: &Console,
+    claim: Option<ClaimToWrite<'_>>,
 ) -> anyhow::Result<u8> {
     let dir = args
         .report_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("reports").join(&report.run_id));
     let written = write_all(report, &dir).map_err(|e| environment(format!("{e:#}")))?;
+    if let Some(claim) = claim {
+        super::claim::write_claim(
+            report,
+            claim.corpus,
+            claim.discovery,
+            claim.file,
+            claim.key,
+            &dir,
+        )?;
+    }
     if let Some(path) = &args.write_baseline {
         std::fs::write(path, Baseline::from_failures(report).to_json_string())
             .with_context(|| format!("write {}", path.display()))?;
         eprintln!("wrote the baseline {}", path.display());
     }
-    if args.write_regressions {
-        write_regressions(report, &cases_directory.join("regressions"))?;
+    if let (true, CorpusSource::Directory(dir)) = (args.write_regressions, source) {
+        write_regressions(report, &dir.join("regressions"))?;
     }
     match console.inner.get() {
         Some(reporter) if !console.quiet => reporter.finish(report, Some(&written)),
@@ -451,6 +635,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         principal_keys,
         profile: args.built_in_profile.into(),
         max_subscribers_per_run: None,
+        providers: Default::default(),
+        fixtures: None,
     };
     let running = start_built_in(&options)
         .await
@@ -516,4 +702,94 @@ pub async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
     conformance_cli::selftest::run_selftest(&cases, &args.defects, args.jobs, args.time_scale, &dir)
         .await
         .map_err(|e| environment(format!("{e:#}")))
+}
+
+/// `conformance plan`: what a run against `--target` would do, from the host's discovery and
+/// the role bindings, before anything runs.
+pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
+    let Some(url) = args.target.clone() else {
+        return Err(usage("conformance plan needs --target URL"));
+    };
+    let corpus = load(&args.corpus)?;
+    let surfaces = args
+        .surfaces
+        .iter()
+        .map(|s| match s.as_str() {
+            "execution" => Ok(CaseSurface::Execution),
+            "openwop" => Ok(CaseSurface::Openwop),
+            other => Err(usage(format!(
+                "unknown surface `{other}` (execution, openwop)"
+            ))),
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let filters = Filters {
+        ids: args.ids.clone(),
+        levels: args.levels.clone(),
+        tags: args.tags.clone(),
+        surfaces,
+    };
+    let driver = HttpDriver::new(
+        &ClientOptions {
+            proxy: args.proxy.clone(),
+            ca_cert: args.ca_cert.clone(),
+            insecure: args.insecure,
+        },
+        Limits::default(),
+    )
+    .map_err(|e| usage(e.to_string()))?;
+    // Nothing runs: the fake providers are not started, only their addresses foreseen.
+    let mut target = external_target(&args, &url, false).await?;
+    let findings = harness::probe::probe(
+        &driver,
+        &target,
+        Duration::from_secs(10).mul_f64(args.time_scale),
+    )
+    .await;
+    if !findings
+        .capabilities
+        .iter()
+        .chain(findings.unjudgeable.keys())
+        .any(|c| c.starts_with("surface:"))
+    {
+        return Err(environment(format!(
+            "{} answers neither /v1/runtime nor /.well-known/openwop: is it running?",
+            target.base_url
+        )));
+    }
+    findings.apply_to(&mut target);
+    apply_facts_and_overrides(&mut target, &args)?;
+    let bindings = bindings_from(&args)?;
+    let names = harness::upstream::instances_for(&bindings)
+        .map(|(_, names)| names)
+        .map_err(|e| usage(e.to_string()))?;
+    let listen = args.providers_listen;
+    let base_url = |provider: &str| {
+        let address = listen?;
+        Some(format!("http://{address}/{}", names.get(provider)?))
+    };
+    let listed: std::collections::BTreeSet<String> = bindings
+        .iter()
+        .filter(|b| target.has(&format!("provider:{}", b.role)))
+        .map(|b| b.provider.clone())
+        .collect();
+    let cases: Vec<&harness::case::Case> = corpus
+        .cases
+        .iter()
+        .map(|c| &c.case)
+        .filter(|c| filters.selects(c))
+        .collect();
+    let plan = harness::plan::plan(
+        &target,
+        &cases,
+        &bindings,
+        listen.is_some(),
+        &base_url,
+        &listed,
+    );
+    if json {
+        crate::outln!("{}", serde_json::to_string_pretty(&plan)?);
+    } else {
+        crate::outln!("{}", plan.to_text().trim_end());
+    }
+    Ok(0)
 }

@@ -1,10 +1,16 @@
 //! The `conformance` command's integration tests, one binary: the kill matrix (the self-test),
-//! the tolerance matrix, an external target's verdicts, unjudged runs and the transcript
-//! snapshots. The case corpus itself runs in its own binary (`tests/conformance.rs`, libtest-mimic).
+//! the tolerance matrix, an external target's verdicts, unjudged runs, the transcript
+//! snapshots, the simpler provider setups, `conformance plan`, the same verdicts through a
+//! re-chunking proxy and what a CI pipeline does with the binary (`ci_pipeline`). The case
+//! corpus itself runs in its own binary (`tests/conformance.rs`, libtest-mimic).
 
+mod ci_pipeline;
 mod external_target;
 mod kill_matrix;
 mod load;
+mod plan;
+mod provider_setups;
+mod rechunking_proxy;
 mod tolerance_matrix;
 mod transcript_snapshots;
 mod unjudged_runs;

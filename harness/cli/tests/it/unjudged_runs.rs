@@ -197,3 +197,47 @@ fn what_was_not_judged_sets_the_run_verdict() {
         Verdict::Fail
     );
 }
+
+#[test]
+fn a_run_that_judged_no_case_does_not_claim_conformance() {
+    // Nothing selected (a filter matching no case).
+    let missing = not_judged(&[], &[surface("openwop", true, false, 0, 0)]);
+    assert_eq!(missing, ["no case was selected (the filters match none)"]);
+    assert_eq!(
+        exit_code(run_verdict(&[], &[], &missing)),
+        NOT_JUDGED_EXIT_CODE
+    );
+    // Only cases of a surface the host does not serve, every one SKIP.
+    let skipped = [
+        result("w.a", "openwop", Level::Must, Verdict::Skip),
+        result("w.b", "openwop", Level::Should, Verdict::Skip),
+    ];
+    let missing = not_judged(&skipped, &[surface("openwop", false, false, 2, 0)]);
+    assert_eq!(
+        missing,
+        ["none of the 2 selected case(s) was judged (2 SKIP, 0 BLOCKED, 0 ERROR)"]
+    );
+    assert_eq!(
+        exit_code(run_verdict(&skipped, &[], &missing)),
+        NOT_JUDGED_EXIT_CODE
+    );
+}
+
+#[test]
+fn an_id_filter_matching_no_case_exits_not_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases");
+    let (code, text) = conformance(
+        &[
+            "run",
+            "--cases",
+            cases.to_str().unwrap(),
+            "--id",
+            "no-case-has-this-id",
+        ],
+        &dir.path().join("report"),
+    );
+    assert_eq!(code, Some(i32::from(NOT_JUDGED_EXIT_CODE)), "{text}");
+    assert!(text.contains("no case was selected"), "{text}");
+    assert!(!text.contains("Conformance: PASS"), "{text}");
+}

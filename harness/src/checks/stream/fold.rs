@@ -17,7 +17,17 @@ fn fold_execution_events(events: &[ObservedEvent]) -> Value {
         let doc = &event.doc;
         match event.event_type.as_deref() {
             Some("output.delta") => {
-                let index = doc.get("output_index").and_then(Value::as_u64).unwrap_or(0);
+                // The origin types `output_index` as a number: `1.0` names output 1.
+                let index = doc
+                    .get("output_index")
+                    .and_then(|i| {
+                        i.as_u64().or_else(|| {
+                            i.as_f64()
+                                .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                                .map(|f| f as u64)
+                        })
+                    })
+                    .unwrap_or(0);
                 outputs
                     .entry(index)
                     .or_default()

@@ -171,14 +171,16 @@ pub(in crate::checks) fn frames(
     out.pass(format!("{} frame(s) as expected", frames.len()))
 }
 
-/// Whether a stream mode admits an event type (contract tier table; vendor types only in debug).
+/// Whether a stream mode may admit an event type (the chapter's tier table; vendor types only in
+/// debug). A type the chapter's `updates` list reads either way (`updates_either`) is admitted
+/// in `updates` without being required there.
 fn mode_admits(mode: &str, event_type: &str) -> bool {
     use spec::registry::StreamTier;
-    let tier = event_types().get(event_type).map(|e| e.tier);
+    let entry = event_types().get(event_type);
     match mode {
         "debug" => true,
-        "updates" | "values" => tier == Some(StreamTier::Updates),
-        "messages" => tier == Some(StreamTier::Messages),
+        "updates" | "values" => entry.is_some_and(|e| e.may_appear_in_updates()),
+        "messages" => entry.is_some_and(|e| e.tier == StreamTier::Messages),
         _ => false,
     }
 }

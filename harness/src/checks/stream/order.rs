@@ -5,6 +5,7 @@ use super::selector::EventSelector;
 use crate::case::OrderExpect;
 use crate::checks::Outcome;
 use crate::checks::events::field;
+use crate::template::TemplateError;
 use crate::transcript::StepRecord;
 use crate::verdict::CheckOutcome;
 
@@ -16,6 +17,12 @@ pub(in crate::checks) fn order(
 ) -> CheckOutcome {
     let (_, observed) = observed!(out, step);
     let events = &observed.events;
+    // A selector may read a value the host chose (`heartbeatId=${target.heartbeat_constant_id}`).
+    let expanded = match expand_selectors(out, expect) {
+        Ok(expanded) => expanded,
+        Err(error) => return out.template(&error),
+    };
+    let expect = &expanded;
     if let Some(first) = &expect.first {
         let actual = events
             .first()
@@ -76,4 +83,22 @@ pub(in crate::checks) fn order(
         }
     }
     out.pass("order as expected")
+}
+
+/// The constraints with every `${…}` of their selectors expanded.
+fn expand_selectors(out: &Outcome<'_>, expect: &OrderExpect) -> Result<OrderExpect, TemplateError> {
+    let expand = |text: &String| out.ctx.scope.interpolate(text);
+    Ok(OrderExpect {
+        first: expect.first.as_ref().map(expand).transpose()?,
+        before: match &expect.before {
+            Some([a, b]) => Some([expand(a)?, expand(b)?]),
+            None => None,
+        },
+        per: expect.per.clone(),
+        subsequence: expect
+            .subsequence
+            .as_ref()
+            .map(|chain| chain.iter().map(expand).collect::<Result<Vec<_>, _>>())
+            .transpose()?,
+    })
 }

@@ -2,6 +2,9 @@
 
 use std::fmt::Write as _;
 
+use crate::report::repro;
+use crate::verdict::Verdict;
+
 /// Most bytes of one body, frame data or check value embedded in the page.
 pub const HTML_TEXT_LIMIT: usize = 16 * 1024;
 /// Most SSE frames shown per response.
@@ -91,4 +94,22 @@ pub fn esc(text: &str) -> String {
         }
     }
     out
+}
+
+/// A verdict as a coloured badge.
+pub(super) fn badge(verdict: Verdict) -> String {
+    format!(
+        "<span class=\"badge {}\">{verdict}</span>",
+        verdict_class(verdict)
+    )
+}
+
+/// The CSS class of a verdict.
+pub(super) fn verdict_class(verdict: Verdict) -> String {
+    format!("v-{}", verdict.as_str().to_ascii_lowercase())
+}
+
+/// The HTML id of a case's section.
+pub fn case_anchor(case_id: &str) -> String {
+    format!("case-{}", repro::file_stem(case_id))
 }

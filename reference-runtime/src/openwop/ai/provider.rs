@@ -14,7 +14,6 @@ use spec::execution::{EventBody, ExecutionRequest, InputPart, UsageFact};
 use spec::openwop::payloads::ChunkToolCall;
 use tokio::sync::mpsc;
 
-use crate::config::ProviderKind;
 use crate::execution::Executions;
 use crate::providers::{AttemptFailure, Emit, ProviderCall, RemoteJobSlot};
 
@@ -46,13 +45,7 @@ impl ConfiguredProviders {
         let configs = &self.executions.config.providers;
         let index = configs
             .iter()
-            .position(|p| {
-                p.id == provider
-                    && matches!(
-                        p.kind,
-                        ProviderKind::OpenaiChat | ProviderKind::AnthropicMessages
-                    )
-            })
+            .position(|p| p.id == provider && p.kind.streams_text())
             .ok_or_else(|| {
                 "configurable.ai.provider does not name a streaming text provider configured in this host"
                     .to_string()
@@ -84,12 +77,7 @@ impl ConfiguredProviders {
             .config
             .providers
             .iter()
-            .filter(|p| {
-                matches!(
-                    p.kind,
-                    ProviderKind::OpenaiChat | ProviderKind::AnthropicMessages
-                )
-            })
+            .filter(|p| p.kind.streams_text())
             .map(|p| p.id.clone())
             .collect()
     }

@@ -20,7 +20,7 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::store::EventStore;
+use crate::store::StoreView;
 
 use super::super::auth::Caller;
 use super::super::error::ApiError;
@@ -51,7 +51,7 @@ pub(crate) struct CallRecord {
 
 /// Appends a call to the run's journal (a storage failure is logged: the journal is evidence,
 /// never a reason to fail the run).
-pub(crate) fn record(store: &Arc<dyn EventStore>, run_id: &str, call: &CallRecord) {
+pub(crate) fn record(store: StoreView<'_>, run_id: &str, call: &CallRecord) {
     let mut calls = read(store, run_id);
     calls.push(call.clone());
     let value = serde_json::to_value(&calls).unwrap_or(Value::Null);
@@ -61,7 +61,7 @@ pub(crate) fn record(store: &Arc<dyn EventStore>, run_id: &str, call: &CallRecor
 }
 
 /// The run's journal.
-pub(crate) fn read(store: &Arc<dyn EventStore>, run_id: &str) -> Vec<CallRecord> {
+pub(crate) fn read(store: StoreView<'_>, run_id: &str) -> Vec<CallRecord> {
     store
         .kv_get(NAMESPACE, run_id)
         .ok()

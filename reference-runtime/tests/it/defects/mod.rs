@@ -111,6 +111,9 @@ defect_table! {
         w_owner_subject_string: WOwnerSubjectString => w_payloads::run_started_valid, OpenWopConfig::default();
         w_node_failed_error_without_message: WNodeFailedErrorWithoutMessage => w_payloads::node_failed_valid, OpenWopConfig::default();
         w_resolved_by_string: WResolvedByString => w_payloads::interrupt_resolved_valid, OpenWopConfig::default();
+        w_interrupt_requested_without_key: WInterruptRequestedWithoutKey => w_payloads::interrupt_requested_valid, OpenWopConfig::default();
+        w_node_started_without_type_id: WNodeStartedWithoutTypeId => w_payloads::node_started_valid, OpenWopConfig::default();
+        w_provider_usage_model_empty: WProviderUsageModelEmpty => w_payloads::provider_usage_valid, OpenWopConfig::default();
         // Surface W: AI envelopes, the catalog, reliability, feedback, usage facets, era-2 logs (w_ai.rs).
         w_envelope_correlation_synthesized: WEnvelopeCorrelationSynthesized => w_ai::missing_correlation_id_rejected, OpenWopConfig::default();
         w_envelope_meta_source_synthesized: WEnvelopeMetaSourceSynthesized => w_ai::missing_meta_source_rejected, OpenWopConfig::default();

@@ -61,3 +61,47 @@ pub(super) async fn interrupt_resolved_valid(host: &Host) -> bool {
     assert!(resolved.status().is_success(), "{}", resolved.status());
     all_valid(&raw_finished_log(host, &run_id).await, "interrupt.resolved")
 }
+
+/// The log of a run up to its first `event_type`, read through poll without validation.
+async fn raw_log_until(host: &Host, run_id: &str, event_type: &str) -> Vec<Value> {
+    let mut log: Vec<Value> = Vec::new();
+    loop {
+        let query = match log.last().and_then(|e| e["sequence"].as_i64()) {
+            Some(after) => format!("afterSequence={after}&timeout=60"),
+            None => "timeout=60".to_string(),
+        };
+        let path = format!("{}/events/poll?{query}", run_path(run_id));
+        let body: Value = host
+            .get(&path, Some(KEY_A), &[])
+            .await
+            .json()
+            .await
+            .unwrap();
+        log.extend(body["events"].as_array().cloned().unwrap_or_default());
+        if log.iter().any(|e| e["type"] == event_type) || body["isTerminal"] == true {
+            return log;
+        }
+    }
+}
+
+pub(super) async fn interrupt_requested_valid(host: &Host) -> bool {
+    let run_id = host.create_fixture("conformance-approval").await;
+    let log = raw_log_until(host, &run_id, "interrupt.requested").await;
+    all_valid(&log, "interrupt.requested")
+}
+
+pub(super) async fn node_started_valid(host: &Host) -> bool {
+    let run_id = host.create_fixture("conformance-noop").await;
+    all_valid(&raw_finished_log(host, &run_id).await, "node.started")
+}
+
+pub(super) async fn provider_usage_valid(host: &Host) -> bool {
+    let run_id = host
+        .create(
+            json!({"workflowId": "conformance-stream-text", "inputs": {"prompt": "hi"},
+            "configurable": {"version": 1, "ai": {"mockProvider": {"id": "stream-text",
+                "config": {"usage": {"promptTokens": 10, "completionTokens": 5}}}}}}),
+        )
+        .await;
+    all_valid(&raw_finished_log(host, &run_id).await, "provider.usage")
+}

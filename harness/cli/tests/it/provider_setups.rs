@@ -1,0 +1,307 @@
+//! The corpus drives hosts simpler than the reference runtime's standard configuration: the
+//! built-in runtime configured with only Anthropic Messages and a media provider, with only
+//! OpenAI Responses and a media provider, with one provider and two models, and seeding only
+//! the contract's fixtures. Each test is one configuration and asserts the numbers.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use conformance_cli::launch::{BuiltInOptions, BuiltInProviders, start_built_in};
+use harness::case::{CaseSurface, LoadedCase};
+use harness::coverage::CoverageReport;
+use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use harness::report::RunReport;
+use harness::runner::{Filters, Quiet, RunSettings, run};
+use harness::verdict::Verdict;
+
+fn corpus() -> Vec<LoadedCase> {
+    let corpus =
+        harness::case::load_corpus(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases"))
+            .unwrap();
+    assert!(corpus.problems.is_empty(), "{:#?}", corpus.problems);
+    corpus.cases
+}
+
+async fn run_surface(options: BuiltInOptions, surface: CaseSurface) -> RunReport {
+    let running = start_built_in(&options).await.unwrap();
+    let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
+    let mut target = running.target.clone();
+    harness::probe::probe(&driver, &target, Duration::from_secs(10))
+        .await
+        .apply_to(&mut target);
+    let runner = CaseRunner {
+        driver,
+        target: Arc::new(target),
+        time_scale: 1.0,
+        proptest_seed: 1,
+        regressions_dir: None,
+    };
+    let filters = Filters {
+        surfaces: vec![surface],
+        ..Filters::default()
+    };
+    let settings = RunSettings {
+        jobs: 8,
+        shuffle_seed: None,
+        baseline_path: None,
+    };
+    let report = run(&runner, &corpus(), &filters, &settings, &|r| r, &Quiet).await;
+    running.shutdown().await;
+    report
+}
+
+fn is_judged(verdict: Verdict) -> bool {
+    !matches!(verdict, Verdict::Skip | Verdict::Blocked | Verdict::Error)
+}
+
+/// `(judged, not judged)` counts, and the cases not judged with their reasons.
+fn counts(report: &RunReport) -> (usize, usize, Vec<String>) {
+    let not_judged: Vec<String> = report
+        .cases
+        .iter()
+        .filter(|c| !is_judged(c.verdict))
+        .map(|c| {
+            format!(
+                "{} {:?}: {}",
+                c.id,
+                c.verdict,
+                c.reason.clone().unwrap_or_default()
+            )
+        })
+        .collect();
+    (
+        report.cases.len() - not_judged.len(),
+        not_judged.len(),
+        not_judged,
+    )
+}
+
+fn failures(report: &RunReport) -> Vec<String> {
+    report
+        .cases
+        .iter()
+        .filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::Error | Verdict::Warn))
+        .map(|c| {
+            let failing: Vec<String> = c
+                .checks
+                .iter()
+                .filter(|k| k.verdict != Verdict::Pass)
+                .map(|k| format!("{} {}", k.check, k.message))
+                .collect();
+            format!(
+                "{} {:?} {:?}: {}",
+                c.id,
+                c.verdict,
+                c.reason,
+                failing.join("; ")
+            )
+        })
+        .collect()
+}
+
+/// At most 10% of the execution corpus not judged, and nothing failed.
+fn assert_mostly_judged(setup: BuiltInProviders, report: &RunReport) {
+    let (judged, not_judged, which) = counts(report);
+    eprintln!("{setup}: {judged} judged, {not_judged} not judged: {which:#?}");
+    assert!(judged > 0);
+    assert!(
+        not_judged * 10 <= report.cases.len(),
+        "{setup}: {not_judged} of {} execution cases not judged: {which:#?}",
+        report.cases.len()
+    );
+    let failed = failures(report);
+    assert!(failed.is_empty(), "{setup}: {failed:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runtime_with_only_anthropic_messages_and_media_has_its_execution_corpus_judged() {
+    let setup = BuiltInProviders::AnthropicAndMedia;
+    let options = BuiltInOptions {
+        providers: setup,
+        ..BuiltInOptions::default()
+    };
+    let report = run_surface(options, CaseSurface::Execution).await;
+    assert_mostly_judged(setup, &report);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runtime_with_only_openai_responses_and_media_has_its_execution_corpus_judged() {
+    let setup = BuiltInProviders::ResponsesAndMedia;
+    let options = BuiltInOptions {
+        providers: setup,
+        ..BuiltInOptions::default()
+    };
+    let report = run_surface(options, CaseSurface::Execution).await;
+    assert_mostly_judged(setup, &report);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runtime_with_one_provider_and_two_models_has_its_routing_cases_run_and_pass() {
+    let setup = BuiltInProviders::OneProviderTwoModels;
+    let options = BuiltInOptions {
+        providers: setup,
+        ..BuiltInOptions::default()
+    };
+    let report = run_surface(options, CaseSurface::Execution).await;
+    let routing: Vec<(&str, Verdict)> = report
+        .cases
+        .iter()
+        .filter(|c| c.id.starts_with("x.routing."))
+        .map(|c| (c.id.as_str(), c.verdict))
+        .collect();
+    let (judged, not_judged, which) = counts(&report);
+    eprintln!("{setup}: {judged} judged, {not_judged} not judged: {which:#?}");
+    assert_eq!(routing.len(), 6, "{routing:?}");
+    assert!(
+        routing.iter().all(|(_, verdict)| *verdict == Verdict::Pass),
+        "{routing:?}\n{:#?}",
+        failures(&report)
+    );
+    let failed = failures(&report);
+    assert!(failed.is_empty(), "{setup}: {failed:#?}");
+}
+
+/// The wire MUST requirements the cases that ran cite.
+fn judged_wire_must(report: &RunReport, cases: &[LoadedCase]) -> BTreeSet<String> {
+    let ran: BTreeSet<&str> = report
+        .cases
+        .iter()
+        .filter(|c| is_judged(c.verdict))
+        .map(|c| c.id.as_str())
+        .collect();
+    let ran_cases: Vec<harness::case::Case> = cases
+        .iter()
+        .filter(|c| ran.contains(c.case.id.as_str()))
+        .map(|c| c.case.clone())
+        .collect();
+    let all: Vec<harness::case::Case> = cases.iter().map(|c| c.case.clone()).collect();
+    let registry = spec::requirements::registry();
+    let uncovered: BTreeSet<String> = CoverageReport::compute(&ran_cases, registry)
+        .uncovered_wire_must()
+        .iter()
+        .map(|r| r.id.clone())
+        .collect();
+    let every: BTreeSet<String> = CoverageReport::compute(&all, registry)
+        .requirements
+        .iter()
+        .filter(|r| r.is_covered())
+        .map(|r| r.id.clone())
+        .collect();
+    every
+        .into_iter()
+        .filter(|id| {
+            let requirement = registry.get(id).unwrap();
+            matches!(
+                requirement.level,
+                spec::requirements::Level::Must | spec::requirements::Level::MustNot
+            ) && requirement.testability == spec::requirements::Testability::Wire
+                && !uncovered.contains(id)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runtime_seeding_only_the_contracts_fixtures_has_every_wire_must_rule_run() {
+    let cases = corpus();
+    let shipped = run_surface(BuiltInOptions::default(), CaseSurface::Openwop).await;
+    let table: Vec<String> = spec::fixtures::CONTRACT_FIXTURES
+        .iter()
+        .map(|f| f.to_string())
+        .collect();
+    let eight = run_surface(
+        BuiltInOptions {
+            fixtures: Some(table.clone()),
+            ..BuiltInOptions::default()
+        },
+        CaseSurface::Openwop,
+    )
+    .await;
+    let with_envelopes = run_surface(
+        BuiltInOptions {
+            fixtures: Some(
+                table
+                    .iter()
+                    .cloned()
+                    .chain(spec::fixtures::ENVELOPE_FIXTURES.map(String::from))
+                    .collect(),
+            ),
+            ..BuiltInOptions::default()
+        },
+        CaseSurface::Openwop,
+    )
+    .await;
+    let judged_shipped = judged_wire_must(&shipped, &cases);
+    let judged_eight = judged_wire_must(&eight, &cases);
+    let judged_contract = judged_wire_must(&with_envelopes, &cases);
+    for (name, report) in [
+        ("shipped fixtures", &shipped),
+        ("the eight of CONTRACT.md's table", &eight),
+        ("the contract's with the envelope fixtures", &with_envelopes),
+    ] {
+        let (judged, not_judged, _) = counts(report);
+        eprintln!("{name}: {judged} judged, {not_judged} not judged");
+        let failed = failures(report);
+        assert!(failed.is_empty(), "{name}: {failed:#?}");
+    }
+    // Seeding the contract's fixtures leaves nothing unjudged: a fixture beyond them is
+    // optional (its cases SKIP), never a reason the run does not conform.
+    assert!(
+        with_envelopes.not_judged.is_empty(),
+        "{:#?}",
+        with_envelopes.not_judged
+    );
+    let lost: Vec<&String> = judged_shipped.difference(&judged_contract).collect();
+    assert!(
+        lost.is_empty(),
+        "wire MUST requirements judged only with a fixture the contract does not name: {lost:#?}"
+    );
+    let lost_with_eight: Vec<&String> = judged_shipped
+        .difference(&judged_eight)
+        .filter(|id| !id.starts_with("events.ai-envelopes."))
+        .collect();
+    assert!(
+        lost_with_eight.is_empty(),
+        "wire MUST requirements the eight table fixtures leave unrun beyond the AI envelopes: {lost_with_eight:#?}"
+    );
+    eprintln!(
+        "wire MUST requirements run: shipped {}, eight {}, contract {}",
+        judged_shipped.len(),
+        judged_eight.len(),
+        judged_contract.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_run_events_ai_node_calls_an_openai_responses_provider() {
+    // `configurable.ai.provider` names the host's text-primary, here a Responses provider.
+    let options = BuiltInOptions {
+        providers: BuiltInProviders::ResponsesAndMedia,
+        ..BuiltInOptions::default()
+    };
+    let report = run_surface(options, CaseSurface::Openwop).await;
+    let through_provider: Vec<(&str, Verdict)> = report
+        .cases
+        .iter()
+        .filter(|c| {
+            c.transcript
+                .iter()
+                .any(|step| step.provider_calls.iter().any(|calls| calls.count > 0))
+        })
+        .map(|c| (c.id.as_str(), c.verdict))
+        .collect();
+    assert!(
+        through_provider
+            .iter()
+            .any(|(id, _)| *id == "w.provider-usage.configured-provider"),
+        "{through_provider:?}"
+    );
+    assert!(
+        through_provider.iter().all(|(_, v)| *v == Verdict::Pass),
+        "{through_provider:?}\n{:#?}",
+        failures(&report)
+    );
+    let failed = failures(&report);
+    assert!(failed.is_empty(), "{failed:#?}");
+}

@@ -1,0 +1,120 @@
+//! The surface-W host choices (`[openwop.choices]`) take effect: a host configured with the
+//! other option at each open point does what that option says (the tolerance matrix then shows
+//! the corpus accepts it).
+
+use reference_runtime::openwop::OpenWopConfig;
+use reference_runtime::{
+    AfterTerminalEvents, CancelledPayload, EnvelopeFields, ErrorDetails, EventIdForm,
+    HostChannelAddress, InterruptIdForm, StreamValidationOrder, UsageCurrency,
+};
+use serde_json::{Value, json};
+
+use super::w_host::{KEY_A, host_with, run_path};
+
+fn other_options() -> OpenWopConfig {
+    let mut config = OpenWopConfig::default();
+    let choices = &mut config.choices;
+    choices.event_id_form = EventIdForm::Dotted;
+    choices.interrupt_id_form = InterruptIdForm::Dotted;
+    choices.envelope_fields = EnvelopeFields::WithEngineVersion;
+    choices.cancelled_payload = CancelledPayload::AsRequested;
+    choices.stream_validation = StreamValidationOrder::BufferFirst;
+    choices.after_terminal = AfterTerminalEvents::VendorEvent;
+    choices.host_channel = HostChannelAddress::Declared;
+    choices.usage_currency = UsageCurrency::Omitted;
+    choices.error_details = ErrorDetails::Annotated;
+    config
+}
+
+#[tokio::test]
+async fn events_take_the_other_id_form_and_optional_fields() {
+    let host = host_with(other_options(), &[]).await;
+    let run = host.create_fixture("conformance-noop").await;
+    let log = host.wait_for(&run, "example.run-archived").await;
+    for event in &log {
+        assert!(
+            event["eventId"].as_str().unwrap().starts_with("E."),
+            "{event}"
+        );
+        assert_eq!(event["engineVersion"], 1, "{event}");
+    }
+    let types: Vec<&str> = log.iter().filter_map(|e| e["type"].as_str()).collect();
+    let completed = types.iter().position(|t| *t == "run.completed").unwrap();
+    assert_eq!(types[completed + 1..], ["example.run-archived"]);
+}
+
+#[tokio::test]
+async fn interrupt_ids_and_cancelled_payloads_take_the_other_option() {
+    let host = host_with(other_options(), &[]).await;
+    let run = host.create_fixture("conformance-approval").await;
+    let log = host.wait_for(&run, "node.suspended").await;
+    let suspended = log.iter().find(|e| e["type"] == "node.suspended").unwrap();
+    let interrupt = log
+        .iter()
+        .find_map(|e| e["payload"]["interruptId"].as_str())
+        .unwrap_or_else(|| panic!("no interruptId: {suspended}"));
+    assert!(interrupt.starts_with("tenant-a/gate."), "{interrupt}");
+
+    let cancellable = host
+        .create(json!({"workflowId": "conformance-cancellable", "inputs": {"delayMs": 30000}}))
+        .await;
+    host.wait_for(&cancellable, "node.started").await;
+    let answer = host
+        .post(
+            &format!("{}/cancel", run_path(&cancellable)),
+            Some(KEY_A),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(answer.status(), 200);
+    let log = host.finished_log(&cancellable).await;
+    let cancelled = log.iter().find(|e| e["type"] == "run.cancelled").unwrap();
+    let payload = cancelled["payload"].as_object().unwrap();
+    assert!(!payload.contains_key("reason"), "{cancelled}");
+    assert!(!payload.contains_key("cancelledBy"), "{cancelled}");
+}
+
+#[tokio::test]
+async fn discovery_declares_the_channel_it_serves_and_no_currency() {
+    let host = host_with(other_options(), &[]).await;
+    let discovery: Value = host
+        .get("/.well-known/openwop", None, &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(discovery["heartbeat"]["deliveryChannel"], "/host/channel");
+    assert!(discovery["providerUsage"].get("currency").is_none());
+    let channel = host.get("/host/channel", Some(KEY_A), &[]).await;
+    assert_eq!(channel.status(), 200);
+    assert!(
+        channel.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
+    drop(channel);
+    assert_eq!(
+        host.get("/host/events", Some(KEY_A), &[]).await.status(),
+        404
+    );
+}
+
+#[tokio::test]
+async fn errors_carry_a_host_reference_and_buffer_ms_is_checked_first() {
+    let host = host_with(other_options(), &[]).await;
+    let run = host.create_fixture("conformance-noop").await;
+    host.finished_log(&run).await;
+    let refused = host
+        .stream(&run, "?streamMode=nonsense&bufferMs=9999", &[])
+        .await;
+    assert_eq!(refused.status(), 400);
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["error"], "validation_error", "{body}");
+    assert!(body["details"]["hostReference"].is_string(), "{body}");
+    let refused = host.stream(&run, "?streamMode=nonsense", &[]).await;
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["error"], "unsupported_stream_mode", "{body}");
+    assert!(body["details"]["supported"].is_array(), "{body}");
+    assert!(body["details"]["hostReference"].is_string(), "{body}");
+}
