@@ -163,13 +163,13 @@ pub(crate) async fn create(
             )?;
             let provider = target
                 .providers
-                .get("timing")
-                .ok_or("no provider id for the `timing` role")?;
+                .get("text-primary")
+                .ok_or("no provider id for the `text-primary` role")?;
             let chunks: Vec<Value> = tokens
                 .iter()
                 .map(|t| json!({"kind": "text", "delta": t}))
                 .collect();
-            let script = json!({"calls": {"timing": [{
+            let script = json!({"calls": {"text-primary": [{
                 "kind": "completion",
                 "chunks": chunks,
                 "timing": {"delay_between_frames_ms": plan.event_interval_ms}
