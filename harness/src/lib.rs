@@ -12,6 +12,7 @@
 //! - [`baseline`]: expected failures (XFAIL, STALE).
 //! - [`partition`]: `--partition k/n`, stable slices of a run for merging.
 //! - [`coverage`]: requirement coverage of a case corpus.
+//! - [`load`]: load mode (many subscribers per log, every sequence judged).
 //!
 //! The library judges any host over HTTP and does not link the reference runtime: the built-in
 //! target (the runtime started in-process), the kill matrix and the `conformance` command are
@@ -23,6 +24,7 @@ pub mod checks;
 pub mod coverage;
 pub mod driver;
 pub mod generate;
+pub mod load;
 pub mod partition;
 pub mod plan;
 pub mod probe;

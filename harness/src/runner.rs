@@ -181,6 +181,11 @@ pub async fn run(
         not_judged,
         surfaces,
         requirements: requirement_results(&results),
+        streaming: crate::report::streaming::streaming_metrics(
+            results
+                .iter()
+                .map(|c| (c.id.as_str(), c.transcript.as_slice())),
+        ),
         cases: results,
         differential: None,
     }

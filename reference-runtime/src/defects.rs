@@ -24,6 +24,8 @@ pub enum Area {
     Terminal,
     /// Credential and request-content redaction.
     Redaction,
+    /// Delivery to many subscribers at once (judged by `conformance load`, not by the cases).
+    Load,
     /// Other protocol rules.
     Other,
 }
@@ -38,6 +40,7 @@ impl Area {
             Area::StreamMode => "stream-mode",
             Area::Terminal => "terminal",
             Area::Redaction => "redaction",
+            Area::Load => "load",
             Area::Other => "other",
         }
     }
@@ -185,6 +188,9 @@ defects! {
         "provider.usage is appended after the node's node.completed."),
     WSubscriberLimitSilentDrop => ("w-subscriber-limit-silent-drop", "W", Other, "events.subscribers.no-silent-drop",
         "Past the subscriber limit the stream is answered 200 and closed without events instead of 429."),
+    // Both surfaces (the log hub is shared); caught by `conformance load`, not by the cases.
+    DropsEventUnderLoad => ("w-drops-event-under-load", "W", Load, "events.subscribers.no-silent-drop",
+        "While several subscribers read one live log, every subscriber silently loses one event per 7 it is sent (both surfaces: the log hub is shared). A single subscriber, or a read of a finished log, loses nothing, so the single-subscriber cases pass."),
     // Surface W: AI envelopes, the envelope catalog, reliability, feedback, usage facets, era-2 logs.
     WEnvelopeCorrelationSynthesized => ("w-envelope-correlation-synthesized", "W", Other, "events.ai-envelopes.reject-missing-correlation-id",
         "An envelope without correlationId is accepted under a correlationId the host mints."),

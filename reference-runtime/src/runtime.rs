@@ -23,7 +23,7 @@ use tokio::task::JoinHandle;
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::{Config, ConfigError, StoreKind};
-use crate::defects::Defects;
+use crate::defects::{Defect, Defects};
 use crate::execution::{self, ApiError, Executions};
 use crate::log::LogHub;
 use crate::openwop;
@@ -122,7 +122,8 @@ impl AppState {
         };
         let hub = Arc::new(
             LogHub::new(store, options.clock)
-                .with_wire_offset(options.config.server.timestamp_offset()),
+                .with_wire_offset(options.config.server.timestamp_offset())
+                .with_drop_under_load(options.defects.has(Defect::DropsEventUnderLoad)),
         );
         let config = Arc::new(options.config);
         let defects = Arc::new(options.defects);

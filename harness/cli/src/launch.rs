@@ -276,6 +276,9 @@ pub struct BuiltInOptions {
     pub principal_keys: Option<(String, String)>,
     /// The runtime's configuration profile.
     pub profile: BuiltInProfile,
+    /// Overrides the W subscriber limit per run (`Some(0)`: none, as a load run needs);
+    /// `None` keeps the profile's.
+    pub max_subscribers_per_run: Option<usize>,
     /// The providers the runtime is configured with.
     pub providers: BuiltInProviders,
     /// The fixtures the runtime seeds (and lists in discovery); every shipped one when `None`.
@@ -291,6 +294,7 @@ impl Default for BuiltInOptions {
             external_providers: None,
             principal_keys: None,
             profile: BuiltInProfile::Standard,
+            max_subscribers_per_run: None,
             providers: BuiltInProviders::Standard,
             fixtures: None,
         }
@@ -537,6 +541,9 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     let openwop = configure_openwop(&mut config, options, keep_alive_ms);
     config.openwop.fixtures = options.fixtures.clone();
     options.profile.configure(&mut config);
+    if let Some(limit) = options.max_subscribers_per_run {
+        config.openwop.max_subscribers_per_run = limit;
+    }
     // The deferred profile's event store is durable (open point `x.event-store.durability`).
     let store_dir = if options.profile == BuiltInProfile::Deferred {
         let dir = tempfile::tempdir()
@@ -562,6 +569,15 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     facts.insert("keepalive_window_ms".into(), json!(keep_alive_ms * 4));
     facts.insert("keepalive_interval_ms".into(), json!(keep_alive_ms));
     facts.extend(openwop.facts);
+    match options.max_subscribers_per_run {
+        Some(0) => {
+            facts.remove("subscriber_limit");
+        }
+        Some(limit) => {
+            facts.insert("subscriber_limit".into(), json!(limit));
+        }
+        None => {}
+    }
     let target = Target {
         kind: built_in_kind(options),
         base_url: runtime.base_url().trim_end_matches('/').to_string(),

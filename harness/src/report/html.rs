@@ -48,6 +48,7 @@ pub fn to_html(report: &RunReport) -> String {
     out.push_str("<main>\n");
     requirements(&mut out, &report.requirements);
     cases(&mut out, report);
+    out.push_str(&super::streaming::to_html(&report.streaming, &esc));
     differential::differential(&mut out, report.differential.as_ref());
     out.push_str("</main>\n");
     let _ = write!(

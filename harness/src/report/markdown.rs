@@ -144,6 +144,7 @@ pub fn to_markdown(report: &RunReport) -> String {
         report.cases.iter().filter(|c| c.verdict == Verdict::Xfail),
         "no reason recorded",
     );
+    out.push_str(&super::streaming::to_markdown(&report.streaming));
     if let Some(differential) = &report.differential {
         let _ = writeln!(
             out,

@@ -23,6 +23,7 @@ pub mod merge;
 pub mod model;
 mod outcome;
 pub mod repro;
+pub mod streaming;
 
 use std::path::{Path, PathBuf};
 

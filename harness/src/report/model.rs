@@ -66,6 +66,10 @@ pub struct RunReport {
     pub requirements: Vec<RequirementResult>,
     /// Per-case results, in run order.
     pub cases: Vec<CaseResult>,
+    /// Per SSE stream: time to first byte and first event, the largest gap, frames per
+    /// second; the slowest streams of the run.
+    #[serde(default)]
+    pub streaming: super::streaming::StreamingMetrics,
     /// Differential mode (`run --differential`): the cases whose transcripts differ from the
     /// reference runtime's, after normalising what differs by right. INFO only: never a verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -304,6 +304,7 @@ fn report(cases: Vec<CaseResult>) -> RunReport {
         not_judged: vec![],
         surfaces: vec![],
         requirements: vec![],
+        streaming: Default::default(),
         cases,
         differential: None,
     }

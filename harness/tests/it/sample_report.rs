@@ -542,6 +542,11 @@ pub fn realistic_report() -> RunReport {
                 &["x.idempotency.concurrent-same-key"],
             ),
         ],
+        streaming: harness::report::streaming::streaming_metrics(
+            cases
+                .iter()
+                .map(|c| (c.id.as_str(), c.transcript.as_slice())),
+        ),
         cases,
         differential: None,
     }

@@ -5,6 +5,7 @@
 //! Both surfaces use it: surface X logs start at sequence 1, surface W logs at 0.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
@@ -56,6 +57,8 @@ struct LogState {
     /// Serialises appends; holds the next sequence and the terminal flag.
     append: Mutex<(u64, bool)>,
     progress: watch::Sender<LogProgress>,
+    /// Live subscriptions of this log.
+    subscribers: AtomicUsize,
 }
 
 /// The hub: one per runtime, shared by both surfaces.
@@ -64,7 +67,13 @@ pub struct LogHub {
     clock: Arc<dyn Clock>,
     logs: Mutex<HashMap<String, Arc<LogState>>>,
     wire_offset: Option<chrono::FixedOffset>,
+    /// The `w-drops-event-under-load` defect: one event in this many is withheld from each
+    /// subscriber of a live log that has several.
+    drop_under_load: Option<u64>,
 }
+
+/// One event in this many is lost under the `w-drops-event-under-load` defect.
+pub const DROP_UNDER_LOAD_EVERY: u64 = 7;
 
 impl LogHub {
     /// A hub over a store.
@@ -74,7 +83,14 @@ impl LogHub {
             clock,
             logs: Mutex::new(HashMap::new()),
             wire_offset: None,
+            drop_under_load: None,
         }
+    }
+
+    /// Switches on the `w-drops-event-under-load` defect (known-bad runtimes only).
+    pub fn with_drop_under_load(mut self, on: bool) -> Self {
+        self.drop_under_load = on.then_some(DROP_UNDER_LOAD_EVERY);
+        self
     }
 
     /// Renders event times at this offset (`[server] timestamp_offset_minutes`) instead of UTC.
@@ -195,11 +211,14 @@ impl LogHub {
         after: Option<u64>,
     ) -> Result<Subscription, StoreError> {
         let state = self.state(log_id)?;
+        state.subscribers.fetch_add(1, Ordering::Relaxed);
         Ok(Subscription {
             hub: Arc::clone(self),
             log_id: log_id.to_string(),
             cursor: after,
             progress: state.progress.subscribe(),
+            state,
+            sent: 0,
         })
     }
 
@@ -231,6 +250,7 @@ impl LogHub {
             surface: record.surface,
             append: Mutex::new((next, record.terminal)),
             progress,
+            subscribers: AtomicUsize::new(0),
         });
         logs.insert(log_id.to_string(), Arc::clone(&state));
         Ok(state)
@@ -243,6 +263,15 @@ pub struct Subscription {
     log_id: String,
     cursor: Option<u64>,
     progress: watch::Receiver<LogProgress>,
+    state: Arc<LogState>,
+    /// Events handed to this subscriber (the `w-drops-event-under-load` defect counts them).
+    sent: u64,
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.state.subscribers.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 impl Subscription {
@@ -258,8 +287,12 @@ impl Subscription {
             };
             if behind {
                 match self.hub.read_after(&self.log_id, self.cursor) {
-                    Ok(events) if !events.is_empty() => {
+                    Ok(mut events) if !events.is_empty() => {
                         self.cursor = events.last().map(|e| e.sequence);
+                        self.withhold_under_load(&mut events, progress.terminal);
+                        if events.is_empty() {
+                            continue;
+                        }
                         return Some(Ok(events));
                     }
                     Ok(_) => {}
@@ -273,6 +306,22 @@ impl Subscription {
                 return None;
             }
         }
+    }
+
+    /// The `w-drops-event-under-load` defect: while the log is live and read by several
+    /// subscribers, every `n`-th event sent to this subscriber is silently left out (never the
+    /// terminal one, so streams still end).
+    fn withhold_under_load(&mut self, events: &mut Vec<StoredEvent>, terminal: bool) {
+        let Some(every) = self.hub.drop_under_load else {
+            return;
+        };
+        if terminal || self.state.subscribers.load(Ordering::Relaxed) < 2 {
+            return;
+        }
+        events.retain(|event| {
+            self.sent += 1;
+            event.terminal || !self.sent.is_multiple_of(every)
+        });
     }
 
     /// The highest sequence delivered so far (or the starting cursor).

@@ -94,6 +94,86 @@ pub enum Command {
     /// Run one case file against the standard runtime, every profile and every known-bad
     /// runtime: does it pass, tolerate every profile, and which defects does it kill?
     Try(TryArgs),
+    /// Many concurrent subscribers on each of several runs / executions, with forced
+    /// disconnects and `Last-Event-ID` resumption; every sequence judged against its log.
+    Load(Box<LoadArgs>),
+}
+
+/// `conformance load`.
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    /// The host (without it the built-in reference runtime is started, with no subscriber
+    /// limit).
+    #[arg(long, env = "CONFORMANCE_TARGET")]
+    pub target: Option<String>,
+    /// The surface: execution or openwop (repeatable; default both).
+    #[arg(long = "surface")]
+    pub surfaces: Vec<String>,
+    /// Concurrent subscribers per run / execution.
+    #[arg(long, default_value_t = 10)]
+    pub subscribers: usize,
+    /// Runs / executions created, each read by every subscriber count.
+    #[arg(long, default_value_t = 1)]
+    pub runs: usize,
+    /// Streamed items per run (fixture tokens on W, provider chunks on X).
+    #[arg(long, default_value_t = 100)]
+    pub events: usize,
+    /// Milliseconds between two streamed items (keeps the log live while it is read).
+    #[arg(long, default_value_t = 5)]
+    pub event_interval_ms: u64,
+    /// W only: the `streamMode` of every subscriber (default `debug`: every event of the log;
+    /// `updates` reads only the run and node transitions).
+    #[arg(long, default_value = "debug")]
+    pub stream_mode: String,
+    /// W only: the `bufferMs` of every subscriber.
+    #[arg(long)]
+    pub buffer_ms: Option<u64>,
+    /// Force a disconnect after a seeded 1..=2N frames on each connection and resume with
+    /// `Last-Event-ID`.
+    #[arg(long)]
+    pub disconnect_every: Option<u32>,
+    /// Connections per subscriber before it gives up.
+    #[arg(long, default_value_t = 16)]
+    pub max_connections: u32,
+    /// Connection attempts in flight at once.
+    #[arg(long, default_value_t = 64)]
+    pub connect_concurrency: usize,
+    /// The whole run's bound in seconds: past it every subscriber stops (not judged).
+    #[arg(long, default_value_t = 120)]
+    pub time_limit_s: u64,
+    /// The longest silence (no frame, no keep-alive) an open stream may have.
+    #[arg(long, default_value_t = 31_000)]
+    pub keepalive_window_ms: u64,
+    /// The seed of the forced-disconnect points (printed when chosen at random).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Where to write load-<surface>.json, load.html and load.md (default `reports/load-<time>`).
+    #[arg(long)]
+    pub report_dir: Option<PathBuf>,
+    /// A header sent on every request, `Name: value` (repeatable; never printed).
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// The W principal's header (env `CONFORMANCE_AUTH_A`).
+    #[arg(long, env = "CONFORMANCE_AUTH_A", hide_env_values = true)]
+    pub auth_a: Option<String>,
+    /// External targets: serve the fake providers here (needed for the execution surface).
+    #[arg(long)]
+    pub providers_listen: Option<SocketAddr>,
+    /// External targets: the fake providers' streaming backend address.
+    #[arg(long)]
+    pub providers_streaming_listen: Option<SocketAddr>,
+    /// External targets: the environment variable holding the fake providers' canary.
+    #[arg(long, default_value = "CONFORMANCE_CANARY")]
+    pub canary_env: String,
+    /// External targets: the host's provider id for a role, `role=id` (repeatable).
+    #[arg(long = "provider-role", value_name = "ROLE=ID")]
+    pub provider_roles: Vec<String>,
+    /// Built-in target only: switch on a known defect (repeatable).
+    #[arg(long = "defect")]
+    pub defects: Vec<String>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// `conformance verify-claim`.

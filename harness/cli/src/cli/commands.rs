@@ -24,6 +24,7 @@ pub async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
         Command::OpenPoints { format } => super::open_points::list(format),
         Command::Tolerance(args) => super::open_points::tolerance(args).await,
         Command::Try(args) => super::try_case::try_file(args).await,
+        Command::Load(args) => super::load::load(*args).await,
         Command::Merge(args) => super::merge::merge(&args),
         Command::VerifyClaim(args) => super::claim::verify(&args),
         Command::ClaimKey(args) => super::claim::make_key(&args),
@@ -172,6 +173,10 @@ pub fn all_schemas() -> Vec<(String, serde_json::Value)> {
     out.push((
         "report.schema.json".into(),
         harness::report::report_schema(),
+    ));
+    out.push((
+        "load-result.schema.json".into(),
+        harness::load::load_result_schema(),
     ));
     out.push((
         "claim.schema.json".into(),

@@ -15,6 +15,7 @@ mod claim;
 mod commands;
 mod corpus;
 mod exit;
+mod load;
 mod merge;
 mod open_points;
 mod run;

@@ -634,6 +634,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         external_providers,
         principal_keys,
         profile: args.built_in_profile.into(),
+        max_subscribers_per_run: None,
         providers: Default::default(),
         fixtures: None,
     };

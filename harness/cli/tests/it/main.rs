@@ -7,6 +7,7 @@
 mod ci_pipeline;
 mod external_target;
 mod kill_matrix;
+mod load;
 mod plan;
 mod provider_setups;
 mod rechunking_proxy;

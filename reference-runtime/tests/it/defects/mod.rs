@@ -6,6 +6,7 @@
 //! which runs once with the defect off and once on (`x.rs`, `w_ai.rs`). The coverage guard
 //! below fails when a defect of the catalogue has no row, or more than one.
 
+mod load;
 mod w_ai;
 mod w_heartbeats;
 mod w_payloads;
@@ -189,6 +190,8 @@ defect_table! {
         w_exhaustion_reason_fixed: WExhaustionReasonFixed => w_ai::exhaustion_reports_the_final_reason, OpenWopConfig::default();
     }
     scenarios {
+        // Both surfaces: delivery to several subscribers of one live log (load.rs).
+        DropsEventUnderLoad => load::drops_event_under_load;
         // Surface W: usage facets whose provider is configured by the scenario (w_ai.rs).
         WUsageCredentialRef => w_ai::w_usage_credential_ref;
         WUsageCredentialHash => w_ai::w_usage_credential_hash;

@@ -1,0 +1,135 @@
+//! `conformance load`: against the clean built-in runtime every subscriber of both surfaces
+//! gets exactly its log (with forced disconnects and `Last-Event-ID` resumption), and against
+//! the known-bad runtime that drops events under load the command exits 1 and names the gap.
+//! The counts are small for a debug build; the 1,000-subscriber run is a release-build command
+//! (README.md, "Load").
+
+use std::process::Command;
+
+use conformance_cli::launch::{BuiltInOptions, start_built_in};
+use harness::load::{AnomalyKind, LoadPlan, LoadSurface, LoadVerdict, run_load};
+use indicatif::ProgressBar;
+
+fn plan(surface: LoadSurface) -> LoadPlan {
+    let mut plan = LoadPlan::new(surface);
+    plan.subscribers = 50;
+    plan.events = 60;
+    plan.event_interval_ms = 5;
+    plan.disconnect_every = Some(15);
+    plan.seed = 7;
+    if surface == LoadSurface::Openwop {
+        plan.stream_mode = Some("debug".into());
+    }
+    plan
+}
+
+async fn built_in(defects: &[&str]) -> conformance_cli::launch::BuiltIn {
+    start_built_in(&BuiltInOptions {
+        defects: defects.iter().map(ToString::to_string).collect(),
+        max_subscribers_per_run: Some(0),
+        ..BuiltInOptions::default()
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_clean_runtime_loses_nothing_on_either_surface() {
+    let running = built_in(&[]).await;
+    for surface in [LoadSurface::Execution, LoadSurface::Openwop] {
+        let result = run_load(&running.target, &plan(surface), &ProgressBar::hidden())
+            .await
+            .unwrap();
+        let t = &result.totals;
+        assert_eq!(
+            (
+                result.verdict,
+                t.lost,
+                t.duplicated,
+                t.reordered,
+                t.after_terminal
+            ),
+            (LoadVerdict::Pass, 0, 0, 0, 0),
+            "{surface:?}: {:#?}",
+            result.anomalies
+        );
+        assert_eq!(t.completed_subscribers, 50);
+        assert!(t.expected_deliveries >= 50 * 60, "{surface:?}: {t:?}");
+        assert_eq!(t.deliveries, t.expected_deliveries);
+        assert!(
+            result.connections.resumptions > 0,
+            "disconnects were forced"
+        );
+        assert!(result.latency_ms.count > 0 && !result.latency_histogram.is_empty());
+    }
+    running.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runtime_dropping_events_under_load_fails_and_the_gap_is_named() {
+    let running = built_in(&["w-drops-event-under-load"]).await;
+    for surface in [LoadSurface::Execution, LoadSurface::Openwop] {
+        let mut plan = plan(surface);
+        plan.disconnect_every = None;
+        plan.subscribers = 10;
+        let result = run_load(&running.target, &plan, &ProgressBar::hidden())
+            .await
+            .unwrap();
+        assert_eq!(result.verdict, LoadVerdict::Fail, "{surface:?}");
+        assert!(result.totals.lost > 0);
+        let lost = result
+            .anomalies
+            .iter()
+            .find(|a| a.kind == AnomalyKind::Lost)
+            .unwrap();
+        assert!(!lost.sequences.is_empty());
+        assert!(
+            lost.detail
+                .contains(&format!("sequence {}", lost.sequences[0])),
+            "{}",
+            lost.detail
+        );
+    }
+    running.shutdown().await;
+}
+
+#[test]
+fn the_command_exits_1_and_names_the_gap() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args([
+            "load",
+            "--defect",
+            "w-drops-event-under-load",
+            "--surface",
+            "openwop",
+            "--subscribers",
+            "5",
+            "--events",
+            "40",
+            "--quiet",
+            "--report-dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("Lost on "), "{stdout}");
+    assert!(stdout.contains("never arrived: sequence "), "{stdout}");
+    for file in ["load-openwop.json", "load.html", "load.md"] {
+        assert!(dir.path().join(file).is_file(), "{file}");
+    }
+    let html = std::fs::read_to_string(dir.path().join("load.html")).unwrap();
+    assert!(html.contains("<svg") && !html.contains("<script"));
+    let result: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("load-openwop.json")).unwrap(),
+    )
+    .unwrap();
+    let schema = harness::load::load_result_schema();
+    let validator = spec::schema::compile(&schema).unwrap();
+    assert!(
+        validator.is_valid(&result),
+        "the result follows its published schema"
+    );
+}

@@ -1,0 +1,349 @@
+//! Judging one subscriber's deliveries against its log's full read: lost, duplicated and
+//! reordered events, frames after the terminal event, sequences the log does not hold.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use spec::registry::{StreamTier, event_types};
+
+use super::plan::LoadSurface;
+use super::result::{Anomaly, AnomalyKind};
+use super::subscriber::SubscriberRecord;
+use super::workload::{FullRead, is_terminal_type};
+
+/// What a stream selection shows of a log.
+#[derive(Debug, Clone)]
+pub(crate) enum Expected {
+    /// Exactly these sequences, in order.
+    Events(Vec<u64>),
+    /// `values` mode: snapshots fold events, so only their order and the terminal snapshot
+    /// (an id at or past this sequence) are judged.
+    Snapshots {
+        /// The terminal event's sequence.
+        terminal: Option<u64>,
+    },
+}
+
+/// Whether `mode` admits `event_type` (debug every event; updates and messages by the
+/// registry's tier, vendor types only in debug).
+fn mode_admits(mode: &str, event_type: &str) -> bool {
+    let tier = event_types().get(event_type).map(|e| e.tier);
+    match mode {
+        "debug" => true,
+        "updates" => tier == Some(StreamTier::Updates),
+        "messages" => tier == Some(StreamTier::Messages),
+        _ => false,
+    }
+}
+
+/// What subscribers of `log` with `modes` should get.
+pub(crate) fn expected(surface: LoadSurface, modes: &[String], log: &FullRead) -> Expected {
+    let terminal = log
+        .events
+        .iter()
+        .find(|e| is_terminal_type(surface, &e.event_type))
+        .map(|e| e.sequence);
+    match surface {
+        LoadSurface::Execution => Expected::Events(log.events.iter().map(|e| e.sequence).collect()),
+        LoadSurface::Openwop if modes.iter().any(|m| m == "values") => {
+            Expected::Snapshots { terminal }
+        }
+        LoadSurface::Openwop => Expected::Events(
+            log.events
+                .iter()
+                .filter(|e| modes.iter().any(|m| mode_admits(m, &e.event_type)))
+                .map(|e| e.sequence)
+                .collect(),
+        ),
+    }
+}
+
+fn first(sequences: &BTreeSet<u64>) -> Vec<u64> {
+    sequences.iter().copied().take(20).collect()
+}
+
+fn ranges(sequences: &BTreeSet<u64>) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut iter = sequences.iter().copied().peekable();
+    while let Some(start) = iter.next() {
+        let mut end = start;
+        while iter.peek() == Some(&(end + 1)) {
+            end = iter.next().unwrap_or(end);
+        }
+        out.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}–{end}")
+        });
+        if out.len() == 8 {
+            break;
+        }
+    }
+    let more = if out.len() == 8 { ", …" } else { "" };
+    format!("{}{more}", out.join(", "))
+}
+
+/// Every broken rule of one subscriber. `terminal` is the log's terminal sequence; `mixed`
+/// tolerates an event sent once per admitting mode (frames with distinct `event:` names).
+pub(crate) fn judge(
+    log_id: &str,
+    record: &SubscriberRecord,
+    expected: &Expected,
+    terminal: Option<u64>,
+    mixed: bool,
+) -> Vec<Anomaly> {
+    let mut out = Vec::new();
+    let mut anomaly = |kind: AnomalyKind, sequences: &BTreeSet<u64>, detail: String| {
+        out.push(Anomaly {
+            log: log_id.to_string(),
+            subscriber: record.subscriber,
+            kind,
+            count: sequences.len().max(1) as u64,
+            sequences: first(sequences),
+            detail,
+        });
+    };
+    let mut seen: BTreeMap<(u64, Option<&str>), u32> = BTreeMap::new();
+    let mut duplicated = BTreeSet::new();
+    let mut reordered = BTreeSet::new();
+    let mut after_terminal = BTreeSet::new();
+    let mut highest: Option<u64> = None;
+    let mut terminal_on: Option<u32> = None;
+    for delivery in &record.deliveries {
+        let key_event = mixed.then_some(delivery.frame_event.as_deref()).flatten();
+        let count = seen.entry((delivery.sequence, key_event)).or_default();
+        *count += 1;
+        if terminal_on == Some(delivery.connection) {
+            after_terminal.insert(delivery.sequence);
+        }
+        if *count > 1 {
+            duplicated.insert(delivery.sequence);
+        } else if highest.is_some_and(|h| delivery.sequence < h)
+            && !(mixed && seen.contains_key(&(delivery.sequence, None)))
+        {
+            reordered.insert(delivery.sequence);
+        }
+        highest = highest.max(Some(delivery.sequence));
+        let is_terminal = match expected {
+            Expected::Snapshots { terminal } => terminal.is_some_and(|t| delivery.sequence >= t),
+            Expected::Events(_) => Some(delivery.sequence) == terminal,
+        };
+        if is_terminal && terminal_on.is_none() {
+            terminal_on = Some(delivery.connection);
+        }
+    }
+    // In mixed modes a second copy under another `event:` name is tolerated, not reordered.
+    if mixed {
+        let mut firsts = BTreeSet::new();
+        let mut max: Option<u64> = None;
+        reordered.clear();
+        for delivery in &record.deliveries {
+            if !firsts.insert(delivery.sequence) {
+                continue;
+            }
+            if max.is_some_and(|m| delivery.sequence < m) {
+                reordered.insert(delivery.sequence);
+            }
+            max = max.max(Some(delivery.sequence));
+        }
+    }
+    let got: BTreeSet<u64> = record.deliveries.iter().map(|d| d.sequence).collect();
+    match expected {
+        Expected::Events(sequences) => {
+            let want: BTreeSet<u64> = sequences.iter().copied().collect();
+            let lost: BTreeSet<u64> = want.difference(&got).copied().collect();
+            let unexpected: BTreeSet<u64> = got.difference(&want).copied().collect();
+            if !lost.is_empty() {
+                anomaly(
+                    AnomalyKind::Lost,
+                    &lost,
+                    format!(
+                        "{} event(s) of the log never arrived: sequence {}{}",
+                        lost.len(),
+                        ranges(&lost),
+                        if record.completed {
+                            ""
+                        } else {
+                            " (the subscriber did not finish)"
+                        }
+                    ),
+                );
+            }
+            if !unexpected.is_empty() {
+                anomaly(
+                    AnomalyKind::Unexpected,
+                    &unexpected,
+                    format!(
+                        "{} frame(s) name a sequence the log's full read does not hold for this stream: {}",
+                        unexpected.len(),
+                        ranges(&unexpected)
+                    ),
+                );
+            }
+        }
+        Expected::Snapshots { terminal } => {
+            if record.completed && terminal.is_some_and(|t| got.range(t..).next().is_none()) {
+                let lost: BTreeSet<u64> = terminal.iter().copied().collect();
+                anomaly(
+                    AnomalyKind::Lost,
+                    &lost,
+                    "no state.snapshot folded the terminal event".into(),
+                );
+            }
+        }
+    }
+    // Remove the terminal frame itself from the after-terminal set: only later ones count.
+    if let Some(t) = terminal {
+        let first_terminal = record.deliveries.iter().position(|d| match expected {
+            Expected::Snapshots { .. } => d.sequence >= t,
+            Expected::Events(_) => d.sequence == t,
+        });
+        if let Some(index) = first_terminal {
+            let connection = record.deliveries[index].connection;
+            after_terminal = record.deliveries[index + 1..]
+                .iter()
+                .filter(|d| d.connection == connection)
+                .map(|d| d.sequence)
+                .collect();
+        }
+    }
+    if !duplicated.is_empty() {
+        anomaly(
+            AnomalyKind::Duplicated,
+            &duplicated,
+            format!(
+                "{} event(s) arrived more than once: sequence {}",
+                duplicated.len(),
+                ranges(&duplicated)
+            ),
+        );
+    }
+    if !reordered.is_empty() {
+        anomaly(
+            AnomalyKind::Reordered,
+            &reordered,
+            format!(
+                "{} event(s) arrived after a larger sequence: {}",
+                reordered.len(),
+                ranges(&reordered)
+            ),
+        );
+    }
+    if !after_terminal.is_empty() {
+        anomaly(
+            AnomalyKind::AfterTerminal,
+            &after_terminal,
+            format!(
+                "{} frame(s) after the terminal event on the same stream: sequence {}",
+                after_terminal.len(),
+                ranges(&after_terminal)
+            ),
+        );
+    }
+    if record.open_after_terminal {
+        anomaly(
+            AnomalyKind::OpenAfterTerminal,
+            &BTreeSet::new(),
+            "the stream stayed open after its terminal event".into(),
+        );
+    }
+    for (gap, after) in &record.keepalive_gaps {
+        anomaly(
+            AnomalyKind::KeepaliveGap,
+            &after.iter().copied().collect(),
+            format!(
+                "{gap:.0} ms without a frame or keep-alive comment on an open stream{}",
+                after
+                    .map(|s| format!(" (after sequence {s})"))
+                    .unwrap_or_default()
+            ),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::subscriber::Delivery;
+
+    fn record(sequences: &[(u64, u32)]) -> SubscriberRecord {
+        SubscriberRecord {
+            deliveries: sequences
+                .iter()
+                .map(|&(sequence, connection)| Delivery {
+                    sequence,
+                    connection,
+                    at_ms: 0.0,
+                    latency_ms: None,
+                    frame_event: None,
+                })
+                .collect(),
+            completed: true,
+            ..SubscriberRecord::default()
+        }
+    }
+
+    fn kinds(anomalies: &[Anomaly]) -> Vec<(AnomalyKind, Vec<u64>)> {
+        anomalies
+            .iter()
+            .map(|a| (a.kind, a.sequences.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_clean_resumed_stream_has_no_anomaly() {
+        let want = Expected::Events(vec![1, 2, 3, 4]);
+        let got = record(&[(1, 0), (2, 0), (3, 1), (4, 1)]);
+        assert!(judge("x", &got, &want, Some(4), false).is_empty());
+    }
+
+    #[test]
+    fn names_the_gap_the_repeat_the_reorder_and_late_frames() {
+        let want = Expected::Events(vec![1, 2, 3, 4, 5, 6]);
+        let got = record(&[(1, 0), (3, 0), (3, 0), (2, 0), (5, 0), (6, 0), (9, 0)]);
+        let found = kinds(&judge("x", &got, &want, Some(6), false));
+        assert!(found.contains(&(AnomalyKind::Lost, vec![4])), "{found:?}");
+        assert!(found.contains(&(AnomalyKind::Duplicated, vec![3])));
+        assert!(found.contains(&(AnomalyKind::Reordered, vec![2])));
+        assert!(found.contains(&(AnomalyKind::AfterTerminal, vec![9])));
+        assert!(found.contains(&(AnomalyKind::Unexpected, vec![9])));
+        let lost = judge("x", &got, &want, Some(6), false)
+            .into_iter()
+            .find(|a| a.kind == AnomalyKind::Lost)
+            .unwrap();
+        assert!(lost.detail.contains("sequence 4"), "{}", lost.detail);
+    }
+
+    #[test]
+    fn mixed_modes_tolerate_one_copy_per_mode() {
+        let mut got = record(&[(1, 0), (1, 0), (2, 0)]);
+        got.deliveries[0].frame_event = Some("run.started".into());
+        got.deliveries[1].frame_event = Some("debug".into());
+        let want = Expected::Events(vec![1, 2]);
+        assert!(judge("x", &got, &want, Some(2), true).is_empty());
+        assert!(!judge("x", &got, &want, Some(2), false).is_empty());
+    }
+
+    #[test]
+    fn values_mode_judges_order_and_the_terminal_snapshot() {
+        let want = Expected::Snapshots { terminal: Some(9) };
+        assert!(
+            judge(
+                "x",
+                &record(&[(2, 0), (5, 0), (9, 0)]),
+                &want,
+                Some(9),
+                false
+            )
+            .is_empty()
+        );
+        let found = kinds(&judge(
+            "x",
+            &record(&[(2, 0), (5, 0)]),
+            &want,
+            Some(9),
+            false,
+        ));
+        assert_eq!(found, vec![(AnomalyKind::Lost, vec![9])]);
+    }
+}

@@ -1,0 +1,350 @@
+//! The logs a load run reads: creating them on the host (a fixture run on W, an execution
+//! streamed by a scripted fake provider on X) and reading each one whole once it has ended.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::plan::{LoadPlan, LoadSurface};
+use crate::case::Principal;
+use crate::target::{SecretHeader, Target};
+
+/// One log the host created.
+#[derive(Debug, Clone)]
+pub(crate) struct CreatedLog {
+    /// The host's id (run id or execution id).
+    pub id: String,
+    /// The SSE stream URL subscribers read (with the stream-mode query).
+    pub stream_url: String,
+}
+
+/// One event of a log's full read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LogEvent {
+    /// Its sequence.
+    pub sequence: u64,
+    /// Its type.
+    pub event_type: String,
+}
+
+/// A log read whole after its end.
+#[derive(Debug, Clone)]
+pub(crate) struct FullRead {
+    /// The events, in log order.
+    pub events: Vec<LogEvent>,
+    /// What was wrong with the read itself (a gap or repeat in the sequences).
+    pub problem: Option<String>,
+}
+
+/// The terminal event types of each surface.
+pub(crate) fn is_terminal_type(surface: LoadSurface, event_type: &str) -> bool {
+    match surface {
+        LoadSurface::Execution => {
+            matches!(event_type, "execution.completed" | "execution.failed")
+        }
+        LoadSurface::Openwop => {
+            matches!(event_type, "run.completed" | "run.failed" | "run.cancelled")
+        }
+    }
+}
+
+/// The headers of every request: the target's, and principal `a` on W.
+pub(crate) fn request_headers(target: &Target, surface: LoadSurface) -> Vec<SecretHeader> {
+    let mut headers = target.headers.clone();
+    if surface == LoadSurface::Openwop {
+        headers.extend(target.principal_headers(Principal::A));
+    }
+    headers
+}
+
+fn with_headers(
+    mut request: reqwest::RequestBuilder,
+    headers: &[SecretHeader],
+) -> reqwest::RequestBuilder {
+    for header in headers {
+        request = request.header(header.name.as_str(), header.value.as_str());
+    }
+    request
+}
+
+/// A run id in a path: its `/` written `~2F`.
+fn path_id(id: &str) -> String {
+    id.replace('/', "~2F")
+}
+
+/// The seconds of a `Retry-After` header (delta-seconds only; an HTTP date reads as 1 s).
+pub(crate) fn retry_after(response: &reqwest::Response) -> Option<Duration> {
+    let value = response.headers().get(reqwest::header::RETRY_AFTER)?;
+    let text = value.to_str().ok()?.trim();
+    Some(Duration::from_secs(
+        text.parse::<u64>().unwrap_or(1).min(60),
+    ))
+}
+
+/// Sends a request, waiting out 429 answers as their `Retry-After` asks (at most 10 times).
+async fn send_with_backoff(
+    build: impl Fn() -> reqwest::RequestBuilder,
+    deadline: Instant,
+) -> Result<reqwest::Response, String> {
+    for _ in 0..10 {
+        let response = tokio::time::timeout_at(deadline, build().send())
+            .await
+            .map_err(|_| "the time limit passed".to_string())?
+            .map_err(|e| format!("request failed: {e}"))?;
+        if response.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
+            let wait = retry_after(&response).unwrap_or(Duration::from_secs(1));
+            tokio::time::sleep_until((Instant::now() + wait).min(deadline)).await;
+            continue;
+        }
+        return Ok(response);
+    }
+    Err("still 429 after 10 attempts".into())
+}
+
+/// Creates log number `index` on the host.
+pub(crate) async fn create(
+    client: &reqwest::Client,
+    target: &Target,
+    plan: &LoadPlan,
+    index: usize,
+    run_tag: &str,
+    deadline: Instant,
+) -> Result<CreatedLog, String> {
+    let headers = request_headers(target, plan.surface);
+    let tokens: Vec<String> = (0..plan.events).map(|i| format!("t{i} ")).collect();
+    match plan.surface {
+        LoadSurface::Openwop => {
+            let body = json!({
+                "workflowId": "conformance-stream-text",
+                "configurable": {"version": 1, "ai": {"mockProvider": {"id": "stream-text", "config": {
+                    "tokens": tokens,
+                    "delayMsPerToken": plan.event_interval_ms,
+                    "finishReason": "stop",
+                    "usage": {"promptTokens": 1, "completionTokens": plan.events, "totalTokens": plan.events + 1}
+                }}}}
+            });
+            let url = format!("{}/runs", target.base_url);
+            let response = send_with_backoff(
+                || with_headers(client.post(&url), &headers).json(&body),
+                deadline,
+            )
+            .await?;
+            let status = response.status();
+            let doc: Value = response
+                .json()
+                .await
+                .map_err(|e| format!("POST /runs answered {status} without JSON: {e}"))?;
+            let id = doc
+                .get("runId")
+                .and_then(Value::as_str)
+                .filter(|_| status.is_success())
+                .ok_or_else(|| format!("POST /runs answered {status} without a runId"))?;
+            let mut query = Vec::new();
+            if let Some(mode) = &plan.stream_mode {
+                query.push(format!("streamMode={mode}"));
+            }
+            if let Some(buffer) = plan.buffer_ms {
+                query.push(format!("bufferMs={buffer}"));
+            }
+            let query = if query.is_empty() {
+                String::new()
+            } else {
+                format!("?{}", query.join("&"))
+            };
+            Ok(CreatedLog {
+                id: id.to_string(),
+                stream_url: format!("{}/runs/{}/events{query}", target.base_url, path_id(id)),
+            })
+        }
+        LoadSurface::Execution => {
+            let upstream = target.upstream.as_ref().ok_or(
+                "execution load needs the fake providers (built-in target, or --providers-listen)",
+            )?;
+            let provider = target
+                .providers
+                .get("text-primary")
+                .ok_or("no provider id for the `text-primary` role")?;
+            let chunks: Vec<Value> = tokens
+                .iter()
+                .map(|t| json!({"kind": "text", "delta": t}))
+                .collect();
+            let script = json!({"calls": {"text-primary": [{
+                "kind": "completion",
+                "chunks": chunks,
+                "timing": {"delay_between_frames_ms": plan.event_interval_ms}
+            }]}});
+            let script_id = format!("load.{run_tag}.{index}");
+            let (marker, _) = upstream.register(&script_id, &script)?;
+            let body = json!({
+                "ability": "text-generation",
+                "input": [{"type": "text", "text": format!("{marker} load")}],
+                "routing": {"provider_order": [provider]}
+            });
+            let url = format!("{}/v1/executions", target.base_url);
+            let response = send_with_backoff(
+                || with_headers(client.post(&url), &headers).json(&body),
+                deadline,
+            )
+            .await?;
+            let status = response.status();
+            let doc: Value = response
+                .json()
+                .await
+                .map_err(|e| format!("POST /v1/executions answered {status} without JSON: {e}"))?;
+            let id = doc
+                .get("execution_id")
+                .and_then(Value::as_str)
+                .filter(|_| status.is_success())
+                .ok_or_else(|| {
+                    format!("POST /v1/executions answered {status} without an execution_id")
+                })?;
+            Ok(CreatedLog {
+                id: id.to_string(),
+                stream_url: format!("{}/v1/executions/{id}/events", target.base_url),
+            })
+        }
+    }
+}
+
+/// Reads a log whole once it has ended: W through poll (every event, whatever the stream
+/// mode), X through a stream from the start once the snapshot says the execution ended.
+pub(crate) async fn read_whole(
+    client: &reqwest::Client,
+    target: &Target,
+    surface: LoadSurface,
+    log: &CreatedLog,
+    deadline: Instant,
+) -> Result<FullRead, String> {
+    let headers = request_headers(target, surface);
+    let events = match surface {
+        LoadSurface::Openwop => read_by_poll(client, target, &headers, log, deadline).await?,
+        LoadSurface::Execution => read_by_stream(client, target, &headers, log, deadline).await?,
+    };
+    let first = match surface {
+        LoadSurface::Execution => 1,
+        LoadSurface::Openwop => 0,
+    };
+    let problem = events
+        .iter()
+        .enumerate()
+        .find(|(i, e)| e.sequence != first + *i as u64)
+        .map(|(i, e)| {
+            format!(
+                "the full read's event #{i} has sequence {} (expected {}): the log itself has a gap or repeat",
+                e.sequence,
+                first + i as u64
+            )
+        });
+    Ok(FullRead { events, problem })
+}
+
+fn doc_event(doc: &Value) -> Option<LogEvent> {
+    Some(LogEvent {
+        sequence: doc.get("sequence")?.as_u64()?,
+        event_type: doc.get("type")?.as_str()?.to_string(),
+    })
+}
+
+async fn read_by_poll(
+    client: &reqwest::Client,
+    target: &Target,
+    headers: &[SecretHeader],
+    log: &CreatedLog,
+    deadline: Instant,
+) -> Result<Vec<LogEvent>, String> {
+    let mut events: Vec<LogEvent> = Vec::new();
+    loop {
+        let mut url = format!(
+            "{}/runs/{}/events/poll?timeout=1",
+            target.base_url,
+            path_id(&log.id)
+        );
+        if let Some(last) = events.last() {
+            url.push_str(&format!("&afterSequence={}", last.sequence));
+        }
+        let response =
+            send_with_backoff(|| with_headers(client.get(&url), headers), deadline).await?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(format!("poll answered {status}"));
+        }
+        let doc: Value = response
+            .json()
+            .await
+            .map_err(|e| format!("poll answered without JSON: {e}"))?;
+        let page: Vec<LogEvent> = doc
+            .get("events")
+            .and_then(Value::as_array)
+            .ok_or("poll answered without an events array")?
+            .iter()
+            .map(|d| doc_event(d).ok_or("a polled event without sequence or type"))
+            .collect::<Result<_, _>>()?;
+        let terminal = doc.get("isTerminal").and_then(Value::as_bool) == Some(true);
+        let empty = page.is_empty();
+        events.extend(page);
+        if terminal && empty {
+            return Ok(events);
+        }
+        if Instant::now() >= deadline {
+            return Err("the time limit passed while polling the log".into());
+        }
+    }
+}
+
+async fn read_by_stream(
+    client: &reqwest::Client,
+    target: &Target,
+    headers: &[SecretHeader],
+    log: &CreatedLog,
+    deadline: Instant,
+) -> Result<Vec<LogEvent>, String> {
+    let snapshot_url = format!("{}/v1/executions/{}", target.base_url, log.id);
+    loop {
+        let response = send_with_backoff(
+            || with_headers(client.get(&snapshot_url), headers),
+            deadline,
+        )
+        .await?;
+        let doc: Value = response
+            .json()
+            .await
+            .map_err(|e| format!("the snapshot is not JSON: {e}"))?;
+        let status = doc.get("status").and_then(Value::as_str).unwrap_or("");
+        if matches!(status, "succeeded" | "failed" | "cancelled") {
+            break;
+        }
+        if Instant::now() >= deadline {
+            return Err("the time limit passed before the execution ended".into());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let response = send_with_backoff(
+        || with_headers(client.get(&log.stream_url), headers),
+        deadline,
+    )
+    .await?;
+    if !response.status().is_success() {
+        return Err(format!("the full read answered {}", response.status()));
+    }
+    let body = tokio::time::timeout_at(deadline, response.bytes())
+        .await
+        .map_err(|_| "the full read did not end before the time limit".to_string())?
+        .map_err(|e| format!("the full read failed: {e}"))?;
+    let mut tokenizer = crate::sse::SseTokenizer::new(crate::sse::SseLimits {
+        max_frame_bytes: 1024 * 1024,
+        max_line_bytes: 1024 * 1024,
+    });
+    let frames = tokenizer
+        .feed(&body, 0)
+        .map_err(|e| format!("the full read: {e}"))?;
+    Ok(frames
+        .iter()
+        .filter_map(|f| match &f.kind {
+            crate::transcript::FrameKind::Event {
+                json: Some(json), ..
+            } => doc_event(json),
+            _ => None,
+        })
+        .collect())
+}
