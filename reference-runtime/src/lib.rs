@@ -27,12 +27,12 @@ pub mod sse;
 pub mod store;
 
 pub use choices::{
-    AcceptedAppend, ArtifactFields, CancelTerminal, ErrorWording, ExecutionCancel,
-    ExecutionChoices, IdempotencyMismatch, MalformedStatus, ManifestFields, ProviderCodeChoice,
-    ResultBeforeSuccess, SequenceForm, SubmissionStatus, UsageFacts, ValidationOrder,
-    AfterTerminalEvents, CancelledPayload, EnvelopeFields, ErrorDetails, EventIdForm,
-    HostChannelAddress, InterruptIdForm, KeepAliveComment, MessagesBatching, RunStartedTiming,
-    StreamValidationOrder, UsageCurrency, ValuesResumeAtEnd,
+    AcceptedAppend, AfterTerminalEvents, ArtifactFields, CancelTerminal, CancelledPayload,
+    EnvelopeFields, ErrorDetails, ErrorWording, EventIdForm, ExecutionCancel, ExecutionChoices,
+    HostChannelAddress, IdempotencyMismatch, InterruptIdForm, KeepAliveComment, MalformedStatus,
+    ManifestFields, MessagesBatching, ProviderCodeChoice, ResultBeforeSuccess, RunStartedTiming,
+    SequenceForm, StreamValidationOrder, SubmissionStatus, UsageCurrency, UsageFacts,
+    ValidationOrder, ValuesResumeAtEnd,
 };
 pub use choices::{
     CancelAnswer, CrossTenantAnswer, CursorPrecedence, ExecutionIdForm, MultiAdmitted,

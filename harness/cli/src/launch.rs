@@ -10,12 +10,12 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use reference_runtime::{
-    AcceptedAppend, ArtifactFields, CancelTerminal, ErrorWording, ExecutionCancel,
-    IdempotencyMismatch, MalformedStatus, ManifestFields, ProviderCodeChoice, ResultBeforeSuccess,
-    SequenceForm, StoreKind, SubmissionStatus, UsageFacts, ValidationOrder,
-    AfterTerminalEvents, CancelledPayload, EnvelopeFields, ErrorDetails, EventIdForm,
-    HostChannelAddress, InterruptIdForm, KeepAliveComment, MessagesBatching, RunStartedTiming,
-    StreamValidationOrder, UsageCurrency, ValuesResumeAtEnd,
+    AcceptedAppend, AfterTerminalEvents, ArtifactFields, CancelTerminal, CancelledPayload,
+    EnvelopeFields, ErrorDetails, ErrorWording, EventIdForm, ExecutionCancel, HostChannelAddress,
+    IdempotencyMismatch, InterruptIdForm, KeepAliveComment, MalformedStatus, ManifestFields,
+    MessagesBatching, ProviderCodeChoice, ResultBeforeSuccess, RunStartedTiming, SequenceForm,
+    StoreKind, StreamValidationOrder, SubmissionStatus, UsageCurrency, UsageFacts, ValidationOrder,
+    ValuesResumeAtEnd,
 };
 use reference_runtime::{
     ApiKeyConfig, CancelAnswer, Config, CredentialSource, CrossTenantAnswer, CursorPrecedence,

@@ -15,8 +15,7 @@ use conformance_cli::tolerance::{
 
 /// Open points no built-in profile yet takes another option at (no knob in the reference
 /// runtime yet). The list only shrinks: a point that gains a profile must leave it.
-const POINTS_WITHOUT_A_DIVERGENT_PROFILE: &[&str] = &[
-];
+const POINTS_WITHOUT_A_DIVERGENT_PROFILE: &[&str] = &[];
 
 fn corpus() -> Vec<harness::case::LoadedCase> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
