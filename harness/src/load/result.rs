@@ -1,7 +1,7 @@
 //! The result of one load run: the published JSON document (`spec/schema/load-result.schema.json`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::plan::LoadPlan;
 
@@ -257,23 +257,5 @@ pub struct StreamSummary {
 
 /// The JSON Schema of [`LoadResult`] (draft 2020-12), as `cargo schemas` publishes it.
 pub fn load_result_schema() -> Value {
-    let mut schema = schemars::generate::SchemaSettings::draft2020_12()
-        .into_generator()
-        .into_root_schema_for::<LoadResult>()
-        .to_value();
-    spec::schema::strip_rust_number_formats(&mut schema);
-    let mut out = Map::new();
-    out.insert(
-        "$schema".into(),
-        json!("https://json-schema.org/draft/2020-12/schema"),
-    );
-    out.insert("$id".into(), json!(LOAD_RESULT_SCHEMA_ID));
-    if let Value::Object(object) = schema {
-        for (key, value) in object {
-            if key != "$schema" {
-                out.insert(key, value);
-            }
-        }
-    }
-    Value::Object(out)
+    crate::report::json::published_schema::<LoadResult>(LOAD_RESULT_SCHEMA_ID)
 }

@@ -43,7 +43,7 @@ pub fn report_schema() -> Value {
 }
 
 /// The published schema of a report-side type (draft 2020-12, `$id` set, no Rust number
-/// formats): the report's and the claim's.
+/// formats): the report's, the claim's and the load result's.
 pub(crate) fn published_schema<T: schemars::JsonSchema>(id: &str) -> Value {
     let mut schema = schemars::generate::SchemaSettings::draft2020_12()
         .into_generator()
