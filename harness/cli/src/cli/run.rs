@@ -290,32 +290,8 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         Some(path) => Some(Baseline::load(path).map_err(|e| usage(format!("{e:#}")))?),
         None => None,
     };
-    let surfaces = args
-        .surfaces
-        .iter()
-        .map(|s| match s.as_str() {
-            "execution" => Ok(CaseSurface::Execution),
-            "openwop" => Ok(CaseSurface::Openwop),
-            other => Err(usage(format!(
-                "unknown surface `{other}` (execution, openwop)"
-            ))),
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let filters = Filters {
-        ids: args.ids.clone(),
-        levels: args.levels.clone(),
-        tags: args.tags.clone(),
-        surfaces,
-    };
-    let driver = HttpDriver::new(
-        &ClientOptions {
-            proxy: args.proxy.clone(),
-            ca_cert: args.ca_cert.clone(),
-            insecure: args.insecure,
-        },
-        Limits::default(),
-    )
-    .map_err(|e| usage(e.to_string()))?;
+    let filters = filters_of(&args)?;
+    let driver = driver_of(&args)?;
 
     let mut built_in: Option<BuiltIn> = None;
     let mut target = match &args.target {
@@ -711,32 +687,8 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
         return Err(usage("conformance plan needs --target URL"));
     };
     let corpus = load(&args.corpus)?;
-    let surfaces = args
-        .surfaces
-        .iter()
-        .map(|s| match s.as_str() {
-            "execution" => Ok(CaseSurface::Execution),
-            "openwop" => Ok(CaseSurface::Openwop),
-            other => Err(usage(format!(
-                "unknown surface `{other}` (execution, openwop)"
-            ))),
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let filters = Filters {
-        ids: args.ids.clone(),
-        levels: args.levels.clone(),
-        tags: args.tags.clone(),
-        surfaces,
-    };
-    let driver = HttpDriver::new(
-        &ClientOptions {
-            proxy: args.proxy.clone(),
-            ca_cert: args.ca_cert.clone(),
-            insecure: args.insecure,
-        },
-        Limits::default(),
-    )
-    .map_err(|e| usage(e.to_string()))?;
+    let filters = filters_of(&args)?;
+    let driver = driver_of(&args)?;
     // Nothing runs: the fake providers are not started, only their addresses foreseen.
     let mut target = external_target(&args, &url, false).await?;
     let findings = harness::probe::probe(
@@ -792,4 +744,38 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
         crate::outln!("{}", plan.to_text().trim_end());
     }
     Ok(0)
+}
+
+/// The case selection `--id`, `--level`, `--tag` and `--surface` make.
+fn filters_of(args: &RunArgs) -> anyhow::Result<Filters> {
+    let surfaces = args
+        .surfaces
+        .iter()
+        .map(|s| match s.as_str() {
+            "execution" => Ok(CaseSurface::Execution),
+            "openwop" => Ok(CaseSurface::Openwop),
+            other => Err(usage(format!(
+                "unknown surface `{other}` (execution, openwop)"
+            ))),
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(Filters {
+        ids: args.ids.clone(),
+        levels: args.levels.clone(),
+        tags: args.tags.clone(),
+        surfaces,
+    })
+}
+
+/// The HTTP driver `--proxy`, `--ca-cert` and `--insecure` configure.
+fn driver_of(args: &RunArgs) -> anyhow::Result<HttpDriver> {
+    HttpDriver::new(
+        &ClientOptions {
+            proxy: args.proxy.clone(),
+            ca_cert: args.ca_cert.clone(),
+            insecure: args.insecure,
+        },
+        Limits::default(),
+    )
+    .map_err(|e| usage(e.to_string()))
 }
