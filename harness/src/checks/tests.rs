@@ -600,3 +600,75 @@ fn terminal_types_of_surface_x_come_from_the_protocol() {
         render(&outcomes)
     );
 }
+
+/// A run event (surface W) with the envelope fields the stream checks read.
+fn w_event(sequence: u64, event_type: &str) -> Value {
+    json!({
+        "eventId": format!("evt-{sequence}"),
+        "runId": "run-1",
+        "type": event_type,
+        "payload": {},
+        "timestamp": "2026-01-01T00:00:00Z",
+        "sequence": sequence,
+        "schemaVersion": 1
+    })
+}
+
+fn w_stream(events: &[(u64, &str)]) -> ResponseRecord {
+    let frames = events
+        .iter()
+        .enumerate()
+        .map(|(i, (sequence, kind))| frame(10 + i as u64, w_event(*sequence, kind)))
+        .collect();
+    sse(frames, 100)
+}
+
+#[test]
+fn an_event_appended_after_the_terminal_event_may_miss_a_reading_that_closed_at_it() {
+    // The chapter lets vendor types follow the terminal event, and a stream closes after the
+    // terminal event: one reading may close before the host appended the vendor event.
+    const LOG: [(u64, &str); 3] = [
+        (1, "run.started"),
+        (2, "node.started"),
+        (3, "run.completed"),
+    ];
+    const ARCHIVED: (u64, &str) = (4, "example.run-archived");
+    const OTHER: (u64, &str) = (4, "example.other");
+    fn log(from: u64, tail: &[(u64, &'static str)]) -> Vec<(u64, &'static str)> {
+        let mut events: Vec<_> = LOG.iter().copied().filter(|e| e.0 >= from).collect();
+        events.extend_from_slice(tail);
+        events
+    }
+    // (check, the step's reading, the compared step's reading, whether it passes)
+    let table = [
+        ("exclusive_after", log(2, &[ARCHIVED]), log(1, &[]), true),
+        ("exclusive_after", log(2, &[]), log(1, &[ARCHIVED]), true),
+        ("exclusive_after", log(3, &[]), log(1, &[]), false),
+        (
+            "exclusive_after",
+            log(2, &[ARCHIVED]),
+            log(1, &[OTHER]),
+            false,
+        ),
+        ("events_equal", log(1, &[ARCHIVED]), log(1, &[]), true),
+        ("events_equal", log(1, &[]), log(1, &[ARCHIVED]), true),
+        ("events_equal", log(2, &[]), log(1, &[]), false),
+        ("events_equal", log(1, &[ARCHIVED]), log(1, &[OTHER]), false),
+    ];
+    for (kind, mine, theirs, passes) in table {
+        let check = parse(&if kind == "exclusive_after" {
+            json!({"exclusive_after": {"cursor": 1, "full": "full"}})
+        } else {
+            json!({"events_equal": "full"})
+        });
+        let on = Transcript::of(vec![w_stream(&mine)]).with_step("full", vec![w_stream(&theirs)]);
+        let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &on);
+        let passed = outcomes.iter().all(|o| o.verdict == Verdict::Pass);
+        assert_eq!(
+            passed,
+            passes,
+            "{kind} on {mine:?} against {theirs:?}: {}",
+            render(&outcomes)
+        );
+    }
+}

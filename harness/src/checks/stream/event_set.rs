@@ -5,6 +5,7 @@ use serde_json::Value;
 use spec::registry::{TypeNameVerdict, orgs};
 
 use super::render_types;
+use super::terminal::comparable_lengths;
 use crate::case::{EveryEventExpect, ListedTypesObservedExpect};
 use crate::checks::Outcome;
 use crate::checks::events::{ObservedEvent, observe};
@@ -96,7 +97,8 @@ pub(in crate::checks) fn every_event(
     out.pass(format!("{checked} event(s) satisfy the condition"))
 }
 
-/// The step's events equal another step's, sequence and document, batching flattened.
+/// The step's events equal another step's, sequence and document, batching flattened (past the
+/// terminal event, see [`comparable_lengths`]).
 pub(in crate::checks) fn events_equal(
     out: &Outcome<'_>,
     step: &StepRecord,
@@ -114,13 +116,18 @@ pub(in crate::checks) fn events_equal(
         Ok(r) => observe(r),
         Err(failure) => return *failure,
     };
-    let mine: Vec<(Option<u64>, &Value)> = observed
-        .events
+    let mine: Vec<&ObservedEvent> = observed.events.iter().collect();
+    let want: Vec<&ObservedEvent> = theirs.events.iter().collect();
+    // Past the terminal event, what was appended after one reading closed is not required of it.
+    let (mine_len, want_len) = comparable_lengths(out.ctx.surface, &mine, &want);
+    let mine: Vec<(Option<u64>, &Value)> = mine[..mine_len]
         .iter()
         .map(|e| (e.sequence, &e.doc))
         .collect();
-    let want: Vec<(Option<u64>, &Value)> =
-        theirs.events.iter().map(|e| (e.sequence, &e.doc)).collect();
+    let want: Vec<(Option<u64>, &Value)> = want[..want_len]
+        .iter()
+        .map(|e| (e.sequence, &e.doc))
+        .collect();
     let same = mine.len() == want.len()
         && mine
             .iter()

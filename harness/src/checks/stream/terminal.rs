@@ -152,3 +152,28 @@ fn distinct_events(surface: CaseSurface, events: &[ObservedEvent]) -> Vec<Observ
         .cloned()
         .collect()
 }
+
+/// How many leading events of two readings of one log are compared, `(of a, of b)`: all of
+/// each, except past the terminal event. The chapter lets `compensation.*`, `run.dead-lettered`
+/// and vendor types follow the terminal event, and a stream closes after the terminal event, so
+/// whether a reading also carries what was appended after the terminal depends on when the host
+/// appended it: when both readings hold their first terminal event at the same place, only the
+/// events after it that both carry are compared (what each has past it must then agree).
+pub(super) fn comparable_lengths(
+    surface: CaseSurface,
+    a: &[&ObservedEvent],
+    b: &[&ObservedEvent],
+) -> (usize, usize) {
+    let first_terminal = |events: &[&ObservedEvent]| {
+        events
+            .iter()
+            .position(|e| is_terminal(surface, e.event_type.as_deref()))
+    };
+    match (first_terminal(a), first_terminal(b)) {
+        (Some(at_a), Some(at_b)) if at_a == at_b => {
+            let shorter = a.len().min(b.len());
+            (shorter, shorter)
+        }
+        _ => (a.len(), b.len()),
+    }
+}
