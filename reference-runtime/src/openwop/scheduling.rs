@@ -32,11 +32,13 @@ use super::runs::{NewRun, create_run};
 use super::state::WState;
 
 /// The interval substrate of schedules and heartbeats: an in-process tokio interval whose first
-/// tick comes one `period` after now; a tick the task could not take on time is dropped
-/// (`MissedTickBehavior::Skip`), never delivered late in a burst.
+/// tick comes one `period` after now; a tick the task could not take on time moves the ones
+/// after it (`MissedTickBehavior::Delay`), so consecutive ticks are always at least `period`
+/// apart, even on a loaded machine (never a late tick followed at once by an on-time one, nor a
+/// burst).
 pub(crate) fn interval_timer(period: Duration) -> Interval {
     let mut ticks = tokio::time::interval_at(Instant::now() + period, period);
-    ticks.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
     ticks
 }
 
