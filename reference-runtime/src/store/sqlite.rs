@@ -1,12 +1,19 @@
 //! The SQLite event store (`sqlite:PATH`): logs, idempotency claims and key-value state survive
 //! a restart. Events are stored as their wire JSON with their sequence; nothing is ever updated
 //! or deleted in the `events` table.
+//!
+//! Crash safety: the file is in WAL mode with `synchronous = FULL`, so a committed append is on
+//! disk before the hub tells any subscriber about it: neither a killed process nor a lost power
+//! supply can take back an event a client has received (with `NORMAL`, a power loss could, and
+//! the next process would then hand that sequence to a different event). Each append is one
+//! `IMMEDIATE` transaction that reads the log's extent, checks the event's sequence is the next
+//! one, writes the event and moves the extent; a crash leaves either all of it or none.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::Value;
 
 use super::{ClaimOutcome, EventStore, LogRecord, StoreError, StoredEvent, Surface};
@@ -77,9 +84,17 @@ impl SqliteEventStore {
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let connection = Connection::open(path).map_err(backend)?;
         connection
-            .execute_batch(
-                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
-            )
+            .busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(backend)?;
+        let journal: String = connection
+            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+            .map_err(backend)?;
+        // An in-memory database (tests) has no WAL; a file must have one.
+        if !journal.eq_ignore_ascii_case("wal") && !journal.eq_ignore_ascii_case("memory") {
+            return Err(backend(format!("journal mode `{journal}` instead of WAL")));
+        }
+        connection
+            .execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
             .map_err(backend)?;
         connection.execute_batch(SCHEMA).map_err(backend)?;
         Ok(SqliteEventStore {
@@ -156,16 +171,37 @@ impl EventStore for SqliteEventStore {
 
     fn append(&self, log_id: &str, event: &StoredEvent) -> Result<(), StoreError> {
         let mut connection = self.connection();
-        let transaction = connection.transaction().map_err(backend)?;
-        let updated = transaction
+        let transaction = connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(backend)?;
+        let extent: Option<(String, Option<i64>)> = transaction
+            .query_row(
+                "SELECT surface, last_sequence FROM logs WHERE id = ?1",
+                params![log_id],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()
+            .map_err(backend)?;
+        let Some((surface, last_sequence)) = extent else {
+            return Err(StoreError::UnknownLog(log_id.to_string()));
+        };
+        let expected = last_sequence.map_or_else(
+            || parse_surface(&surface).map(Surface::first_sequence),
+            |last| Ok(last as u64 + 1),
+        )?;
+        if event.sequence != expected {
+            return Err(StoreError::SequenceConflict {
+                log_id: log_id.to_string(),
+                expected,
+                got: event.sequence,
+            });
+        }
+        transaction
             .execute(
                 "UPDATE logs SET last_sequence = ?2, terminal = terminal OR ?3 WHERE id = ?1",
                 params![log_id, event.sequence as i64, event.terminal],
             )
             .map_err(backend)?;
-        if updated == 0 {
-            return Err(StoreError::UnknownLog(log_id.to_string()));
-        }
         transaction
             .execute(
                 "INSERT INTO events (log_id, sequence, time, event_type, terminal, json)
@@ -308,6 +344,17 @@ impl EventStore for SqliteEventStore {
         Ok(outcome)
     }
 
+    fn claim_holder(&self, scope: &str, key_hash: &str) -> Result<Option<String>, StoreError> {
+        self.connection()
+            .query_row(
+                "SELECT log_id FROM claims WHERE scope = ?1 AND key_hash = ?2",
+                params![scope, key_hash],
+                |row| row.get(0),
+            )
+            .optional()
+            .map_err(backend)
+    }
+
     fn release_claim(&self, scope: &str, key_hash: &str) -> Result<(), StoreError> {
         self.connection()
             .execute(
@@ -386,6 +433,8 @@ mod tests {
                 ClaimOutcome::Claimed
             );
             store.kv_put("ns", "k", &serde_json::json!([1, 2])).unwrap();
+            assert_eq!(store.claim_holder("x", "h").unwrap().as_deref(), Some("e1"));
+            assert_eq!(store.claim_holder("x", "other").unwrap(), None);
         }
         let store = SqliteEventStore::open(&path).unwrap();
         let record = store.log("e1").unwrap().unwrap();
@@ -431,5 +480,54 @@ mod tests {
             .unwrap();
         store.append("e1", &event(0, false)).unwrap();
         assert!(store.append("e1", &event(0, false)).is_err());
+    }
+
+    #[test]
+    fn refuses_a_gap_and_keeps_the_extent() {
+        let store = SqliteEventStore::open(Path::new(":memory:")).unwrap();
+        store
+            .create_log(&LogRecord {
+                id: "e1".into(),
+                surface: Surface::Execution,
+                created_at: Utc::now(),
+                meta: Value::Null,
+                last_sequence: None,
+                terminal: false,
+            })
+            .unwrap();
+        assert!(matches!(
+            store.append("e1", &event(0, false)),
+            Err(StoreError::SequenceConflict {
+                expected: 1,
+                got: 0,
+                ..
+            })
+        ));
+        store.append("e1", &event(1, false)).unwrap();
+        assert!(matches!(
+            store.append("e1", &event(3, true)),
+            Err(StoreError::SequenceConflict {
+                expected: 2,
+                got: 3,
+                ..
+            })
+        ));
+        let record = store.log("e1").unwrap().unwrap();
+        assert_eq!((record.last_sequence, record.terminal), (Some(1), false));
+        assert_eq!(store.read_after("e1", None).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_file_is_in_wal_mode_with_full_sync() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteEventStore::open(&dir.path().join("events.db")).unwrap();
+        let connection = store.connection();
+        let journal: String = connection
+            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+            .unwrap();
+        let synchronous: i64 = connection
+            .query_row("PRAGMA synchronous", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!((journal.as_str(), synchronous), ("wal", 2));
     }
 }
