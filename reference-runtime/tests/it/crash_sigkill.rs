@@ -86,7 +86,12 @@ impl Process {
     /// Starts the binary on the file and waits for its first stdout line.
     async fn start(config: &Path, db: &Path) -> Process {
         let mut child = Command::new(BINARY)
-            .args(["--config", config.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+            .args([
+                "--config",
+                config.to_str().unwrap(),
+                "--listen",
+                "127.0.0.1:0",
+            ])
             .arg("--store")
             .arg(format!("sqlite:{}", db.display()))
             .env(CANARY_ENV, CANARY)
@@ -182,8 +187,7 @@ fn plan(iteration: u64, rng: &mut Rng) -> Vec<Creation> {
     for n in 0..rng.range(1, 3) {
         let (body, approval) = match rng.range(0, 3) {
             0 => {
-                let tokens: Vec<String> =
-                    (0..rng.range(2, 8)).map(|t| format!("t{t} ")).collect();
+                let tokens: Vec<String> = (0..rng.range(2, 8)).map(|t| format!("t{t} ")).collect();
                 let body = json!({"workflowId": "conformance-stream-text", "configurable": {
                     "version": 1, "ai": {"mockProvider": {"id": "stream-text", "config": {
                         "tokens": tokens, "delayMsPerToken": rng.range(0, 8)}}}}});
@@ -285,7 +289,10 @@ async fn drive_and_kill(
     });
     let progress = Arc::new(progress);
     let readers: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
-    let client = reqwest::Client::builder().tcp_nodelay(true).build().unwrap();
+    let client = reqwest::Client::builder()
+        .tcp_nodelay(true)
+        .build()
+        .unwrap();
     let creator = {
         let errors = Arc::clone(&errors);
         let (records, progress, readers, client) = (
@@ -401,7 +408,12 @@ fn event_settles(event: &Value) -> bool {
 }
 
 /// Reads a whole log from the restarted process (every log is terminal by then).
-async fn whole_log(client: &reqwest::Client, base: &str, creation: &Creation, id: &str) -> Vec<Value> {
+async fn whole_log(
+    client: &reqwest::Client,
+    base: &str,
+    creation: &Creation,
+    id: &str,
+) -> Vec<Value> {
     match creation.surface {
         Surf::X => {
             let events = Arc::new(Mutex::new(Vec::new()));
@@ -433,7 +445,10 @@ async fn whole_log(client: &reqwest::Client, base: &str, creation: &Creation, id
                 .json()
                 .await
                 .unwrap();
-            assert_eq!(body["isTerminal"], true, "a recovered run is terminal: {body}");
+            assert_eq!(
+                body["isTerminal"], true,
+                "a recovered run is terminal: {body}"
+            );
             body["events"].as_array().unwrap().clone()
         }
     }
@@ -451,7 +466,10 @@ async fn check_creation(
         Surf::X => 1,
         Surf::W => 0,
     };
-    let sequences: Vec<u64> = log.iter().map(|e| e["sequence"].as_u64().unwrap()).collect();
+    let sequences: Vec<u64> = log
+        .iter()
+        .map(|e| e["sequence"].as_u64().unwrap())
+        .collect();
     let expected: Vec<u64> = (first..first + log.len() as u64).collect();
     assert_eq!(sequences, expected, "contiguous from {first}: {log:#?}");
     assert!(
@@ -462,7 +480,13 @@ async fn check_creation(
     let is_terminal = |e: &Value| {
         matches!(
             e["type"].as_str(),
-            Some("execution.completed" | "execution.failed" | "run.completed" | "run.failed" | "run.cancelled")
+            Some(
+                "execution.completed"
+                    | "execution.failed"
+                    | "run.completed"
+                    | "run.failed"
+                    | "run.cancelled"
+            )
         )
     };
     let terminals: Vec<&Value> = log.iter().filter(|e| is_terminal(e)).collect();
@@ -511,13 +535,11 @@ async fn check_creation(
         Surf::W => {
             let starts = log.iter().filter(|e| e["type"] == "run.started").count();
             assert!(starts <= 1, "a run never runs twice: {log:#?}");
-            let after: Vec<&Value> = log
-                .iter()
-                .skip_while(|e| !is_terminal(e))
-                .skip(1)
-                .collect();
+            let after: Vec<&Value> = log.iter().skip_while(|e| !is_terminal(e)).skip(1).collect();
             assert!(
-                after.iter().all(|e| e["type"].as_str().unwrap().starts_with("example.")),
+                after
+                    .iter()
+                    .all(|e| e["type"].as_str().unwrap().starts_with("example.")),
                 "only vendor events follow the terminal event: {log:#?}"
             );
             if !received_terminal && terminal["type"] == "run.failed" {
@@ -544,7 +566,10 @@ async fn check_creation(
                 .json()
                 .await
                 .unwrap();
-            let status = terminal["type"].as_str().unwrap().trim_start_matches("run.");
+            let status = terminal["type"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches("run.");
             assert_eq!(snapshot["status"], status, "{snapshot}");
             let replay = client
                 .post(format!("{base}/runs"))
@@ -586,10 +611,23 @@ fn check_store(db: &Path) -> usize {
                 assert_eq!(wire["sequence"], event.sequence, "{}", record.id);
             }
             assert_eq!(record.last_sequence, events.last().map(|e| e.sequence));
-            assert!(record.terminal, "every log ended after the restarts: {}", record.id);
-            assert_eq!(events.iter().filter(|e| e.terminal).count(), 1, "{}", record.id);
+            assert!(
+                record.terminal,
+                "every log ended after the restarts: {}",
+                record.id
+            );
+            assert_eq!(
+                events.iter().filter(|e| e.terminal).count(),
+                1,
+                "{}",
+                record.id
+            );
             if surface == Surface::Execution {
-                assert_eq!(&*events[0].event_type, "execution.accepted", "{}", record.id);
+                assert_eq!(
+                    &*events[0].event_type, "execution.accepted",
+                    "{}",
+                    record.id
+                );
                 assert!(events.last().unwrap().terminal, "{}", record.id);
             }
         }
@@ -631,7 +669,10 @@ stream = true
     )
     .unwrap();
     let db = dir.path().join("events.db");
-    let client = reqwest::Client::builder().tcp_nodelay(true).build().unwrap();
+    let client = reqwest::Client::builder()
+        .tcp_nodelay(true)
+        .build()
+        .unwrap();
     let started = std::time::Instant::now();
     let mut process = Process::start(&config, &db).await;
     let mut markers: Vec<(String, bool)> = Vec::new();
@@ -651,7 +692,8 @@ stream = true
             }
             (seen, ends, restarted)
         };
-        let (seen, ends, restarted) = match std::panic::AssertUnwindSafe(check).catch_unwind().await {
+        let (seen, ends, restarted) = match std::panic::AssertUnwindSafe(check).catch_unwind().await
+        {
             Ok(done) => done,
             Err(panic) => {
                 let message = panic

@@ -3,6 +3,7 @@
 
 mod crash_sigkill;
 mod defects;
+mod restarts;
 mod w_choices;
 mod w_engine;
 mod w_envelopes;
