@@ -37,7 +37,7 @@ use crate::x_host::{CANARY, CANARY_ENV, openai_text, sse_answer};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_reference-runtime");
 const ITERATIONS: u64 = 100;
-const DEFAULT_SEED: u64 = 0x5EED_C0DE_16;
+const DEFAULT_SEED: u64 = 0x005E_EDC0_DE16;
 /// Upper bound of any single wait (a hung runtime fails the test instead of hanging it).
 const BOUND: Duration = Duration::from_secs(60);
 
@@ -431,8 +431,7 @@ async fn whole_log(
             )
             .await
             .expect("a recovered execution's stream closes");
-            let events = events.lock().unwrap().clone();
-            events
+            events.lock().unwrap().clone()
         }
         Surf::W => {
             let url = format!("{base}{}/events/poll?timeout=1", run_path(id));
