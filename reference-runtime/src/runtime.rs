@@ -119,7 +119,9 @@ impl AppState {
         options.config.validate()?;
         let store: Arc<dyn EventStore> = match &options.config.store.kind {
             StoreKind::Memory => Arc::new(MemoryEventStore::new()),
-            StoreKind::Sqlite(path) => SqliteEventStore::open_shared(path)?,
+            StoreKind::Sqlite(path) => {
+                SqliteEventStore::open_shared_with(path, options.config.store.sync)?
+            }
         };
         let key_retention = chrono::Duration::hours(
             i64::try_from(options.config.limits.idempotency_retention_hours)

@@ -2,12 +2,13 @@
 //! a restart. Events are stored as their wire JSON with their sequence; nothing is ever updated
 //! or deleted in the `events` table.
 //!
-//! Crash safety: the file is in WAL mode with `synchronous = FULL`, so a committed append is on
-//! disk before the hub tells any subscriber about it: neither a killed process nor a lost power
-//! supply can take back an event a client has received (with `NORMAL`, a power loss could, and
-//! the next process would then hand that sequence to a different event). Each append is one
-//! `IMMEDIATE` transaction that reads the log's extent, checks the event's sequence is the next
-//! one, writes the event and moves the extent; a crash leaves either all of it or none.
+//! Crash safety: the file is in WAL mode. Each append is one `IMMEDIATE` transaction that reads
+//! the log's extent, checks the event's sequence is the next one, writes the event and moves
+//! the extent; a crash leaves either all of it or none. A commit is in the WAL before the hub
+//! tells any subscriber about the event, so a killed process never takes back an event a client
+//! has received ([`SqliteSync::Normal`], the default). Surviving a power loss or an OS crash
+//! too needs [`SqliteSync::Full`] (`[store] sync = "full"`): an fsync per append, about 200
+//! times slower on an ordinary disk, and every append of every log waits for it.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -51,6 +52,28 @@ CREATE TABLE IF NOT EXISTS kv (
 );
 ";
 
+/// How far a committed append survives (SQLite's `synchronous` in WAL mode).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SqliteSync {
+    /// `NORMAL`: a committed append survives the process being killed at any point; a power
+    /// loss or an OS crash may take back the last ones.
+    #[default]
+    Normal,
+    /// `FULL`: a committed append also survives a power loss or an OS crash (an fsync per
+    /// append).
+    Full,
+}
+
+impl SqliteSync {
+    fn pragma(self) -> &'static str {
+        match self {
+            SqliteSync::Normal => "NORMAL",
+            SqliteSync::Full => "FULL",
+        }
+    }
+}
+
 /// An event store in one SQLite file.
 #[derive(Debug)]
 pub struct SqliteEventStore {
@@ -80,8 +103,13 @@ fn parse_surface(text: &str) -> Result<Surface, StoreError> {
 }
 
 impl SqliteEventStore {
-    /// Opens (creating when missing) the store at `path`.
+    /// Opens (creating when missing) the store at `path` with [`SqliteSync::Normal`].
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        Self::open_with(path, SqliteSync::default())
+    }
+
+    /// Opens (creating when missing) the store at `path` with this durability.
+    pub fn open_with(path: &Path, sync: SqliteSync) -> Result<Self, StoreError> {
         let connection = Connection::open(path).map_err(backend)?;
         connection
             .busy_timeout(std::time::Duration::from_secs(5))
@@ -94,7 +122,10 @@ impl SqliteEventStore {
             return Err(backend(format!("journal mode `{journal}` instead of WAL")));
         }
         connection
-            .execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
+            .execute_batch(&format!(
+                "PRAGMA synchronous = {}; PRAGMA foreign_keys = ON;",
+                sync.pragma()
+            ))
             .map_err(backend)?;
         connection.execute_batch(SCHEMA).map_err(backend)?;
         Ok(SqliteEventStore {
@@ -102,9 +133,17 @@ impl SqliteEventStore {
         })
     }
 
-    /// Opens the store and wraps it for the hub.
+    /// Opens the store (with [`SqliteSync::Normal`]) and wraps it for the hub.
     pub fn open_shared(path: &Path) -> Result<Arc<dyn EventStore>, StoreError> {
-        Ok(Arc::new(Self::open(path)?))
+        Self::open_shared_with(path, SqliteSync::default())
+    }
+
+    /// Opens the store with this durability and wraps it for the hub.
+    pub fn open_shared_with(
+        path: &Path,
+        sync: SqliteSync,
+    ) -> Result<Arc<dyn EventStore>, StoreError> {
+        Ok(Arc::new(Self::open_with(path, sync)?))
     }
 
     fn connection(&self) -> MutexGuard<'_, Connection> {
@@ -518,16 +557,19 @@ mod tests {
     }
 
     #[test]
-    fn a_file_is_in_wal_mode_with_full_sync() {
+    fn a_file_is_in_wal_mode_with_the_chosen_sync() {
         let dir = tempfile::tempdir().unwrap();
-        let store = SqliteEventStore::open(&dir.path().join("events.db")).unwrap();
-        let connection = store.connection();
-        let journal: String = connection
-            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
-            .unwrap();
-        let synchronous: i64 = connection
-            .query_row("PRAGMA synchronous", [], |row| row.get(0))
-            .unwrap();
-        assert_eq!((journal.as_str(), synchronous), ("wal", 2));
+        for (sync, level) in [(SqliteSync::Normal, 1), (SqliteSync::Full, 2)] {
+            let path = dir.path().join(format!("{level}.db"));
+            let store = SqliteEventStore::open_with(&path, sync).unwrap();
+            let connection = store.connection();
+            let journal: String = connection
+                .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+                .unwrap();
+            let synchronous: i64 = connection
+                .query_row("PRAGMA synchronous", [], |row| row.get(0))
+                .unwrap();
+            assert_eq!((journal.as_str(), synchronous), ("wal", level));
+        }
     }
 }
