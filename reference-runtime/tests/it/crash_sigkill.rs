@@ -135,20 +135,24 @@ struct Seen {
     suspended: bool,
 }
 
+/// What a creation makes.
 #[derive(Debug, Clone)]
-enum Surf {
-    X,
-    W,
+enum Made {
+    /// A surface-X execution (`POST /v1/executions`).
+    Execution,
+    /// A surface-W run (`POST /runs`).
+    Run,
 }
 
 /// One creation of an iteration.
 #[derive(Debug, Clone)]
 struct Creation {
-    surface: Surf,
+    made: Made,
     key: String,
     body: Value,
     /// The marker the provider sees (executions only).
     marker: Option<String>,
+    /// A run of the approval fixture: nobody resolves its gate, so only a restart ends it.
     approval: bool,
 }
 
@@ -177,7 +181,7 @@ fn plan(iteration: u64, rng: &mut Rng) -> Vec<Creation> {
     for n in 0..rng.range(1, 3) {
         let marker = format!("crash {iteration}.{n} delay {} end", rng.range(0, 40));
         creations.push(Creation {
-            surface: Surf::X,
+            made: Made::Execution,
             key: format!("x-{iteration}-{n}"),
             body: json!({"ability": "text-generation", "input": [{"type": "text", "text": marker}]}),
             marker: Some(marker),
@@ -201,7 +205,7 @@ fn plan(iteration: u64, rng: &mut Rng) -> Vec<Creation> {
             _ => (json!({"workflowId": "conformance-multi-node"}), false),
         };
         creations.push(Creation {
-            surface: Surf::W,
+            made: Made::Run,
             key: format!("w-{iteration}-{n}"),
             body,
             marker: None,
@@ -304,9 +308,9 @@ async fn drive_and_kill(
         let base = process.base.clone();
         tokio::spawn(async move {
             for creation in creations {
-                let (path, auth) = match creation.surface {
-                    Surf::X => ("/v1/executions", None),
-                    Surf::W => ("/runs", Some(KEY_A)),
+                let (path, auth) = match creation.made {
+                    Made::Execution => ("/v1/executions", None),
+                    Made::Run => ("/runs", Some(KEY_A)),
                 };
                 let mut request = client
                     .post(format!("{base}{path}"))
@@ -322,9 +326,9 @@ async fn drive_and_kill(
                 let Ok(answer) = response.json::<Value>().await else {
                     break;
                 };
-                let (expected, id) = match creation.surface {
-                    Surf::X => (202, &answer["execution_id"]),
-                    Surf::W => (201, &answer["runId"]),
+                let (expected, id) = match creation.made {
+                    Made::Execution => (202, &answer["execution_id"]),
+                    Made::Run => (201, &answer["runId"]),
                 };
                 let Some(id) = id.as_str().filter(|_| status == expected) else {
                     errors
@@ -360,13 +364,13 @@ async fn drive_and_kill(
                         done
                     }
                 };
-                let reader = match creation.surface {
-                    Surf::X => tokio::spawn(read_execution(
+                let reader = match creation.made {
+                    Made::Execution => tokio::spawn(read_execution(
                         client.clone(),
                         format!("{base}/v1/executions/{id}/events"),
                         on_event,
                     )),
-                    Surf::W => tokio::spawn(read_run(client.clone(), base.clone(), id, on_event)),
+                    Made::Run => tokio::spawn(read_run(client.clone(), base.clone(), id, on_event)),
                 };
                 readers.lock().unwrap().push(reader);
             }
@@ -414,8 +418,8 @@ async fn whole_log(
     creation: &Creation,
     id: &str,
 ) -> Vec<Value> {
-    match creation.surface {
-        Surf::X => {
+    match creation.made {
+        Made::Execution => {
             let events = Arc::new(Mutex::new(Vec::new()));
             let sink = Arc::clone(&events);
             tokio::time::timeout(
@@ -433,7 +437,7 @@ async fn whole_log(
             .expect("a recovered execution's stream closes");
             events.lock().unwrap().clone()
         }
-        Surf::W => {
+        Made::Run => {
             let url = format!("{base}{}/events/poll?timeout=1", run_path(id));
             let body: Value = client
                 .get(url)
@@ -461,9 +465,9 @@ async fn check_creation(
     seen: &Seen,
 ) -> &'static str {
     let log = whole_log(client, base, creation, &seen.id).await;
-    let first = match creation.surface {
-        Surf::X => 1,
-        Surf::W => 0,
+    let first = match creation.made {
+        Made::Execution => 1,
+        Made::Run => 0,
     };
     let sequences: Vec<u64> = log
         .iter()
@@ -492,8 +496,8 @@ async fn check_creation(
     assert_eq!(terminals.len(), 1, "exactly one terminal event: {log:#?}");
     let terminal = terminals[0];
     let received_terminal = seen.events.iter().any(is_terminal);
-    match creation.surface {
-        Surf::X => {
+    match creation.made {
+        Made::Execution => {
             assert_eq!(log[0]["type"], "execution.accepted", "{log:#?}");
             assert!(is_terminal(log.last().unwrap()), "terminal last: {log:#?}");
             if terminal["type"] == "execution.failed" {
@@ -531,7 +535,7 @@ async fn check_creation(
                 _ => "execution failed by the restart, some events received",
             }
         }
-        Surf::W => {
+        Made::Run => {
             let starts = log.iter().filter(|e| e["type"] == "run.started").count();
             assert!(starts <= 1, "a run never runs twice: {log:#?}");
             let after: Vec<&Value> = log.iter().skip_while(|e| !is_terminal(e)).skip(1).collect();
