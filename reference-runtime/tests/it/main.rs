@@ -5,6 +5,7 @@ mod crash_sigkill;
 mod defects;
 mod restarts;
 mod w_choices;
+mod w_discovery;
 mod w_engine;
 mod w_envelopes;
 mod w_era2;
