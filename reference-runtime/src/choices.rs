@@ -1,7 +1,8 @@
 //! Host choices: the configuration knobs for behaviours the two protocols leave open (see
-//! `spec/open-points.json`). Every option of every knob keeps every MUST and SHOULD; the
-//! defaults are the standard profile's options, the others are what the tolerance matrix runs
-//! the corpus against.
+//! `spec/open-points.json`). Every option of every knob keeps every MUST and SHOULD (one
+//! exception: `implemented_modes = "updates-only"` departs from "SHOULD implement all four" on
+//! purpose, as the chapter allows); the defaults are the standard profile's options, the others
+//! are what the tolerance matrix runs the corpus against.
 //!
 //! ```toml
 //! [server]

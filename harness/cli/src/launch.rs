@@ -56,7 +56,8 @@ pub enum BuiltInProfile {
     /// ever reaches the strict refusal of drift.
     Strict,
     /// At every open point it has a knob for (`spec/open-points.json`), the option the standard
-    /// profile does not take, and never a defect: JSON content types with `charset=utf-8`,
+    /// profile does not take (but for the points [`BuiltInProfile::Deferred`] and
+    /// [`BuiltInProfile::UpdatesOnly`] take), and never a defect: JSON content types with `charset=utf-8`,
     /// header names in title case,
     /// event times at `+02:00` with millisecond fractions, `Last-Event-ID` winning over `after`, idempotent replays answered 202, no
     /// subscriber limit, mixed-mode events sent once per admitting mode,
