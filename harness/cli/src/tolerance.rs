@@ -474,3 +474,75 @@ body{{font-family:system-ui,sans-serif;margin:2rem}}table{{border-collapse:colla
         matrix.points.len()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DEPARTED: &[&str] = &["events.stream-mode.should-implement-debug"];
+
+    fn check(verdict: &str, level: &str, requirements: &[&str]) -> serde_json::Value {
+        serde_json::json!({
+            "check": "status", "location": "/steps/0/expect/0", "step": "debug",
+            "level": level, "requirements": requirements, "verdict": verdict,
+            "message": "m", "expected": null, "actual": null
+        })
+    }
+
+    fn result(verdict: &str, checks: Vec<serde_json::Value>) -> CaseResult {
+        serde_json::from_value(serde_json::json!({
+            "id": "w.case", "title": "t", "file": "openwop/case.json", "level": "SHOULD",
+            "surface": "openwop", "tags": [], "requirements": [], "verdict": verdict,
+            "raw_verdict": verdict, "reason": null, "duration_ms": 1, "checks": checks,
+            "transcript": [], "counterexample": null
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_warn_is_tolerated_only_at_the_departed_shoulds() {
+        let departed = check("WARN", "SHOULD", DEPARTED);
+        let elsewhere = check(
+            "WARN",
+            "SHOULD",
+            &["events.stream-mode.should-implement-values"],
+        );
+        let mixed = check(
+            "WARN",
+            "SHOULD",
+            &[DEPARTED[0], "events.stream-mode.should-implement-values"],
+        );
+        let contract_info = check("INFO", "CONTRACT", &[]);
+        let passed = check(
+            "PASS",
+            "MUST",
+            &["events.stream-mode.unimplemented-mode-400"],
+        );
+        let warn = |checks| result("WARN", checks);
+        // At the departed SHOULD alone (beside passes and CONTRACT INFO): tolerated.
+        let ok = warn(vec![
+            departed.clone(),
+            contract_info.clone(),
+            passed.clone(),
+        ]);
+        assert_eq!(intolerance_of(&ok, DEPARTED), None);
+        // Not for a profile that departs from nothing.
+        assert!(intolerance_of(&ok, &[]).is_some());
+        // Not beside a WARN elsewhere, nor for a check proving another requirement too.
+        assert!(intolerance_of(&warn(vec![departed.clone(), elsewhere]), DEPARTED).is_some());
+        assert!(intolerance_of(&warn(vec![mixed]), DEPARTED).is_some());
+        // Not beside a failed MUST, nor an INFO from a check not of level CONTRACT.
+        let failed = check(
+            "FAIL",
+            "MUST",
+            &["events.stream-mode.unimplemented-mode-400"],
+        );
+        assert!(intolerance_of(&warn(vec![departed.clone(), failed]), DEPARTED).is_some());
+        let may_info = check("INFO", "MAY", &[]);
+        assert!(intolerance_of(&warn(vec![departed.clone(), may_info]), DEPARTED).is_some());
+        // Not a WARN no check accounts for.
+        assert!(intolerance_of(&warn(vec![passed]), DEPARTED).is_some());
+        // A FAIL stays intolerance whatever the profile departs from.
+        assert!(intolerance_of(&result("FAIL", vec![departed]), DEPARTED).is_some());
+    }
+}
