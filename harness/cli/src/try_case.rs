@@ -134,7 +134,7 @@ pub fn render_text(report: &TryReport) -> String {
     let mut out = format!("case {}\n\nclean runtime:\n", report.case);
     for p in &report.profiles {
         out.push_str(&format!(
-            "  {:<10} {:<5} {}\n",
+            "  {:<12} {:<5} {}\n",
             p.profile.as_str(),
             p.verdict.as_str(),
             match &p.intolerance {
