@@ -222,6 +222,11 @@ impl LogHub {
         })
     }
 
+    /// How many subscriptions of a log are open now.
+    pub fn subscriber_count(&self, log_id: &str) -> Result<usize, StoreError> {
+        Ok(self.state(log_id)?.subscribers.load(Ordering::Relaxed))
+    }
+
     /// The surface of a log.
     pub fn surface(&self, log_id: &str) -> Result<Surface, StoreError> {
         Ok(self.state(log_id)?.surface)
