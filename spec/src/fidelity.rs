@@ -29,7 +29,7 @@ use crate::schema::{self, Published};
 pub const HATCH_PATTERN: &str = crate::openwop::payloads::EXTENSION_HATCH_PATTERN;
 
 /// Keys a transcribed shape may carry (`notes` and `published` are not compared).
-const SHAPE_KEYS: [&str; 32] = [
+const SHAPE_KEYS: [&str; 34] = [
     "type",
     "ref",
     "enum",
@@ -48,6 +48,8 @@ const SHAPE_KEYS: [&str; 32] = [
     "minProperties",
     "maxProperties",
     "items",
+    "contains",
+    "propertyNames",
     "closed",
     "hatch",
     "required",
@@ -614,9 +616,14 @@ fn check_shape_keys(at: &str, shape: &Value, problems: &mut Vec<String>) {
                     check_shape_keys(&format!("{at}/{key}/{name}"), sub, problems);
                 }
             }
-            "items" | "additionalProperties" | "if" | "then" | "else" | "not" => {
-                check_shape_keys(&format!("{at}/{key}"), value, problems)
-            }
+            "items"
+            | "additionalProperties"
+            | "contains"
+            | "propertyNames"
+            | "if"
+            | "then"
+            | "else"
+            | "not" => check_shape_keys(&format!("{at}/{key}"), value, problems),
             "anyOf" | "oneOf" | "allOf" => {
                 for (i, sub) in value.as_array().into_iter().flatten().enumerate() {
                     check_shape_keys(&format!("{at}/{key}/{i}"), sub, problems);
@@ -907,7 +914,7 @@ fn canon_fact(transcription: &Transcription, shape: &Value, depth: usize) -> Map
                     .collect();
                 out.insert(key.clone(), Value::Object(properties));
             }
-            "items" | "additionalProperties" => {
+            "items" | "additionalProperties" | "contains" | "propertyNames" => {
                 out.insert(
                     key.clone(),
                     Value::Object(canon_fact(transcription, value, depth + 1)),

@@ -559,6 +559,7 @@ fn discovery_schema() -> Value {
         .and_then(Value::as_object_mut)
     {
         defs.extend(record_defs);
+        defs.extend(openwop::family_records(&record));
         defs.insert("CapabilityRecord".into(), record);
     }
     schema

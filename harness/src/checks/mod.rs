@@ -19,6 +19,7 @@ pub(crate) use context::Outcome;
 pub use events::{Observed, ObservedEvent, field, observe};
 pub use json_match::{Mismatch, json_condition, json_equal};
 pub use response::find_text;
+pub(crate) use stream::is_terminal;
 
 use crate::case::{Check, CheckKind};
 use crate::transcript::StepRecord;

@@ -672,3 +672,42 @@ fn an_event_appended_after_the_terminal_event_may_miss_a_reading_that_closed_at_
         );
     }
 }
+
+#[test]
+fn event_gaps_reads_the_hosts_timestamps_before_arrival_times() {
+    let check = parse(&json!({"event_gaps": {"type": "heartbeat.evaluated", "min_ms": 750}}));
+    let tick = |at_ms: u64, stamp: &str| {
+        frame(
+            at_ms,
+            json!({"type": "heartbeat.evaluated", "timestamp": stamp, "payload": {}}),
+        )
+    };
+    // Delivered 50 ms apart (one late, one on time) but happened a second apart: passes.
+    let jittered = Transcript::of(vec![sse(
+        vec![
+            tick(1000, "2026-01-01T00:00:01.000Z"),
+            tick(1050, "2026-01-01T02:00:02.000+02:00"),
+        ],
+        2000,
+    )]);
+    let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &jittered);
+    assert!(
+        outcomes.iter().all(|o| o.verdict == Verdict::Pass),
+        "{}",
+        render(&outcomes)
+    );
+    // Delivered a second apart but happened 100 ms apart: fails.
+    let bunched = Transcript::of(vec![sse(
+        vec![
+            tick(0, "2026-01-01T00:00:01.000Z"),
+            tick(1000, "2026-01-01T00:00:01.100Z"),
+        ],
+        2000,
+    )]);
+    let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &bunched);
+    assert!(
+        outcomes.iter().any(|o| o.verdict == Verdict::Fail),
+        "{}",
+        render(&outcomes)
+    );
+}

@@ -488,11 +488,7 @@ impl CaseRunner {
                             .driver
                             .exchange(prepared, ReadMode::Stream(stop), deadline, started)
                             .await;
-                        // A window the case's budget cut short was not observed in full.
-                        let completed = !(windowed
-                            && exchange.response.as_ref().is_some_and(|r| {
-                                matches!(r.end, crate::transcript::BodyEnd::Timeout)
-                            }));
+                        let completed = stream_observed(surface, windowed, &exchange, deadline);
                         Ok(record("stream", vec![exchange], completed))
                     }
                     StepAction::PollUntil(poll) => {
@@ -870,5 +866,29 @@ impl crate::generate::GenerateRunner for CaseRunner {
         state: &'a mut CaseState<'_>,
     ) -> BoxFuture<'a, ()> {
         CaseRunner::run_steps(self, steps, base, state)
+    }
+}
+
+/// Whether a stream step was observed as the case meant, so that its checks judge the host:
+/// not when the case's budget ran out before any answer, nor when it cut a reading window
+/// short, nor when it cut an unwindowed stream before the terminal event (a slow host and one
+/// holding a stream open look the same until then; once the terminal event arrived, a stream
+/// still open when the budget ran out is the host's to answer for).
+fn stream_observed(
+    surface: CaseSurface,
+    windowed: bool,
+    exchange: &Exchange,
+    deadline: Instant,
+) -> bool {
+    match &exchange.response {
+        None => Instant::now() < deadline,
+        Some(response) if matches!(response.end, crate::transcript::BodyEnd::Timeout) => {
+            !windowed
+                && observe(response)
+                    .events
+                    .iter()
+                    .any(|e| checks::is_terminal(surface, e.event_type.as_deref()))
+        }
+        Some(_) => true,
     }
 }

@@ -212,15 +212,13 @@ async fn a_hang_is_an_error_within_the_case_time_never_a_failure() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_endless_stream_is_cut_at_the_bound() {
     let (verdict, execution) = judge("/endless", true).await;
-    assert_eq!(verdict, Verdict::Fail);
-    assert!(
-        matches!(
-            end_of(&execution),
-            Some(BodyEnd::TooLarge(_) | BodyEnd::Timeout)
-        ),
-        "{:?}",
-        end_of(&execution)
-    );
+    // Cut at the byte bound, the stream is judged (FAIL); cut first by the case's budget, before
+    // any terminal event, it was not seen to its end (ERROR). Never PASS.
+    match end_of(&execution) {
+        Some(BodyEnd::TooLarge(_)) => assert_eq!(verdict, Verdict::Fail),
+        Some(BodyEnd::Timeout) => assert_eq!(verdict, Verdict::Error),
+        other => panic!("the endless stream ended otherwise: {other:?}"),
+    }
     let response = execution.transcript[0].exchanges[0]
         .response
         .as_ref()
@@ -276,9 +274,19 @@ async fn invalid_utf8_is_noticed_and_judged() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_drip_ends_at_the_case_time() {
+    // A stream still dripping when the case's budget runs out, before any terminal event, looks
+    // the same as a slow host: the harness could not see it to its end (ERROR, never PASS).
     let (verdict, execution) = judge("/drip", true).await;
-    assert_eq!(verdict, Verdict::Fail);
+    assert_eq!(verdict, Verdict::Error, "{:#?}", execution.checks);
     assert_eq!(end_of(&execution), Some(BodyEnd::Timeout));
+    assert!(
+        execution
+            .checks
+            .iter()
+            .any(|c| c.check == "implicit:step-completed"),
+        "{:#?}",
+        execution.checks
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,7 +13,7 @@ use super::OpenWopConfig;
 use super::ai::mock_provider_ids;
 use super::config::MAX_BODY_BYTES;
 use super::envelopes::KindCatalog;
-use super::{config, era2, pricing, scheduling};
+use super::{config, era2, pricing};
 
 /// The serialised document and its `ETag`.
 pub(crate) struct DiscoveryDocument {
@@ -77,7 +77,7 @@ pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
             "maxRuntimeMs": config.heartbeat.max_runtime_ms,
             "deliveryChannel": config.choices.host_channel.path(),
         })),
-        "scheduling": record("claims-check", scheduling::facets(config)),
+        "scheduling": record("claims-check", scheduling_facets()),
         "limits": record("claims-check", json!({
             "clarificationRounds": 0,
             "schemaRounds": config.envelopes.schema_rounds,
@@ -98,6 +98,15 @@ pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
         families.remove("providerUsage");
     }
     document
+}
+
+/// The `scheduling` record's facets: of the four upstream's `scheduling` record admits (`cron`,
+/// `delayed`, `calendar`, `maxFutureHorizon`), the three kinds of schedule this host does not
+/// honour, each `false` (its schedules are fixed intervals from configuration, documented in
+/// `scheduling`); no horizon, since nothing is scheduled ahead. The record is closed upstream,
+/// so the interval substrate is documented rather than advertised.
+fn scheduling_facets() -> Value {
+    json!({ "cron": false, "delayed": false, "calendar": false })
 }
 
 /// The reliability events this host emits (`envelopes.reliability.events`).

@@ -20,8 +20,8 @@
 //!
 //! Heartbeats and interval schedules tick on one in-process interval substrate; the host
 //! advertises it as the `scheduling` capability (the chapter's SHOULD for a host advertising
-//! `heartbeat`) rather than only documenting it: see `scheduling` for what the record's facets
-//! claim (interval triggers, skip on overlap, schedules from host configuration only).
+//! `heartbeat`) and documents it in `scheduling` (interval triggers, skip on overlap, schedules
+//! from host configuration only; the record's facets are the ones upstream admits).
 //!
 //! Every run is its log: snapshots, streams and polls are projections of the events the
 //! [`LogHub`] holds (`projection`). The engine (`engine`) runs the seeded fixture workflows

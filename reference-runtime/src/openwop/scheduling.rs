@@ -1,20 +1,19 @@
 //! Interval schedules: the `scheduling` capability, and the interval substrate heartbeats share.
 //!
 //! The events chapter says a host advertising `heartbeat` SHOULD also advertise `scheduling`,
-//! and otherwise MUST document its own interval substrate. This host does the first: the
-//! substrate its heartbeats tick on ([`interval_timer`], an in-process tokio interval started
-//! with the router) also drives schedules, and discovery advertises it as
-//! `scheduling: {status, since, witness: "claims-check", triggers: ["interval"],
-//! minIntervalSec, overlap: "skip", source: "host-configuration"}`. The facets say exactly what
-//! is implemented, no more:
+//! and otherwise MUST document its own interval substrate. This host does both: discovery
+//! advertises the `scheduling` record (with only the facets upstream's `scheduling` record
+//! admits: `cron`, `delayed` and `calendar`, all `false`, see `discovery`), and this module
+//! documents the substrate the record stands for:
 //!
-//! - `triggers: ["interval"]`: a schedule fires every `interval_sec` (no cron expressions, no
-//!   one-shot `until` times);
-//! - `minIntervalSec`: the smallest interval a schedule may use (`scheduling.min_interval_sec`);
-//! - `overlap: "skip"`: a tick that falls while the schedule's previous run is not terminal is
-//!   skipped (logged), never queued, the same rule as a heartbeat's overlapping tick;
-//! - `source: "host-configuration"`: schedules are the `[[openwop.scheduling.schedules]]` of
-//!   the runtime's configuration; there is no endpoint to create, list or delete them.
+//! - the substrate its heartbeats tick on ([`interval_timer`], an in-process tokio interval
+//!   started with the router) also drives schedules: a schedule fires every `interval_sec` (no
+//!   cron expressions, no one-shot delayed or calendar times);
+//! - the smallest interval a schedule may use is `scheduling.min_interval_sec`;
+//! - a tick that falls while the schedule's previous run is not terminal is skipped (logged),
+//!   never queued, the same rule as a heartbeat's overlapping tick;
+//! - schedules are the `[[openwop.scheduling.schedules]]` of the runtime's configuration; there
+//!   is no endpoint to create, list or delete them.
 //!
 //! Each tick of a schedule creates a run of its seeded workflow with its configured inputs, in
 //! its tenant, owned by the subject `schedule-<id>`. A schedule whose workflow is not seeded or
@@ -24,30 +23,21 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use serde_json::{Value, json};
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
-use super::config::{OpenWopConfig, ScheduleConfig};
+use super::config::ScheduleConfig;
 use super::runs::{NewRun, create_run};
 use super::state::WState;
 
 /// The interval substrate of schedules and heartbeats: an in-process tokio interval whose first
-/// tick comes one `period` after now; a tick the task could not take on time is dropped
-/// (`MissedTickBehavior::Skip`), never delivered late in a burst.
+/// tick comes one `period` after now; a tick the task could not take on time moves the ones
+/// after it (`MissedTickBehavior::Delay`), so consecutive ticks are always at least `period`
+/// apart, even on a loaded machine (never a late tick followed at once by an on-time one, nor a
+/// burst).
 pub(crate) fn interval_timer(period: Duration) -> Interval {
     let mut ticks = tokio::time::interval_at(Instant::now() + period, period);
-    ticks.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
     ticks
-}
-
-/// The `scheduling` capability record's facets.
-pub(crate) fn facets(config: &OpenWopConfig) -> Value {
-    json!({
-        "triggers": ["interval"],
-        "minIntervalSec": config.scheduling.min_interval_sec,
-        "overlap": "skip",
-        "source": "host-configuration",
-    })
 }
 
 /// The subject owning a schedule's runs.

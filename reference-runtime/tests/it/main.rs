@@ -3,6 +3,7 @@
 
 mod defects;
 mod w_choices;
+mod w_discovery;
 mod w_engine;
 mod w_envelopes;
 mod w_era2;

@@ -3,9 +3,11 @@
 //! States `schemas/v2/capabilities.schema.json` of `openwop/openwop` at commit
 //! `046ac537f727c15cbf55df8d86f6fe33f6e63900` (generated upstream from `spec/v2/declaration.json`
 //! at `0a845654ef20fb40204e2d88df2f450fe3c8db84`; transcribed in
-//! `spec/upstream/facts/capabilities.json`): a closed root of metadata keys and the 72 core
-//! capability families, each family a [`CapabilityRecord`]. Each family's own facet schema is
-//! not transcribed: facets are admitted as an open record (a recorded deviation).
+//! `spec/upstream/facts/capabilities.json`): a closed root of metadata keys and 73 capability
+//! families. Each family is a [`CapabilityRecord`] closed over that family's own facets, as the
+//! upstream file closes it: the facet schemas are stated in `discovery_facets.json` (JSON Schema,
+//! one entry per family: `properties`, `required`, `allOf`) and composed into one
+//! `$defs/<Family>Record` per family by [`family_records`].
 
 use std::collections::BTreeMap;
 
@@ -16,9 +18,11 @@ use serde_json::{Map, Value, json};
 /// The `M.m` grammar of a protocol version.
 pub const VERSION_PATTERN: &str = r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$";
 
-/// The core capability families that are root members of the discovery document (the
-/// declaration's families anchored `core`; `ext` families live under `extensions`).
-pub const CORE_FAMILIES: [&str; 72] = [
+/// The capability families that are root members of the discovery document: the declaration's
+/// 72 families anchored `core`, plus `auditLogIntegrity`, which the schema's closed root also
+/// admits although the declaration @ `0a845654` it says it is generated from does not list it
+/// (admitting it fails no host following either file). `ext` families live under `extensions`.
+pub const CORE_FAMILIES: [&str; 73] = [
     "supportedEnvelopes",
     "schemaVersions",
     "limits",
@@ -86,6 +90,7 @@ pub const CORE_FAMILIES: [&str; 72] = [
     "eventLog",
     "production",
     "auth",
+    "auditLogIntegrity",
     "i18n",
     "content",
     "portability",
@@ -177,7 +182,56 @@ impl Discovery {
     }
 }
 
-/// The root is closed: the metadata keys and one record per core family; nothing else.
+/// The facet schemas of every family, as upstream closes them (JSON Schema fragments keyed by
+/// family: `properties`, and `required` / `allOf` when the family has them).
+const FAMILY_FACETS: &str = include_str!("discovery_facets.json");
+
+/// The name of a family's record in the published `$defs` (`limits` → `LimitsRecord`).
+pub fn family_record_name(family: &str) -> String {
+    let mut chars = family.chars();
+    match chars.next() {
+        Some(first) => format!("{}{}Record", first.to_ascii_uppercase(), chars.as_str()),
+        None => "Record".into(),
+    }
+}
+
+/// One published record per family of [`CORE_FAMILIES`], keyed by [`family_record_name`]: the
+/// common `record` (the generated [`CapabilityRecord`]: status, since, until, witness and the
+/// until conditionals) plus the family's facets, closed (`additionalProperties: false`), with
+/// the facets' own required members and conditionals.
+pub fn family_records(record: &Value) -> Map<String, Value> {
+    let facets: Map<String, Value> =
+        serde_json::from_str(FAMILY_FACETS).expect("discovery_facets.json is a JSON object");
+    let mut out = Map::new();
+    for family in CORE_FAMILIES {
+        let own = facets.get(family).cloned().unwrap_or_else(|| json!({}));
+        let mut properties = record["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        properties.extend(own["properties"].as_object().cloned().unwrap_or_default());
+        let mut required = record["required"].as_array().cloned().unwrap_or_default();
+        required.extend(own["required"].as_array().cloned().unwrap_or_default());
+        let mut conditionals = record["allOf"].as_array().cloned().unwrap_or_default();
+        conditionals.extend(own["allOf"].as_array().cloned().unwrap_or_default());
+        out.insert(
+            family_record_name(family),
+            json!({
+                "type": "object",
+                "description": format!("The `{family}` capability record: the common record plus the family's own facets, closed."),
+                "properties": properties,
+                "required": required,
+                "additionalProperties": false,
+                "allOf": conditionals,
+            }),
+        );
+    }
+    out
+}
+
+/// The root is closed: the metadata keys and one record per family; nothing else. A family of
+/// [`CORE_FAMILIES`] is its own closed record; one of [`FAMILIES_NAMED_ELSEWHERE`] is the common
+/// [`CapabilityRecord`] with open facets (no upstream facet schema exists for it).
 fn close_root(schema: &mut schemars::Schema) {
     let Some(object) = schema.as_object_mut() else {
         return;
@@ -188,7 +242,11 @@ fn close_root(schema: &mut schemars::Schema) {
         .or_insert_with(|| json!({}))
         .as_object_mut()
         .expect("properties is an object");
-    for family in CORE_FAMILIES.into_iter().chain(FAMILIES_NAMED_ELSEWHERE) {
+    for family in CORE_FAMILIES {
+        let reference = format!("#/$defs/{}", family_record_name(family));
+        properties.insert(family.into(), json!({ "$ref": reference }));
+    }
+    for family in FAMILIES_NAMED_ELSEWHERE {
         properties.insert(family.into(), json!({ "$ref": "#/$defs/CapabilityRecord" }));
     }
 }
@@ -267,8 +325,9 @@ pub enum WitnessClass {
     NegativeExistence,
 }
 
-/// A capability family record: `{status, since, until?, witness, …facets}`. Upstream closes each
-/// family over its own facets; those facet schemas are not transcribed, so facets are open here.
+/// A capability family record: `{status, since, until?, witness, …facets}`. This type reads any
+/// family (its facets as a map); the published schema closes each family over its own facets
+/// ([`family_records`]), and admits open facets only for [`FAMILIES_NAMED_ELSEWHERE`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(transform = until_conditionals)]
 pub struct CapabilityRecord {

@@ -21,6 +21,7 @@ pub use budget_policy::{BudgetPolicy, OnExhaustion};
 pub use discovery::{
     CORE_FAMILIES, CapabilityRecord, CapabilityStatus, Discovery, FAMILIES_NAMED_ELSEWHERE,
     ForceEngineVersionRange, Implementation, Testing, VERSION_PATTERN, WitnessClass,
+    family_record_name, family_records,
 };
 pub use discovery_metadata::{
     AuthScoped, AuthScopedMode, Compliance, ComplianceClass, ConformanceBlock,

@@ -92,6 +92,48 @@ fn a_changed_required_set_in_the_transcription_fails_naming_the_def_and_the_file
 }
 
 #[test]
+fn a_changed_facet_required_set_fails_naming_the_family_def_and_the_capabilities_file() {
+    let mut transcription = transcription();
+    for facet in ["envelopesPerTurn", "maxRequestBodyBytes"] {
+        let mut changed = transcription.clone();
+        let limits = changed
+            .facts
+            .iter_mut()
+            .filter(|file| file.source == "capabilities")
+            .find_map(|file| file.defs.get_mut("limits"))
+            .expect("the capabilities transcription states the limits family");
+        let required = limits["required"]
+            .as_array_mut()
+            .expect("limits has a required set");
+        // One facet leaves the set, or one joins it: either way the family def fails.
+        match required.iter().position(|v| v == facet) {
+            Some(i) => {
+                required.remove(i);
+            }
+            None => required.push(Value::String(facet.into())),
+        }
+        let failures = compare(&changed).failures();
+        assert!(
+            failures
+                .iter()
+                .any(|f| f.contains("def `capabilities#limits`")
+                    && f.contains("capabilities#limits/required")
+                    && f.contains("schemas/v2/capabilities.schema.json")),
+            "expected a failure naming `capabilities#limits` and the capabilities file, got:\n{}",
+            failures.join("\n")
+        );
+    }
+    transcription.deviations.clear();
+    assert!(
+        compare(&transcription)
+            .failures()
+            .iter()
+            .any(|f| f.contains("capabilities#prompts/properties/defaults")),
+        "without its reviewed deviation, the one remaining facet difference fails"
+    );
+}
+
+#[test]
 fn the_upstream_corpus_validates_as_upstream_says() {
     let entries = load_corpus(&upstream_dir().join("corpus")).unwrap_or_else(|e| panic!("{e}"));
     let failures = run_corpus(&entries);

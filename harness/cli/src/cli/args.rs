@@ -106,6 +106,9 @@ pub struct LoadArgs {
     /// limit).
     #[arg(long, env = "CONFORMANCE_TARGET")]
     pub target: Option<String>,
+    /// How the external target is reached.
+    #[command(flatten)]
+    pub external: ExternalTargetArgs,
     /// The surface: execution or openwop (repeatable; default both).
     #[arg(long = "surface")]
     pub surfaces: Vec<String>,
@@ -150,24 +153,6 @@ pub struct LoadArgs {
     /// Where to write load-<surface>.json, load.html and load.md (default `reports/load-<time>`).
     #[arg(long)]
     pub report_dir: Option<PathBuf>,
-    /// A header sent on every request, `Name: value` (repeatable; never printed).
-    #[arg(long = "header", value_name = "NAME: VALUE")]
-    pub headers: Vec<String>,
-    /// The W principal's header (env `CONFORMANCE_AUTH_A`).
-    #[arg(long, env = "CONFORMANCE_AUTH_A", hide_env_values = true)]
-    pub auth_a: Option<String>,
-    /// External targets: serve the fake providers here (needed for the execution surface).
-    #[arg(long)]
-    pub providers_listen: Option<SocketAddr>,
-    /// External targets: the fake providers' streaming backend address.
-    #[arg(long)]
-    pub providers_streaming_listen: Option<SocketAddr>,
-    /// External targets: the environment variable holding the fake providers' canary.
-    #[arg(long, default_value = "CONFORMANCE_CANARY")]
-    pub canary_env: String,
-    /// External targets: the host's provider id for a role, `role=id` (repeatable).
-    #[arg(long = "provider-role", value_name = "ROLE=ID")]
-    pub provider_roles: Vec<String>,
     /// Built-in target only: switch on a known defect (repeatable).
     #[arg(long = "defect")]
     pub defects: Vec<String>,
@@ -312,19 +297,10 @@ pub struct CorpusArgs {
     pub cases: Option<PathBuf>,
 }
 
-/// `conformance run`.
+/// How an external target is reached: the headers and principals sent to it and the fake
+/// providers it was configured with (`run` and `load` share them).
 #[derive(Debug, Args)]
-pub struct RunArgs {
-    /// The host to certify (e.g. `http://127.0.0.1:8080`); without it the built-in reference
-    /// runtime is started and certified.
-    #[arg(long, env = "CONFORMANCE_TARGET")]
-    pub target: Option<String>,
-    /// The cases.
-    #[command(flatten)]
-    pub corpus: CorpusArgs,
-    /// Where to write the reports (default `reports/<run-id>`).
-    #[arg(long)]
-    pub report_dir: Option<PathBuf>,
+pub struct ExternalTargetArgs {
     /// A header sent on every request, `Name: value` (repeatable). Prefer --header-file or the
     /// environment for secrets: values are never printed or reported.
     #[arg(long = "header", value_name = "NAME: VALUE")]
@@ -340,6 +316,49 @@ pub struct RunArgs {
     /// cross-tenant cases.
     #[arg(long, env = "CONFORMANCE_AUTH_B", hide_env_values = true)]
     pub auth_b: Option<String>,
+    /// External targets: serve the fake provider instances on this address (the host was
+    /// configured with `http://ADDR/<instance>` base URLs; `conformance plan` lists them).
+    #[arg(long)]
+    pub providers_listen: Option<SocketAddr>,
+    /// External targets: the address of the fake providers' second server (no bound instance
+    /// is served there: every instance, every fault, lives at --providers-listen).
+    #[arg(long)]
+    pub providers_streaming_listen: Option<SocketAddr>,
+    /// External targets: the environment variable holding the canary credential the host was
+    /// configured with for the fake providers.
+    #[arg(long, default_value = "CONFORMANCE_CANARY")]
+    pub canary_env: String,
+    /// External targets: the host's provider id for a role, `role=id` (repeatable; roles:
+    /// text-primary, text-secondary, media), keeping the role's default wire format.
+    #[arg(long = "provider-role", value_name = "ROLE=ID")]
+    pub provider_roles: Vec<String>,
+    /// External targets: bind a role to the host's provider, the wire format its adapter
+    /// speaks (openai-chat, openai-responses, anthropic-messages, async-media) and optionally
+    /// the model, `ROLE=PROVIDER,FORMAT[,MODEL]` (repeatable; overrides --providers-file).
+    #[arg(long = "bind", value_name = "ROLE=PROVIDER,FORMAT[,MODEL]")]
+    pub bindings: Vec<String>,
+    /// External targets: role bindings from a TOML or JSON file (`[roles.<role>]` with
+    /// `provider`, `wire_format`, `model`).
+    #[arg(long, value_name = "FILE")]
+    pub providers_file: Option<PathBuf>,
+}
+
+/// `conformance run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The host to certify (e.g. `http://127.0.0.1:8080`); without it the built-in reference
+    /// runtime is started and certified.
+    #[arg(long, env = "CONFORMANCE_TARGET")]
+    pub target: Option<String>,
+    /// How the external target is reached.
+    #[command(flatten)]
+    pub external: ExternalTargetArgs,
+    /// The cases.
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    /// Where to write the reports (default `reports/<run-id>`).
+    #[arg(long)]
+    pub report_dir: Option<PathBuf>,
     /// An explicit proxy (the system proxy is never used implicitly).
     #[arg(long)]
     pub proxy: Option<String>,
@@ -399,31 +418,6 @@ pub struct RunArgs {
     /// --write-facts` writes); `--fact` overrides single ones.
     #[arg(long, value_name = "FILE")]
     pub facts_file: Option<PathBuf>,
-    /// External targets: serve the fake provider instances on this address (the host was
-    /// configured with `http://ADDR/<instance>` base URLs; `conformance plan` lists them).
-    #[arg(long)]
-    pub providers_listen: Option<SocketAddr>,
-    /// External targets: the address of the fake providers' second server (no bound instance
-    /// is served there: every instance, every fault, lives at --providers-listen).
-    #[arg(long)]
-    pub providers_streaming_listen: Option<SocketAddr>,
-    /// External targets: the environment variable holding the canary credential the host was
-    /// configured with for the fake providers.
-    #[arg(long, default_value = "CONFORMANCE_CANARY")]
-    pub canary_env: String,
-    /// External targets: the host's provider id for a role, `role=id` (repeatable; roles:
-    /// text-primary, text-secondary, media), keeping the role's default wire format.
-    #[arg(long = "provider-role", value_name = "ROLE=ID")]
-    pub provider_roles: Vec<String>,
-    /// External targets: bind a role to the host's provider, the wire format its adapter
-    /// speaks (openai-chat, openai-responses, anthropic-messages, async-media) and optionally
-    /// the model, `ROLE=PROVIDER,FORMAT[,MODEL]` (repeatable; overrides --providers-file).
-    #[arg(long = "bind", value_name = "ROLE=PROVIDER,FORMAT[,MODEL]")]
-    pub bindings: Vec<String>,
-    /// External targets: role bindings from a TOML or JSON file (`[roles.<role>]` with
-    /// `provider`, `wire_format`, `model`).
-    #[arg(long, value_name = "FILE")]
-    pub providers_file: Option<PathBuf>,
     /// Built-in target only: the providers the runtime is configured with (`standard`,
     /// `anthropic-and-media`, `responses-and-media`, `one-provider-two-models`).
     #[arg(long, default_value = "standard")]

@@ -2,97 +2,14 @@
 //! subscriber's sequence judged against its log (see the harness's `load` module).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use conformance_cli::launch::{BuiltIn, BuiltInOptions, start_built_in};
 use harness::load::{LoadPlan, LoadResult, LoadSurface, LoadVerdict, render, run_load};
-use harness::target::{SecretHeader, Target};
-use harness::upstream::FakeUpstream;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::LoadArgs;
+use super::run::external_target;
 use super::{environment, usage};
-
-fn header(text: &str) -> anyhow::Result<SecretHeader> {
-    let (name, value) = text
-        .split_once(':')
-        .ok_or_else(|| usage("a header is `Name: value`"))?;
-    Ok(SecretHeader {
-        name: name.trim().to_ascii_lowercase(),
-        value: value.trim().to_string(),
-    })
-}
-
-/// The external target from the flags (fake providers started when asked, for X).
-async fn external(args: &LoadArgs, url: &str) -> anyhow::Result<Target> {
-    let parsed =
-        reqwest::Url::parse(url).map_err(|e| usage(format!("--target is not a URL: {e}")))?;
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err(usage(
-            "--target must not carry credentials; use --header or CONFORMANCE_AUTH_A",
-        ));
-    }
-    let headers = args
-        .headers
-        .iter()
-        .map(|h| header(h))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let mut principals = std::collections::BTreeMap::new();
-    if let Some(a) = &args.auth_a {
-        principals.insert("a".to_string(), vec![header(a)?]);
-    }
-    use harness::upstream::{RoleBinding, merge_bindings};
-    let mut bindings = RoleBinding::defaults();
-    for pair in &args.provider_roles {
-        let (role, id) = pair
-            .split_once('=')
-            .ok_or_else(|| usage("--provider-role is `role=id`"))?;
-        let mut binding = bindings
-            .iter()
-            .find(|b| b.role == role)
-            .cloned()
-            .ok_or_else(|| usage(format!("--provider-role: unknown role `{role}`")))?;
-        binding.provider = id.to_string();
-        bindings = merge_bindings(bindings, vec![binding]);
-    }
-    let providers: std::collections::BTreeMap<String, String> = bindings
-        .iter()
-        .map(|b| (b.role.clone(), b.provider.clone()))
-        .collect();
-    let mut upstream: Option<Arc<dyn harness::target::Upstream>> = None;
-    let mut canary = None;
-    if let Some(listen) = args.providers_listen {
-        let value = std::env::var(&args.canary_env).map_err(|_| {
-            usage(format!(
-                "--providers-listen needs the canary credential in ${}",
-                args.canary_env
-            ))
-        })?;
-        let fakes = FakeUpstream::start(
-            &value,
-            bindings,
-            args.providers_streaming_listen,
-            Some(listen),
-        )
-        .await
-        .map_err(|e| environment(e.to_string()))?;
-        upstream = Some(Arc::new(fakes));
-        canary = Some(value);
-    }
-    Ok(Target {
-        kind: "external".into(),
-        base_url: url.trim_end_matches('/').to_string(),
-        headers,
-        principals,
-        providers,
-        facts: Default::default(),
-        capabilities: Default::default(),
-        canary,
-        upstream,
-        implementation: None,
-        unjudgeable: Default::default(),
-    })
-}
 
 fn plan(args: &LoadArgs, surface: LoadSurface) -> LoadPlan {
     let mut plan = LoadPlan::new(surface);
@@ -144,7 +61,7 @@ pub async fn load(args: LoadArgs) -> anyhow::Result<u8> {
             if !args.defects.is_empty() {
                 return Err(usage("--defect applies to the built-in target only"));
             }
-            external(&args, url).await?
+            external_target(&args.external, url, true).await?
         }
         None => {
             let running = start_built_in(&BuiltInOptions {

@@ -19,7 +19,9 @@ use harness::target::{SecretHeader, Target};
 use harness::upstream::FakeUpstream;
 use serde_json::Value;
 
-use super::args::{MockProviderArgs, ProfileArg, RunArgs, SelftestArgs, ServeArgs};
+use super::args::{
+    ExternalTargetArgs, MockProviderArgs, ProfileArg, RunArgs, SelftestArgs, ServeArgs,
+};
 use super::corpus::{files, load, load_files};
 use super::{environment, usage};
 
@@ -77,7 +79,9 @@ fn parse_pair<'a>(text: &'a str, what: &str) -> anyhow::Result<(&'a str, &'a str
 
 /// The role bindings the flags give: the defaults, then `--providers-file`, then
 /// `--provider-role` (provider id only), then `--bind`.
-pub(crate) fn bindings_from(args: &RunArgs) -> anyhow::Result<Vec<harness::upstream::RoleBinding>> {
+pub(crate) fn bindings_from(
+    args: &ExternalTargetArgs,
+) -> anyhow::Result<Vec<harness::upstream::RoleBinding>> {
     use harness::upstream::{ProvidersFile, RoleBinding, merge_bindings};
     let mut bindings = RoleBinding::defaults();
     if let Some(file) = &args.providers_file {
@@ -133,7 +137,12 @@ fn built_in_fixtures(args: &RunArgs) -> anyhow::Result<Option<Vec<String>>> {
 }
 
 /// Builds the external target from the flags (fake providers started when asked).
-async fn external_target(args: &RunArgs, url: &str, start_fakes: bool) -> anyhow::Result<Target> {
+/// The external target from the flags (the fake providers started when `start_fakes`).
+pub(crate) async fn external_target(
+    args: &ExternalTargetArgs,
+    url: &str,
+    start_fakes: bool,
+) -> anyhow::Result<Target> {
     let parsed =
         reqwest::Url::parse(url).map_err(|e| usage(format!("--target is not a URL: {e}")))?;
     if !parsed.username().is_empty() || parsed.password().is_some() {
@@ -309,7 +318,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
                     "--built-in-providers and --built-in-fixtures apply to the built-in target only",
                 ));
             }
-            external_target(&args, url, true).await?
+            external_target(&args.external, url, true).await?
         }
         None => {
             let options = BuiltInOptions {
@@ -690,7 +699,7 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
     let filters = filters_of(&args)?;
     let driver = driver_of(&args)?;
     // Nothing runs: the fake providers are not started, only their addresses foreseen.
-    let mut target = external_target(&args, &url, false).await?;
+    let mut target = external_target(&args.external, &url, false).await?;
     let findings = harness::probe::probe(
         &driver,
         &target,
@@ -710,11 +719,11 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
     }
     findings.apply_to(&mut target);
     apply_facts_and_overrides(&mut target, &args)?;
-    let bindings = bindings_from(&args)?;
+    let bindings = bindings_from(&args.external)?;
     let names = harness::upstream::instances_for(&bindings)
         .map(|(_, names)| names)
         .map_err(|e| usage(e.to_string()))?;
-    let listen = args.providers_listen;
+    let listen = args.external.providers_listen;
     let base_url = |provider: &str| {
         let address = listen?;
         Some(format!("http://{address}/{}", names.get(provider)?))

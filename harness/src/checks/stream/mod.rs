@@ -38,5 +38,6 @@ pub(super) use frames::frames;
 pub(super) use gaps::event_gaps;
 pub(super) use order::order;
 pub(super) use sequence::sequence;
+pub(crate) use terminal::is_terminal;
 pub(super) use terminal::terminal;
 pub(super) use validity::events_valid;

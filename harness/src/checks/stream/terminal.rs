@@ -11,7 +11,7 @@ use crate::transcript::StepRecord;
 use crate::verdict::{CheckOutcome, Level};
 
 /// Whether an event type ends the execution (surface X) or the run (surface W).
-fn is_terminal(surface: CaseSurface, event_type: Option<&str>) -> bool {
+pub(crate) fn is_terminal(surface: CaseSurface, event_type: Option<&str>) -> bool {
     match (surface, event_type) {
         (CaseSurface::Execution, Some(t)) => {
             ExecutionEventType::from_name(t).is_some_and(ExecutionEventType::is_terminal)
