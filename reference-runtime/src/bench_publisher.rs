@@ -523,8 +523,10 @@ mod tests {
     }
 
     async fn publishes_to_every_subscriber(surface: &str) {
-        let mut config = Config::default();
-        config.bench_publisher = true;
+        let config = Config {
+            bench_publisher: true,
+            ..Config::default()
+        };
         let running = start("127.0.0.1:0".parse().unwrap(), RuntimeOptions::new(config))
             .await
             .unwrap();
