@@ -310,18 +310,43 @@ pub async fn run_one(runner: CaseRunner, loaded: LoadedCase) -> CaseResult {
     )
 }
 
-/// The case verdict: ERROR when the harness or environment broke, else the worst check.
+/// The case verdict: ERROR when the harness or environment broke, else the worst check. The
+/// case's budget running out is ERROR too, unless a step judged before it had already found the
+/// host failing a rule: that FAIL stands (the rest of the case was not judged).
 pub fn judge(execution: &CaseExecution) -> (Verdict, Option<String>) {
     if let Some(error) = &execution.error {
         return (Verdict::Error, Some(error.clone()));
     }
-    if execution.checks.iter().any(|c| c.verdict == Verdict::Error) {
-        let message = execution
-            .checks
-            .iter()
-            .find(|c| c.verdict == Verdict::Error)
-            .map(|c| c.message.clone());
-        return (Verdict::Error, message);
+    let cut_steps: Vec<String> = execution
+        .checks
+        .iter()
+        .filter(|c| c.check == crate::driver::STEP_COMPLETED)
+        .map(|c| format!("{}/expect/", c.location))
+        .collect();
+    let from_the_budget = |c: &CheckOutcome| {
+        c.check == crate::driver::STEP_COMPLETED
+            || cut_steps.iter().any(|l| c.location.starts_with(l.as_str()))
+    };
+    let errors: Vec<&CheckOutcome> = execution
+        .checks
+        .iter()
+        .filter(|c| c.verdict == Verdict::Error)
+        .collect();
+    let established = execution
+        .checks
+        .iter()
+        .find(|c| c.verdict == Verdict::Fail && !from_the_budget(c));
+    if let Some(first) = errors.first() {
+        if let (true, Some(failure)) = (errors.iter().all(|c| from_the_budget(c)), established) {
+            return (
+                Verdict::Fail,
+                Some(format!(
+                    "{}: {} (then: {})",
+                    failure.check, failure.message, first.message
+                )),
+            );
+        }
+        return (Verdict::Error, Some(first.message.clone()));
     }
     let verdict = execution
         .checks
@@ -679,4 +704,66 @@ fn shuffle<T>(items: &mut [T], seed: u64) {
     use rand::SeedableRng;
     use rand::seq::SliceRandom;
     items.shuffle(&mut rand::rngs::StdRng::seed_from_u64(seed));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::judge;
+    use crate::driver::{CaseExecution, STEP_COMPLETED};
+    use crate::verdict::{CheckOutcome, Level, Verdict};
+
+    fn outcome(check: &str, location: &str, verdict: Verdict) -> CheckOutcome {
+        CheckOutcome {
+            check: check.into(),
+            location: location.into(),
+            step: None,
+            level: Level::Must,
+            requirements: Vec::new(),
+            verdict,
+            message: format!("{check} at {location}"),
+            expected: None,
+            actual: None,
+        }
+    }
+
+    fn execution(checks: Vec<CheckOutcome>) -> CaseExecution {
+        CaseExecution {
+            checks,
+            transcript: Vec::new(),
+            error: None,
+            counterexample: None,
+            provider_scripts: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_budget_running_out_is_an_error() {
+        let checks = vec![
+            outcome("status", "/steps/0/expect/0", Verdict::Pass),
+            outcome(STEP_COMPLETED, "/steps/1", Verdict::Error),
+            outcome("terminal", "/steps/1/expect/0", Verdict::Error),
+        ];
+        assert_eq!(judge(&execution(checks)).0, Verdict::Error);
+    }
+
+    #[test]
+    fn a_failure_found_before_the_budget_ran_out_stands() {
+        let checks = vec![
+            outcome("closed_by_server", "/steps/0/expect/0", Verdict::Fail),
+            outcome(STEP_COMPLETED, "/steps/1", Verdict::Error),
+            outcome("status", "/steps/1/expect/0", Verdict::Error),
+        ];
+        let (verdict, reason) = judge(&execution(checks));
+        assert_eq!(verdict, Verdict::Fail);
+        assert!(reason.unwrap().starts_with("closed_by_server"));
+    }
+
+    #[test]
+    fn any_other_error_outranks_a_failure() {
+        let checks = vec![
+            outcome("closed_by_server", "/steps/0/expect/0", Verdict::Fail),
+            outcome("template", "/steps/1/expect/0", Verdict::Error),
+        ];
+        assert_eq!(judge(&execution(checks)).0, Verdict::Error);
+    }
 }

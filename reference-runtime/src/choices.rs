@@ -1,7 +1,8 @@
 //! Host choices: the configuration knobs for behaviours the two protocols leave open (see
-//! `spec/open-points.json`). Every option of every knob keeps every MUST and SHOULD; the
-//! defaults are the standard profile's options, the others are what the tolerance matrix runs
-//! the corpus against.
+//! `spec/open-points.json`). Every option of every knob keeps every MUST and SHOULD (one
+//! exception: `implemented_modes = "updates-only"` departs from "SHOULD implement all four" on
+//! purpose, as the chapter allows); the defaults are the standard profile's options, the others
+//! are what the tolerance matrix runs the corpus against.
 //!
 //! ```toml
 //! [server]
@@ -45,6 +46,8 @@
 //! host_channel = "declared"                  # or "default-address" (the default)
 //! usage_currency = "omitted"                 # or "stated" (the default)
 //! error_details = "annotated"                # or "plain" (the default)
+//! implemented_modes = "updates-only"         # or "all-four" (the default)
+//! upstream_contradictions = "other-side"     # or "reference-side" (the default)
 //! ```
 
 use serde::Deserialize;
@@ -386,6 +389,10 @@ pub struct OpenWopChoices {
     pub usage_currency: UsageCurrency,
     /// Whether an error carries `details` beyond the conditionals.
     pub error_details: ErrorDetails,
+    /// Which stream modes the events endpoint serves.
+    pub implemented_modes: ImplementedModes,
+    /// Which side of upstream's self-contradictions a run log follows.
+    pub upstream_contradictions: UpstreamContradictions,
 }
 
 /// The form of a minted event id (CONTRACT.md fixes only the grammar
@@ -657,6 +664,64 @@ impl RunIdForm {
         }
     }
 }
+
+/// Which stream modes `GET /runs/{runId}/events` serves (the chapter: "A host MUST implement
+/// updates and SHOULD implement all four"; a mode it does not implement "MUST return 400
+/// unsupported_stream_mode with details.supported listing each individual mode the host
+/// serves"). Taking [`ImplementedModes::UpdatesOnly`] departs from that SHOULD on purpose: its
+/// WARNs are the ones at `events.stream-mode.should-implement-{values,messages,debug}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ImplementedModes {
+    /// `values`, `updates`, `messages` and `debug`.
+    #[default]
+    AllFour,
+    /// `updates` alone: `values`, `messages`, `debug` and every combination naming one of them
+    /// are refused with 400 `unsupported_stream_mode`, `details.supported: ["updates"]`.
+    UpdatesOnly,
+}
+
+impl ImplementedModes {
+    /// The single modes served (`details.supported`), `updates` first.
+    pub fn served(self) -> &'static [&'static str] {
+        match self {
+            ImplementedModes::AllFour => &["updates", "values", "messages", "debug"],
+            ImplementedModes::UpdatesOnly => &["updates"],
+        }
+    }
+
+    /// Whether the single mode named `mode` is served.
+    pub fn serves(self, mode: &str) -> bool {
+        self.served().contains(&mode)
+    }
+}
+
+/// Which side of upstream's self-contradictions a run log follows (upstream-schema-facts.md,
+/// "Points where upstream contradicts itself": `negotiation.decided` is in the run-event type
+/// enum and the normative `_typeIndex` of `run-event-payloads.schema.json` but not in
+/// `spec/v2/event-codemap.json`; `suspend-request.schema.json` is closed over `kind`, `key`,
+/// `data` yet its prose says the recorded event carries engine-assigned identity fields; the
+/// harness takes the tolerant reading of each contradiction, so a host may follow either
+/// side).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UpstreamContradictions {
+    /// The codemap's side (no `negotiation.decided` is ever recorded) and the prose's side
+    /// (`interrupt.requested` carries `nodeId` and `interruptId` beside `kind`, `key`, `data`).
+    #[default]
+    ReferenceSide,
+    /// The type enum's side: every run records, right after `run.started`, the protocol
+    /// negotiation of its tool peer as a `negotiation.decided` event whose payload is valid
+    /// against upstream's closed def (`protocol: mcp`, `outcome: accepted`, `version`,
+    /// `reason: ok`, `at`; run-event-payloads @ 446c2f2c `$defs/negotiationDecided`). Its tier
+    /// is debug (the type has no codemap row), so `updates` and `values` never show it. And
+    /// `interrupt.requested` in the closed suspend-request shape: `kind`, `key`, `data` only
+    /// (`node.suspended` and the envelope's `nodeId` still name the node and the interrupt).
+    OtherSide,
+}
+
+/// The MCP revision the [`UpstreamContradictions::OtherSide`] negotiation settles on.
+pub const NEGOTIATED_MCP_VERSION: &str = "2025-06-18";
 
 #[cfg(test)]
 mod tests {

@@ -133,6 +133,10 @@ pub struct StoreConfig {
     /// `memory` or `sqlite:PATH`.
     #[serde(default)]
     pub kind: StoreKind,
+    /// A SQLite store's durability: `normal` (survives a killed process, the default) or
+    /// `full` (also a power loss; an fsync per append).
+    #[serde(default)]
+    pub sync: crate::store::SqliteSync,
 }
 
 /// Which event store backs the runtime.
@@ -500,6 +504,9 @@ mod tests {
         assert_eq!(config.store.kind, StoreKind::Sqlite("/tmp/x.db".into()));
         assert_eq!(Config::default().server.keep_alive_ms, 15_000);
         assert!(Config::from_toml("[store]\nkind = \"redis\"\n").is_err());
+        let full = Config::from_toml("[store]\nkind = \"sqlite:/tmp/x.db\"\nsync = \"full\"\n");
+        assert_eq!(full.unwrap().store.sync, crate::store::SqliteSync::Full);
+        assert!(Config::from_toml("[store]\nsync = \"off\"\n").is_err());
     }
 
     #[test]

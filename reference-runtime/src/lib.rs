@@ -39,6 +39,7 @@ pub use choices::{
     CancelAnswer, CrossTenantAnswer, CursorPrecedence, ExecutionIdForm, MultiAdmitted,
     ReplayStatus, RunIdForm, UnsatisfiableRequirements,
 };
+pub use choices::{ImplementedModes, UpstreamContradictions};
 pub use config::StoreKind;
 pub use config::{Config, ModelConfig, ProviderConfig, ProviderKind};
 pub use defects::{Defect, Defects};

@@ -112,18 +112,26 @@ impl std::fmt::Debug for AppState {
 }
 
 impl AppState {
-    /// Opens the configured store, builds the hub and the services, and ends executions a
-    /// previous process left in flight (durable stores only).
+    /// Opens the configured store, builds the hub and the services, and ends the executions
+    /// and runs a previous process left in flight (durable stores only; ARCHITECTURE.md,
+    /// "Restarts"), before anything is served.
     pub fn build(options: RuntimeOptions) -> Result<AppState, StartError> {
         options.config.validate()?;
         let store: Arc<dyn EventStore> = match &options.config.store.kind {
             StoreKind::Memory => Arc::new(MemoryEventStore::new()),
-            StoreKind::Sqlite(path) => SqliteEventStore::open_shared(path)?,
+            StoreKind::Sqlite(path) => {
+                SqliteEventStore::open_shared_with(path, options.config.store.sync)?
+            }
         };
+        let key_retention = chrono::Duration::hours(
+            i64::try_from(options.config.limits.idempotency_retention_hours)
+                .unwrap_or(crate::log::DEFAULT_KEY_RETENTION_HOURS),
+        );
         let hub = Arc::new(
             LogHub::new(store, options.clock)
                 .with_wire_offset(options.config.server.timestamp_offset())
-                .with_drop_under_load(options.defects.has(Defect::DropsEventUnderLoad)),
+                .with_drop_under_load(options.defects.has(Defect::DropsEventUnderLoad))
+                .with_key_retention(key_retention),
         );
         let config = Arc::new(options.config);
         let defects = Arc::new(options.defects);
@@ -139,6 +147,10 @@ impl AppState {
                 ended,
                 "ended executions left in flight by a previous process"
             );
+        }
+        let ended = openwop::recover_runs(&hub, &defects, &config.openwop.choices)?;
+        if ended > 0 {
+            tracing::warn!(ended, "ended runs left unfinished by a previous process");
         }
         Ok(AppState {
             config,

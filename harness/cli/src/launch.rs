@@ -23,6 +23,7 @@ use reference_runtime::{
     ProviderConfig, ProviderKind, ReplayStatus, RunIdForm, RunningRuntime, RuntimeOptions,
     Strictness, UnsatisfiableRequirements, start,
 };
+use reference_runtime::{ImplementedModes, UpstreamContradictions};
 use serde_json::json;
 use spec::execution::Modality;
 
@@ -55,7 +56,8 @@ pub enum BuiltInProfile {
     /// ever reaches the strict refusal of drift.
     Strict,
     /// At every open point it has a knob for (`spec/open-points.json`), the option the standard
-    /// profile does not take, and never a defect: JSON content types with `charset=utf-8`,
+    /// profile does not take (but for the points [`BuiltInProfile::Deferred`] and
+    /// [`BuiltInProfile::UpdatesOnly`] take), and never a defect: JSON content types with `charset=utf-8`,
     /// header names in title case,
     /// event times at `+02:00` with millisecond fractions, `Last-Event-ID` winning over `after`, idempotent replays answered 202, no
     /// subscriber limit, mixed-mode events sent once per admitting mode,
@@ -77,24 +79,54 @@ pub enum BuiltInProfile {
     Divergent,
     /// The options that conflict with [`BuiltInProfile::Divergent`]'s: `execution.accepted`
     /// appended just after the 202 (so a submission can only report `accepted`), over a
-    /// durable (SQLite) event store; everything else as [`BuiltInProfile::Standard`].
+    /// durable (SQLite) event store; and, on surface W, the other side of upstream's
+    /// self-contradictions wherever a host can take it (a `negotiation.decided` event, the
+    /// type the run-event enum has and the codemap lacks, in every run's log); everything else
+    /// as [`BuiltInProfile::Standard`].
     Deferred,
+    /// A host serving a subset of the stream modes: `updates` only, each other mode (alone or
+    /// in a combination) refused with 400 `unsupported_stream_mode`, `details.supported:
+    /// ["updates"]` (open point `w.stream-mode.implemented-modes`); everything else as
+    /// [`BuiltInProfile::Standard`]. It departs from the chapter's SHOULD ("SHOULD implement
+    /// all four") on purpose: the tolerance matrix accepts WARN from it exactly at the
+    /// requirements [`BuiltInProfile::departs_from`] names, and cases needing a missing mode
+    /// SKIP by the probe.
+    #[serde(rename = "updates-only")]
+    UpdatesOnly,
 }
 
 impl BuiltInProfile {
     /// Every profile, standard first.
-    pub const ALL: [BuiltInProfile; 5] = [
+    pub const ALL: [BuiltInProfile; 6] = [
         BuiltInProfile::Standard,
         BuiltInProfile::Alternate,
         BuiltInProfile::Strict,
         BuiltInProfile::Divergent,
         BuiltInProfile::Deferred,
+        BuiltInProfile::UpdatesOnly,
     ];
 
     /// The profiles that take a non-standard option at some open point without changing what
     /// discovery advertises: the tolerance matrix's rows.
-    pub const DIVERGENT: [BuiltInProfile; 2] =
-        [BuiltInProfile::Divergent, BuiltInProfile::Deferred];
+    pub const DIVERGENT: [BuiltInProfile; 3] = [
+        BuiltInProfile::Divergent,
+        BuiltInProfile::Deferred,
+        BuiltInProfile::UpdatesOnly,
+    ];
+
+    /// The SHOULD requirements this profile departs from on purpose (an open point whose other
+    /// option breaks a SHOULD): the only requirements the tolerance matrix accepts a WARN at
+    /// from it. Empty for every profile that keeps every MUST and SHOULD.
+    pub fn departs_from(self) -> &'static [&'static str] {
+        match self {
+            BuiltInProfile::UpdatesOnly => &[
+                "events.stream-mode.should-implement-values",
+                "events.stream-mode.should-implement-messages",
+                "events.stream-mode.should-implement-debug",
+            ],
+            _ => &[],
+        }
+    }
 
     /// The name (`--built-in-profile NAME`).
     pub fn as_str(self) -> &'static str {
@@ -104,6 +136,7 @@ impl BuiltInProfile {
             BuiltInProfile::Strict => "strict",
             BuiltInProfile::Divergent => "divergent",
             BuiltInProfile::Deferred => "deferred",
+            BuiltInProfile::UpdatesOnly => "updates-only",
         }
     }
 
@@ -173,7 +206,12 @@ impl BuiltInProfile {
                 openwop.provider_usage.advertise = false;
             }
             BuiltInProfile::Strict => openwop.envelopes.strictness = Strictness::Strict,
-            BuiltInProfile::Deferred => {}
+            BuiltInProfile::Deferred => {
+                openwop.choices.upstream_contradictions = UpstreamContradictions::OtherSide;
+            }
+            BuiltInProfile::UpdatesOnly => {
+                openwop.choices.implemented_modes = ImplementedModes::UpdatesOnly;
+            }
             BuiltInProfile::Divergent => {
                 let choices = &mut openwop.choices;
                 choices.cross_tenant = CrossTenantAnswer::NotFound;

@@ -18,7 +18,7 @@ use crate::launch::BuiltInProfile;
 use crate::selftest::{SelftestError, run_against};
 use harness::case::LoadedCase;
 use harness::report::{CaseResult, RunReport};
-use harness::verdict::{Level, Verdict};
+use harness::verdict::{CheckOutcome, Level, Verdict};
 
 /// One case that did not tolerate a profile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,6 +44,12 @@ pub struct ProfileRun {
     pub profile: BuiltInProfile,
     /// The open points where it takes an option other than the standard profile's.
     pub diverges_at: Vec<String>,
+    /// The SHOULD requirements it departs from on purpose (a WARN is tolerated there only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub departs_from: Vec<String>,
+    /// The cases whose WARN those departures account for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub departures: Vec<String>,
     /// Verdict counts.
     pub counts: BTreeMap<Verdict, u32>,
     /// Every case's verdict.
@@ -104,10 +110,13 @@ impl ToleranceMatrix {
 }
 
 /// Why a case result is not tolerance, if it is not: FAIL, WARN, ERROR, STALE, XFAIL, or an
-/// INFO from a check whose level is not CONTRACT.
-pub fn intolerance_of(result: &CaseResult) -> Option<String> {
+/// INFO from a check whose level is not CONTRACT. A WARN is tolerated only when every check
+/// that warned proves requirements among `departs_from` alone (the SHOULDs the profile departs
+/// from on purpose: [`BuiltInProfile::departs_from`]) and no other check failed.
+pub fn intolerance_of(result: &CaseResult, departs_from: &[&str]) -> Option<String> {
     match result.verdict {
         Verdict::Pass | Verdict::Skip => None,
+        Verdict::Warn if !departs_from.is_empty() => departure_intolerance(result, departs_from),
         Verdict::Info => result
             .checks
             .iter()
@@ -127,6 +136,55 @@ pub fn intolerance_of(result: &CaseResult) -> Option<String> {
                 .unwrap_or_else(|| result.verdict.to_string()),
         ),
     }
+}
+
+/// Whether a check is a WARN at the departed SHOULDs alone.
+fn is_departure(check: &CheckOutcome, departs_from: &[&str]) -> bool {
+    check.verdict == Verdict::Warn
+        && !check.requirements.is_empty()
+        && check
+            .requirements
+            .iter()
+            .all(|r| departs_from.contains(&r.as_str()))
+}
+
+/// Why a WARN case is not tolerance for a profile departing from `departs_from`: a check that
+/// failed otherwise (a WARN elsewhere, an INFO from a non-CONTRACT check, anything worse), or
+/// no check at all that accounts for the WARN.
+fn departure_intolerance(result: &CaseResult, departs_from: &[&str]) -> Option<String> {
+    let offending = result.checks.iter().find(|c| match c.verdict {
+        Verdict::Pass => false,
+        Verdict::Info => c.level != Level::Contract,
+        _ => !is_departure(c, departs_from),
+    });
+    if let Some(check) = offending {
+        return Some(format!(
+            "{} ({}): {}",
+            check.check,
+            check.requirements.join(", "),
+            check.message
+        ));
+    }
+    if result.checks.iter().any(|c| is_departure(c, departs_from)) {
+        None
+    } else {
+        Some(
+            result
+                .reason
+                .clone()
+                .unwrap_or_else(|| "WARN with no check at a departed SHOULD".into()),
+        )
+    }
+}
+
+/// The case ids whose WARN the profile's departures account for (tolerated).
+fn departures_of(report: &RunReport, departs_from: &[&str]) -> Vec<String> {
+    report
+        .cases
+        .iter()
+        .filter(|c| c.verdict == Verdict::Warn && intolerance_of(c, departs_from).is_none())
+        .map(|c| c.id.clone())
+        .collect()
 }
 
 /// The open points each requirement borders.
@@ -154,8 +212,9 @@ pub fn matrix_from_reports(
             .filter(|p| p.divergent_profiles().contains(&name))
             .map(|p| p.id.clone())
             .collect();
+        let departs_from = profile.departs_from();
         for result in &report.cases {
-            if let Some(message) = intolerance_of(result) {
+            if let Some(message) = intolerance_of(result, departs_from) {
                 intolerances.push(Intolerance {
                     profile: *profile,
                     case: result.id.clone(),
@@ -172,6 +231,8 @@ pub fn matrix_from_reports(
         profiles.push(ProfileRun {
             profile: *profile,
             diverges_at,
+            departs_from: departs_from.iter().map(|r| r.to_string()).collect(),
+            departures: departures_of(report, departs_from),
             counts: report.summary.by_verdict.clone(),
             cases: report
                 .cases
@@ -225,6 +286,21 @@ pub fn matrix_from_reports(
     }
 }
 
+/// Runs the corpus against each profile (clean runtime): one report per profile.
+pub async fn profile_reports(
+    cases: &[LoadedCase],
+    profiles: &[BuiltInProfile],
+    jobs: usize,
+    time_scale: f64,
+) -> Result<Vec<(BuiltInProfile, RunReport)>, SelftestError> {
+    let mut reports = Vec::new();
+    for profile in profiles {
+        let report = run_against(cases, Vec::new(), *profile, None, jobs, time_scale).await?;
+        reports.push((*profile, report));
+    }
+    Ok(reports)
+}
+
 /// Runs the corpus against each profile (clean runtime) and builds the matrix.
 pub async fn tolerance_matrix(
     cases: &[LoadedCase],
@@ -233,11 +309,7 @@ pub async fn tolerance_matrix(
     time_scale: f64,
 ) -> Result<ToleranceMatrix, SelftestError> {
     let started = std::time::Instant::now();
-    let mut reports = Vec::new();
-    for profile in profiles {
-        let report = run_against(cases, Vec::new(), *profile, None, jobs, time_scale).await?;
-        reports.push((*profile, report));
-    }
+    let reports = profile_reports(cases, profiles, jobs, time_scale).await?;
     let mut matrix = matrix_from_reports(spec::open_points::open_points(), &reports);
     matrix.duration_ms = started.elapsed().as_millis() as u64;
     Ok(matrix)
@@ -285,6 +357,19 @@ pub fn render_markdown(matrix: &ToleranceMatrix) -> String {
             run.profile,
             run.diverges_at.len(),
             counts(&run.counts)
+        ));
+    }
+    for run in matrix
+        .profiles
+        .iter()
+        .filter(|r| !r.departs_from.is_empty())
+    {
+        out.push_str(&format!(
+            "\n`{}` departs on purpose from {}: WARN tolerated there only ({} case(s): {}).\n",
+            run.profile,
+            run.departs_from.join(", "),
+            run.departures.len(),
+            run.departures.join(", ")
         ));
     }
     if !matrix.intolerances.is_empty() {
@@ -388,4 +473,76 @@ body{{font-family:system-ui,sans-serif;margin:2rem}}table{{border-collapse:colla
         matrix.points.iter().filter(|p| p.exercised()).count(),
         matrix.points.len()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DEPARTED: &[&str] = &["events.stream-mode.should-implement-debug"];
+
+    fn check(verdict: &str, level: &str, requirements: &[&str]) -> serde_json::Value {
+        serde_json::json!({
+            "check": "status", "location": "/steps/0/expect/0", "step": "debug",
+            "level": level, "requirements": requirements, "verdict": verdict,
+            "message": "m", "expected": null, "actual": null
+        })
+    }
+
+    fn result(verdict: &str, checks: Vec<serde_json::Value>) -> CaseResult {
+        serde_json::from_value(serde_json::json!({
+            "id": "w.case", "title": "t", "file": "openwop/case.json", "level": "SHOULD",
+            "surface": "openwop", "tags": [], "requirements": [], "verdict": verdict,
+            "raw_verdict": verdict, "reason": null, "duration_ms": 1, "checks": checks,
+            "transcript": [], "counterexample": null
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_warn_is_tolerated_only_at_the_departed_shoulds() {
+        let departed = check("WARN", "SHOULD", DEPARTED);
+        let elsewhere = check(
+            "WARN",
+            "SHOULD",
+            &["events.stream-mode.should-implement-values"],
+        );
+        let mixed = check(
+            "WARN",
+            "SHOULD",
+            &[DEPARTED[0], "events.stream-mode.should-implement-values"],
+        );
+        let contract_info = check("INFO", "CONTRACT", &[]);
+        let passed = check(
+            "PASS",
+            "MUST",
+            &["events.stream-mode.unimplemented-mode-400"],
+        );
+        let warn = |checks| result("WARN", checks);
+        // At the departed SHOULD alone (beside passes and CONTRACT INFO): tolerated.
+        let ok = warn(vec![
+            departed.clone(),
+            contract_info.clone(),
+            passed.clone(),
+        ]);
+        assert_eq!(intolerance_of(&ok, DEPARTED), None);
+        // Not for a profile that departs from nothing.
+        assert!(intolerance_of(&ok, &[]).is_some());
+        // Not beside a WARN elsewhere, nor for a check proving another requirement too.
+        assert!(intolerance_of(&warn(vec![departed.clone(), elsewhere]), DEPARTED).is_some());
+        assert!(intolerance_of(&warn(vec![mixed]), DEPARTED).is_some());
+        // Not beside a failed MUST, nor an INFO from a check not of level CONTRACT.
+        let failed = check(
+            "FAIL",
+            "MUST",
+            &["events.stream-mode.unimplemented-mode-400"],
+        );
+        assert!(intolerance_of(&warn(vec![departed.clone(), failed]), DEPARTED).is_some());
+        let may_info = check("INFO", "MAY", &[]);
+        assert!(intolerance_of(&warn(vec![departed.clone(), may_info]), DEPARTED).is_some());
+        // Not a WARN no check accounts for.
+        assert!(intolerance_of(&warn(vec![passed]), DEPARTED).is_some());
+        // A FAIL stays intolerance whatever the profile departs from.
+        assert!(intolerance_of(&result("FAIL", vec![departed]), DEPARTED).is_some());
+    }
 }

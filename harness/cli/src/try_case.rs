@@ -63,12 +63,16 @@ impl TryReport {
 /// How many runtimes run at once.
 const RUNTIMES_AT_ONCE: usize = 6;
 
-fn verdict_of(report: &RunReport, id: &str) -> Option<(Verdict, Option<String>)> {
+fn verdict_of(
+    report: &RunReport,
+    id: &str,
+    profile: BuiltInProfile,
+) -> Option<(Verdict, Option<String>)> {
     report
         .cases
         .iter()
         .find(|c| c.id == id)
-        .map(|c| (c.verdict, intolerance_of(c)))
+        .map(|c| (c.verdict, intolerance_of(c, profile.departs_from())))
 }
 
 /// Runs one case everywhere.
@@ -78,7 +82,7 @@ pub async fn try_case(case: &LoadedCase, time_scale: f64) -> Result<TryReport, S
     let mut profiles = Vec::new();
     for profile in BuiltInProfile::ALL {
         let report = run_against(cases, Vec::new(), profile, None, 1, time_scale).await?;
-        let (verdict, intolerance) = verdict_of(&report, id).unwrap_or((
+        let (verdict, intolerance) = verdict_of(&report, id, profile).unwrap_or((
             Verdict::Error,
             Some("the case did not run (filtered out?)".into()),
         ));
@@ -104,7 +108,7 @@ pub async fn try_case(case: &LoadedCase, time_scale: f64) -> Result<TryReport, S
                 time_scale,
             )
             .await?;
-            let verdict = verdict_of(&report, id).map_or(Verdict::Error, |(v, _)| v);
+            let verdict = verdict_of(&report, id, info.profile).map_or(Verdict::Error, |(v, _)| v);
             Ok::<_, SelftestError>(DefectOutcome {
                 defect: info.name,
                 profile: info.profile,
@@ -130,7 +134,7 @@ pub fn render_text(report: &TryReport) -> String {
     let mut out = format!("case {}\n\nclean runtime:\n", report.case);
     for p in &report.profiles {
         out.push_str(&format!(
-            "  {:<10} {:<5} {}\n",
+            "  {:<12} {:<5} {}\n",
             p.profile.as_str(),
             p.verdict.as_str(),
             match &p.intolerance {

@@ -388,7 +388,7 @@ impl CaseRunner {
         }
         if !record.completed && !state.stopped {
             state.checks.push(CheckOutcome {
-                check: "implicit:step-completed".into(),
+                check: STEP_COMPLETED.into(),
                 location: location.to_string(),
                 step: Some(record.step.clone()),
                 level: state.case.level,
@@ -419,7 +419,20 @@ impl CaseRunner {
                 scope: &state.scope,
                 location: format!("{location}/expect/{i}"),
             };
-            let outcomes = checks::evaluate(check, &ctx);
+            let mut outcomes = checks::evaluate(check, &ctx);
+            if !record.completed {
+                // The step was cut by the case's budget: what its checks saw is not the whole
+                // answer, so none of them is charged to the host.
+                for outcome in &mut outcomes {
+                    if !outcome.passed() {
+                        outcome.verdict = Verdict::Error;
+                        outcome.message = format!(
+                            "not judged: the case's budget cut the step short ({})",
+                            outcome.message
+                        );
+                    }
+                }
+            }
             if check.precondition == Some(true) || precondition.is_some() {
                 state.checks.extend(outcomes.into_iter().map(|mut outcome| {
                     if !outcome.passed() && outcome.verdict != Verdict::Error {
@@ -869,11 +882,15 @@ impl crate::generate::GenerateRunner for CaseRunner {
     }
 }
 
+/// The implicit check a step the case's budget cut short fails (ERROR); the checks of that step
+/// are not judged (ERROR too, at `<its location>/expect/<n>`).
+pub const STEP_COMPLETED: &str = "implicit:step-completed";
+
 /// Whether a stream step was observed as the case meant, so that its checks judge the host:
 /// not when the case's budget ran out before any answer, nor when it cut a reading window
 /// short, nor when it cut an unwindowed stream before the terminal event (a slow host and one
-/// holding a stream open look the same until then; once the terminal event arrived, a stream
-/// still open when the budget ran out is the host's to answer for).
+/// holding a stream open look the same until then; once the terminal event (or a terminal
+/// snapshot) arrived, a stream still open when the budget ran out is the host's to answer for).
 fn stream_observed(
     surface: CaseSurface,
     windowed: bool,
@@ -883,11 +900,21 @@ fn stream_observed(
     match &exchange.response {
         None => Instant::now() < deadline,
         Some(response) if matches!(response.end, crate::transcript::BodyEnd::Timeout) => {
-            !windowed
-                && observe(response)
-                    .events
-                    .iter()
-                    .any(|e| checks::is_terminal(surface, e.event_type.as_deref()))
+            let observed = observe(response);
+            // The end of the run shows as its terminal event, or (a `values` stream) as a
+            // snapshot of the run in a terminal status.
+            let ended = observed
+                .events
+                .iter()
+                .any(|e| checks::is_terminal(surface, e.event_type.as_deref()))
+                || observed.snapshots.iter().any(|(_, _, snapshot)| {
+                    snapshot
+                        .get("status")
+                        .cloned()
+                        .and_then(|s| serde_json::from_value::<spec::openwop::RunStatus>(s).ok())
+                        .is_some_and(spec::openwop::RunStatus::is_terminal)
+                });
+            !windowed && ended
         }
         Some(_) => true,
     }

@@ -4,10 +4,10 @@
 //! with surface W: object keys sorted recursively, arrays in order), so key order never matters. The key itself is stored only as
 //! its SHA-256. A binding lives in the store (an atomic claim plus a record of the bound
 //! execution) until 24 h (configurable) after the bound execution's terminal event, measured
-//! with the runtime's clock; after that the key is free again. Callers hold the service's
+//! with the runtime's clock ([`LogHub::key_expired`], the rule both surfaces share); after that
+//! the key is free again. Callers hold the service's
 //! creation lock around [`decide`] and [`bind`], so N concurrent duplicates make one execution.
 
-use chrono::Duration;
 use serde_json::{Value, json};
 
 use spec::execution::ErrorCode;
@@ -39,11 +39,10 @@ pub(crate) fn decide(
     hub: &LogHub,
     key_hash: &str,
     fingerprint: &str,
-    retention: Duration,
     defects: &Defects,
     mismatch: IdempotencyMismatch,
 ) -> Result<Decision, ApiError> {
-    let Some((bound_log, bound_fingerprint)) = lookup(hub, key_hash, retention)? else {
+    let Some((bound_log, bound_fingerprint)) = lookup(hub, key_hash)? else {
         return Ok(Decision::CreateAndBind);
     };
     if bound_fingerprint != fingerprint {
@@ -70,11 +69,7 @@ pub(crate) fn decide(
 }
 
 /// The live binding of a key: `(execution_id, fingerprint)`. An expired binding is released.
-fn lookup(
-    hub: &LogHub,
-    key_hash: &str,
-    retention: Duration,
-) -> Result<Option<(String, String)>, StoreError> {
+fn lookup(hub: &LogHub, key_hash: &str) -> Result<Option<(String, String)>, StoreError> {
     let store = hub.store();
     let Some(entry) = store.kv_get(SCOPE, key_hash)? else {
         return Ok(None);
@@ -85,27 +80,12 @@ fn lookup(
     ) else {
         return Ok(None);
     };
-    if expired(hub, log_id, retention)? {
+    if hub.key_expired(log_id)? {
         store.release_claim(SCOPE, key_hash)?;
         store.kv_put(SCOPE, key_hash, &Value::Null)?;
         return Ok(None);
     }
     Ok(Some((log_id.to_string(), fingerprint.to_string())))
-}
-
-/// Whether the execution's terminal event is older than the retention period.
-fn expired(hub: &LogHub, log_id: &str, retention: Duration) -> Result<bool, StoreError> {
-    let Some(record) = hub.store().log(log_id)? else {
-        return Ok(true);
-    };
-    let Some(last) = record.last_sequence.filter(|_| record.terminal) else {
-        return Ok(false);
-    };
-    let terminal_time = hub
-        .read_after(log_id, last.checked_sub(1))?
-        .last()
-        .map(|e| e.time);
-    Ok(terminal_time.is_some_and(|t| t + retention <= hub.clock().now()))
 }
 
 /// Binds a key to a new execution.

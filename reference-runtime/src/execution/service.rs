@@ -125,8 +125,11 @@ impl Executions {
     }
 
     /// Ends every execution left in flight by a previous process: an appended
-    /// `execution.failed` (`internal_error`, outcome unknown), never a renumbering. Returns how
-    /// many were ended.
+    /// `execution.failed` (`internal_error`, retryable false: the provider may or may not have
+    /// done the work), never a renumbering and never a new provider call. A log the previous
+    /// process created but left empty (killed before `execution.accepted`) gets
+    /// `execution.accepted` first, so every log still opens with it. Returns how many were
+    /// ended.
     pub fn recover(&self) -> Result<usize, StoreError> {
         let mut ended = 0;
         for record in self.hub.store().logs(Surface::Execution)? {
@@ -147,7 +150,12 @@ impl Executions {
                 "Execution outcome unknown: the runtime restarted while it was in flight",
                 false,
             );
-            match writer.finish(EventBody::Failed { error }) {
+            let opened = if record.last_sequence.is_none() {
+                writer.append(EventBody::Accepted {})
+            } else {
+                Ok(())
+            };
+            match opened.and_then(|()| writer.finish(EventBody::Failed { error })) {
                 Ok(()) => ended += 1,
                 Err(error) => {
                     tracing::error!(execution_id = %record.id, %error, "recovery append failed")
@@ -273,9 +281,6 @@ impl Executions {
                 &self.hub,
                 key_hash,
                 &fingerprint,
-                chrono::Duration::hours(
-                    i64::try_from(self.config.limits.idempotency_retention_hours).unwrap_or(24),
-                ),
                 &self.defects,
                 self.config.execution.idempotency_mismatch,
             )?,

@@ -127,7 +127,12 @@ pub struct LogHub {
     /// The `w-drops-event-under-load` defect: one event in this many is withheld from each
     /// subscriber of a live log that has several.
     drop_under_load: Option<u64>,
+    /// How long an idempotency key stays bound after its log's terminal event.
+    key_retention: chrono::Duration,
 }
+
+/// The default [`LogHub::key_retention`]: 24 hours.
+pub const DEFAULT_KEY_RETENTION_HOURS: i64 = 24;
 
 /// One event in this many is lost under the `w-drops-event-under-load` defect.
 pub const DROP_UNDER_LOAD_EVERY: u64 = 7;
@@ -141,7 +146,45 @@ impl LogHub {
             logs: Mutex::new(HashMap::new()),
             wire_offset: None,
             drop_under_load: None,
+            key_retention: chrono::Duration::hours(DEFAULT_KEY_RETENTION_HOURS),
         }
+    }
+
+    /// Keeps idempotency keys bound this long after their log's terminal event (both
+    /// surfaces; `[limits] idempotency_retention_hours`).
+    pub fn with_key_retention(mut self, retention: chrono::Duration) -> Self {
+        self.key_retention = retention;
+        self
+    }
+
+    /// How long an idempotency key stays bound after its log's terminal event.
+    pub fn key_retention(&self) -> chrono::Duration {
+        self.key_retention
+    }
+
+    /// Whether an idempotency key bound to `log_id` has expired, by the hub's clock: the log's
+    /// terminal event is at least [`Self::key_retention`] old, or the log does not exist (a
+    /// crash between binding the key and creating the log: the creation never answered, so the
+    /// key was never used). A key bound to a live log never expires.
+    pub fn key_expired(&self, log_id: &str) -> Result<bool, StoreError> {
+        let Some(record) = self.store.log(log_id)? else {
+            return Ok(true);
+        };
+        let Some(last) = record.last_sequence.filter(|_| record.terminal) else {
+            return Ok(false);
+        };
+        // The terminal event is last unless events the protocol allows after it follow.
+        let tail = self.store.read_after(log_id, last.checked_sub(1))?;
+        let terminal_time = match tail.last().filter(|e| e.terminal) {
+            Some(event) => Some(event.time),
+            None => self
+                .store
+                .read_after(log_id, None)?
+                .iter()
+                .find(|e| e.terminal)
+                .map(|e| e.time),
+        };
+        Ok(terminal_time.is_some_and(|t| t + self.key_retention <= self.clock.now()))
     }
 
     /// Switches on the `w-drops-event-under-load` defect (known-bad runtimes only).

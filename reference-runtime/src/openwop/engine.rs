@@ -13,7 +13,7 @@ use spec::openwop::payloads::{
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use crate::choices::AfterTerminalEvents;
+use crate::choices::{AfterTerminalEvents, NEGOTIATED_MCP_VERSION, UpstreamContradictions};
 use crate::defects::Defect;
 use crate::log::AppendKind;
 
@@ -52,6 +52,11 @@ const RUN_STARTED_DELAY: std::time::Duration = std::time::Duration::from_millis(
 
 async fn run(ctx: &RunContext) {
     let started = Instant::now();
+    if ctx.env.choices.upstream_contradictions == UpstreamContradictions::OtherSide
+        && record_negotiation(ctx).is_err()
+    {
+        return;
+    }
     let mut last_outputs = Map::new();
     for node in &ctx.workflow.nodes {
         match execute(ctx, node).await {
@@ -87,6 +92,25 @@ async fn run(ctx: &RunContext) {
         // A vendor type may follow the terminal event (the chapter's terminal rule).
         let _ = ctx.record("example.run-archived", None, json!({ "archived": true }));
     }
+}
+
+/// Records the run's tool-peer protocol negotiation as `negotiation.decided` (the type enum's
+/// side of upstream's contradiction: the type has no codemap row). The payload follows
+/// upstream's closed def: `protocol`, `outcome` and `at` required; `version` and `reason`
+/// optional.
+fn record_negotiation(ctx: &RunContext) -> Result<(), NodeError> {
+    let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    ctx.record(
+        "negotiation.decided",
+        None,
+        json!({
+            "protocol": "mcp",
+            "outcome": "accepted",
+            "version": NEGOTIATED_MCP_VERSION,
+            "reason": "ok",
+            "at": at,
+        }),
+    )
 }
 
 /// Runs one node: `node.started`, the node's work, then its provider usage and `node.completed`
@@ -268,6 +292,14 @@ async fn approval_gate(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, 
         });
         if ctx.env.defects.has(Defect::WInterruptRequestedWithoutKey) {
             requested.as_object_mut().map(|r| r.remove("key"));
+        }
+        if ctx.env.choices.upstream_contradictions == UpstreamContradictions::OtherSide {
+            // The closed schema's side: kind, key and data only (node.suspended and the
+            // envelope's nodeId still name the node and the interrupt).
+            if let Some(r) = requested.as_object_mut() {
+                r.remove("nodeId");
+                r.remove("interruptId");
+            }
         }
         ctx.record("interrupt.requested", Some(&node.id), requested)
     })?;

@@ -1,7 +1,9 @@
 //! `Idempotency-Key` on `POST /runs`: the key is bound per tenant to the first request's
 //! fingerprint (SHA-256 of the body with object keys sorted) and its response; a replay with the
 //! same body gets that response again with `OpenWOP-Idempotent-Replay: true`, a different body
-//! 409 `idempotency_key_mismatch`. A request refused at validation never binds its key.
+//! 409 `idempotency_key_mismatch`. A request refused at validation never binds its key. A binding
+//! is kept 24 h (`[limits] idempotency_retention_hours`) after its run's terminal event, then
+//! the key is free again (`LogHub::key_expired`, the rule surface X's keys follow too).
 
 use axum::http::HeaderMap;
 

@@ -50,6 +50,7 @@ mod poll;
 mod pricing;
 mod projection;
 mod recorder;
+mod recovery;
 mod run_routes;
 mod runs;
 mod scheduling;
@@ -80,6 +81,7 @@ pub use config::{
 pub use config::{FeedbackSettings, ProviderUsageSettings};
 pub use envelopes::settings::{EnvelopeSettings, Strictness};
 pub use error::ApiError;
+pub use recovery::{INTERRUPTED_RUN_CODE, INTERRUPTED_RUN_REASON, recover_runs};
 
 /// What surface W needs from the composition root.
 #[derive(Clone)]

@@ -66,6 +66,7 @@ pub(crate) async fn create(
     let key_hash = idempotency::key_hash(&key);
     let kv_key = format!("{scope}|{key_hash}");
     let run_id = state.config.choices.run_id_form.mint(&caller.tenant);
+    free_expired_key(&state, &scope, &key_hash, &kv_key)?;
     let claim = store
         .claim(&scope, &key_hash, &idempotency::fingerprint(&raw), &run_id)
         .map_err(|_| ApiError::internal())?;
@@ -100,6 +101,32 @@ pub(crate) async fn create(
             "the Idempotency-Key was used with a different request",
         )),
     }
+}
+
+/// Frees a key whose binding expired: its run's terminal event is older than the retention
+/// (24 h, the execution protocol's rule, applied to runs too), or its run was never created (a
+/// crash between the claim and the log).
+fn free_expired_key(
+    state: &WState,
+    scope: &str,
+    key_hash: &str,
+    kv_key: &str,
+) -> Result<(), ApiError> {
+    let store = state.hub.store();
+    let internal = |error: crate::store::StoreError| {
+        tracing::error!(%error, "checking an idempotency key's retention failed");
+        ApiError::internal()
+    };
+    let Some(bound) = store.claim_holder(scope, key_hash).map_err(internal)? else {
+        return Ok(());
+    };
+    if state.hub.key_expired(&bound).map_err(internal)? {
+        store.release_claim(scope, key_hash).map_err(internal)?;
+        store
+            .kv_put(RESPONSES_NAMESPACE, kv_key, &Value::Null)
+            .map_err(internal)?;
+    }
+    Ok(())
 }
 
 /// `GET /runs/{runId}`: the snapshot, with an `ETag` derived from the latest sequence.

@@ -46,7 +46,13 @@ pub(crate) async fn events(
     let meta = state.readable_run(&caller, &uri)?;
     let Query(query) = query.map_err(|_| ApiError::validation("the query string is malformed"))?;
     stream_params::negotiate_before_validation(&headers, &state.defects)?;
-    let mode = || Selection::parse(query.get("streamMode").map(String::as_str), &state.defects);
+    let mode = || {
+        Selection::parse(
+            query.get("streamMode").map(String::as_str),
+            state.config.choices.implemented_modes,
+            &state.defects,
+        )
+    };
     let buffer_ms = || stream_params::buffer(query.get("bufferMs").map(String::as_str));
     let (selection, buffer) = match state.config.choices.stream_validation {
         StreamValidationOrder::ModeFirst => (mode()?, buffer_ms()?),

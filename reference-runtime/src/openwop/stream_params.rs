@@ -7,17 +7,10 @@ use serde_json::json;
 use spec::openwop::{StreamMode, StreamModeSelection};
 use spec::registry::{StreamTier, event_types};
 
+use crate::choices::ImplementedModes;
 use crate::defects::{Defect, Defects};
 
 use super::error::{ApiError, details};
-
-/// The single modes this host serves (`details.supported` of `unsupported_stream_mode`).
-pub(crate) const SERVED_MODES: [StreamMode; 4] = [
-    StreamMode::Updates,
-    StreamMode::Values,
-    StreamMode::Messages,
-    StreamMode::Debug,
-];
 
 /// The largest `bufferMs`.
 pub(crate) const MAX_BUFFER_MS: u64 = 5_000;
@@ -32,8 +25,13 @@ pub(crate) enum Selection {
 }
 
 impl Selection {
-    /// Parses `streamMode` (absent means `updates`) against the chapter's pattern.
-    pub(crate) fn parse(value: Option<&str>, defects: &Defects) -> Result<Self, ApiError> {
+    /// Parses `streamMode` (absent means `updates`) against the chapter's pattern, and refuses
+    /// a selection naming a mode the host does not implement (`implemented`).
+    pub(crate) fn parse(
+        value: Option<&str>,
+        implemented: ImplementedModes,
+        defects: &Defects,
+    ) -> Result<Self, ApiError> {
         let Some(value) = value else {
             return Ok(Selection::Modes(vec![StreamMode::Updates]));
         };
@@ -45,23 +43,37 @@ impl Selection {
             return Ok(Selection::Values);
         }
         match StreamModeSelection::parse(value) {
+            Ok(selection)
+                if !selection
+                    .modes()
+                    .iter()
+                    .all(|mode| implemented.serves(mode.as_str())) =>
+            {
+                Err(unsupported_stream_mode(implemented, defects))
+            }
             Ok(selection) if selection.modes() == [StreamMode::Values] => Ok(Selection::Values),
             Ok(selection) => Ok(Selection::Modes(selection.modes().to_vec())),
-            Err(_) => Err(unsupported_stream_mode(defects)),
+            Err(_) => Err(unsupported_stream_mode(implemented, defects)),
         }
     }
 }
 
 /// 400 `unsupported_stream_mode` with `details.supported`: each single mode served.
-fn unsupported_stream_mode(defects: &Defects) -> ApiError {
-    let error = ApiError::new(
-        "unsupported_stream_mode",
-        "streamMode must match ^(values|(updates|messages|debug)(,(updates|messages|debug))*)$",
-    );
+fn unsupported_stream_mode(implemented: ImplementedModes, defects: &Defects) -> ApiError {
+    let pattern =
+        "streamMode must match ^(values|(updates|messages|debug)(,(updates|messages|debug))*)$";
+    let message = match implemented {
+        ImplementedModes::AllFour => pattern.to_string(),
+        ImplementedModes::UpdatesOnly => format!(
+            "{pattern} and name only the modes this host implements: {}",
+            implemented.served().join(", ")
+        ),
+    };
+    let error = ApiError::new("unsupported_stream_mode", message);
     if defects.has(Defect::WSupportedMissing) {
         return error;
     }
-    let mut supported: Vec<String> = SERVED_MODES.iter().map(|m| m.to_string()).collect();
+    let mut supported: Vec<String> = implemented.served().iter().map(|m| m.to_string()).collect();
     if defects.has(Defect::WSupportedListsCombinations) {
         supported.push("updates,messages".into());
         supported.push("updates,debug".into());
@@ -165,6 +177,44 @@ mod tests {
         assert_eq!(buffer(Some("5000")).unwrap(), Some(Duration::from_secs(5)));
         assert!(buffer(Some("5001")).is_err());
         assert!(buffer(Some("-1")).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_host_serving_updates_only_refuses_every_other_mode_listing_what_it_serves() {
+        use axum::response::IntoResponse;
+        let none = Defects::none();
+        let only = ImplementedModes::UpdatesOnly;
+        for served in [None, Some("updates"), Some("updates,updates")] {
+            assert_eq!(
+                Selection::parse(served, only, &none).unwrap(),
+                Selection::Modes(vec![StreamMode::Updates]),
+                "{served:?}"
+            );
+        }
+        for lacking in [
+            "values",
+            "messages",
+            "debug",
+            "updates,debug",
+            "messages,updates",
+        ] {
+            let refusal = Selection::parse(Some(lacking), only, &none).unwrap_err();
+            assert_eq!(refusal.code(), "unsupported_stream_mode", "{lacking}");
+            assert_eq!(refusal.status(), StatusCode::BAD_REQUEST, "{lacking}");
+            let body = axum::body::to_bytes(refusal.into_response().into_body(), 4096)
+                .await
+                .unwrap();
+            let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(
+                body["details"]["supported"],
+                json!(["updates"]),
+                "{lacking}"
+            );
+        }
+        // A host serving all four serves each of them.
+        for mode in ["values", "messages", "debug", "updates,messages,debug"] {
+            assert!(Selection::parse(Some(mode), ImplementedModes::AllFour, &none).is_ok());
+        }
     }
 
     #[test]

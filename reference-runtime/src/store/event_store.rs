@@ -87,6 +87,17 @@ pub enum StoreError {
     /// A log with this id already exists.
     #[error("log `{0}` already exists")]
     DuplicateLog(String),
+    /// An append whose sequence is not the log's next one (a gap, a reuse or a renumbering):
+    /// refused, nothing written.
+    #[error("log `{log_id}`: sequence {got} refused, the next one is {expected}")]
+    SequenceConflict {
+        /// The log.
+        log_id: String,
+        /// The log's next sequence.
+        expected: u64,
+        /// The sequence the append carried.
+        got: u64,
+    },
     /// The backend failed.
     #[error("event store backend failed: {0}")]
     Backend(String),
@@ -99,7 +110,10 @@ pub enum StoreError {
 pub trait EventStore: Send + Sync + 'static {
     /// Creates an empty log.
     fn create_log(&self, record: &LogRecord) -> Result<(), StoreError>;
-    /// Appends one event (its sequence is the log's next one; the hub guarantees it).
+    /// Appends one event. Its sequence must be the log's next one (the first sequence of the
+    /// surface for an empty log, else the last plus one); the store checks this in the same
+    /// transaction that writes the event and moves the log's extent, and refuses anything else
+    /// with [`StoreError::SequenceConflict`], so no gap, reuse or renumbering can be stored.
     fn append(&self, log_id: &str, event: &StoredEvent) -> Result<(), StoreError>;
     /// The events with `sequence > after` (all when `after` is `None`), in log order.
     fn read_after(&self, log_id: &str, after: Option<u64>) -> Result<Vec<StoredEvent>, StoreError>;
@@ -117,6 +131,8 @@ pub trait EventStore: Send + Sync + 'static {
         fingerprint: &str,
         log_id: &str,
     ) -> Result<ClaimOutcome, StoreError>;
+    /// The log a claim is bound to, `None` when the key is free.
+    fn claim_holder(&self, scope: &str, key_hash: &str) -> Result<Option<String>, StoreError>;
     /// Removes a claim (a refused or expired request frees its key).
     fn release_claim(&self, scope: &str, key_hash: &str) -> Result<(), StoreError>;
     /// Reads a small value (heartbeat state, …).

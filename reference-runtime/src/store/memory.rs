@@ -41,6 +41,16 @@ impl EventStore for MemoryEventStore {
         let (record, events) = logs
             .get_mut(log_id)
             .ok_or_else(|| StoreError::UnknownLog(log_id.into()))?;
+        let expected = record
+            .last_sequence
+            .map_or(record.surface.first_sequence(), |s| s + 1);
+        if event.sequence != expected {
+            return Err(StoreError::SequenceConflict {
+                log_id: log_id.into(),
+                expected,
+                got: event.sequence,
+            });
+        }
         record.last_sequence = Some(event.sequence);
         record.terminal |= event.terminal;
         events.push(event.clone());
@@ -113,6 +123,15 @@ impl EventStore for MemoryEventStore {
                 Ok(ClaimOutcome::Claimed)
             }
         }
+    }
+
+    fn claim_holder(&self, scope: &str, key_hash: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .claims
+            .read()
+            .map_err(poisoned)?
+            .get(&(scope.to_string(), key_hash.to_string()))
+            .map(|(_, log_id)| log_id.clone()))
     }
 
     fn release_claim(&self, scope: &str, key_hash: &str) -> Result<(), StoreError> {

@@ -14,5 +14,5 @@ mod view;
 
 pub use event_store::{ClaimOutcome, EventStore, LogRecord, StoreError, StoredEvent, Surface};
 pub use memory::MemoryEventStore;
-pub use sqlite::SqliteEventStore;
+pub use sqlite::{SqliteEventStore, SqliteSync};
 pub use view::StoreView;

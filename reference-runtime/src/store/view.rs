@@ -62,6 +62,11 @@ impl<'a> StoreView<'a> {
         self.store.claim(scope, key_hash, fingerprint, log_id)
     }
 
+    /// The log a claim is bound to, `None` when the key is free.
+    pub fn claim_holder(&self, scope: &str, key_hash: &str) -> Result<Option<String>, StoreError> {
+        self.store.claim_holder(scope, key_hash)
+    }
+
     /// Removes a claim.
     pub fn release_claim(&self, scope: &str, key_hash: &str) -> Result<(), StoreError> {
         self.store.release_claim(scope, key_hash)

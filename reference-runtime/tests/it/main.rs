@@ -1,7 +1,9 @@
 //! The reference runtime's integration tests, one binary: both surfaces over real HTTP, one
 //! module per concept, the defect table (`defects`), and the hosts the tests share.
 
+mod crash_sigkill;
 mod defects;
+mod restarts;
 mod w_choices;
 mod w_discovery;
 mod w_engine;

@@ -254,8 +254,11 @@ pub enum ProfileArg {
     /// The other option at every open point it has a knob for (the tolerance matrix's profile).
     Divergent,
     /// The options that conflict with divergent's: execution.accepted appended after the 202,
-    /// a durable event store.
+    /// a durable event store, the other side of upstream's self-contradictions.
     Deferred,
+    /// Only the updates stream mode served (the others refused with 400
+    /// unsupported_stream_mode).
+    UpdatesOnly,
 }
 
 impl From<ProfileArg> for conformance_cli::launch::BuiltInProfile {
@@ -266,6 +269,7 @@ impl From<ProfileArg> for conformance_cli::launch::BuiltInProfile {
             ProfileArg::Strict => conformance_cli::launch::BuiltInProfile::Strict,
             ProfileArg::Divergent => conformance_cli::launch::BuiltInProfile::Divergent,
             ProfileArg::Deferred => conformance_cli::launch::BuiltInProfile::Deferred,
+            ProfileArg::UpdatesOnly => conformance_cli::launch::BuiltInProfile::UpdatesOnly,
         }
     }
 }
