@@ -74,6 +74,10 @@ pub struct Config {
     /// `[execution]`: surface-X behaviours the protocol leaves to the host.
     #[serde(default)]
     pub execution: ExecutionChoices,
+    /// Whether the bench publisher's routes are served (`reference-runtime --bench-publisher`
+    /// only; never read from a file). Off by default.
+    #[serde(skip)]
+    pub bench_publisher: bool,
 }
 
 /// `[server]`.

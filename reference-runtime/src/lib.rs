@@ -12,6 +12,7 @@
 //! [`StartError`]. The `conformance` command's built-in target uses only these names; the
 //! modules below are the runtime's own (its tests reach into them, embedders do not).
 
+mod bench_publisher;
 mod canonical;
 pub mod choices;
 pub mod clock;

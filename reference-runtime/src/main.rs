@@ -3,6 +3,7 @@
 //! ```text
 //! reference-runtime [--config FILE] [--listen ADDR] [--store memory|sqlite:PATH]
 //!                   [--keep-alive-ms MS] [--defect NAME]... [--list-defects]
+//!                   [--bench-publisher]
 //! ```
 //!
 //! The first stdout line is `listening on http://ADDR`; logs go to stderr (filter with
@@ -41,6 +42,10 @@ struct Args {
     /// Prints the defect catalogue and exits.
     #[arg(long)]
     list_defects: bool,
+    /// Serves the bench publisher's routes (`/bench/logs`), for the side-by-side SSE bench
+    /// only: never in normal serving.
+    #[arg(long)]
+    bench_publisher: bool,
 }
 
 /// A log writer that scrubs credentials from every line.
@@ -85,6 +90,7 @@ async fn main() -> anyhow::Result<()> {
     if let Some(ms) = args.keep_alive_ms {
         config.server.keep_alive_ms = ms;
     }
+    config.bench_publisher = args.bench_publisher;
     let listen = args.listen.unwrap_or(config.server.listen);
     config.validate()?;
 

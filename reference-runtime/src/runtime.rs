@@ -181,6 +181,11 @@ pub fn app(state: AppState) -> Router {
             )
             .into_response()
         });
+    let router = if state.config.bench_publisher {
+        crate::bench_publisher::install(router, Arc::clone(&state.hub), Arc::clone(&state.config))
+    } else {
+        router
+    };
     if state.config.server.json_charset {
         router.layer(axum::middleware::map_response(with_json_charset))
     } else {

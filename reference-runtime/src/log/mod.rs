@@ -3,10 +3,16 @@
 //! duplicate at the seam.
 //!
 //! Both surfaces use it: surface X logs start at sequence 1, surface W logs at 0.
+//!
+//! Live subscribers read from the log's live tail, the events appended through this hub kept
+//! in memory (up to [`LIVE_TAIL_EVENTS`], released once a terminal log has no subscriber), and
+//! are handed at most [`MAX_BATCH_EVENTS`] at a time: a thousand subscribers of one live log
+//! never query the store, and one that fell behind holds and renders a bounded batch. Events
+//! older than the tail (appended by a previous process, or evicted) are read from the store.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use chrono::{DateTime, Utc};
 use tokio::sync::watch;
@@ -52,6 +58,47 @@ pub struct LogProgress {
     pub terminal: bool,
 }
 
+/// The most events a subscriber is handed at once.
+pub const MAX_BATCH_EVENTS: usize = 128;
+/// The most recent events a log keeps in memory for its subscribers.
+pub const LIVE_TAIL_EVENTS: usize = 65_536;
+
+/// The events appended through this hub, most recent last: `events[i]` has sequence
+/// `first + i`; when empty, `first` is the next sequence.
+struct LiveTail {
+    first: u64,
+    events: VecDeque<StoredEvent>,
+}
+
+impl LiveTail {
+    fn push(&mut self, event: StoredEvent) {
+        self.events.push_back(event);
+        if self.events.len() > LIVE_TAIL_EVENTS {
+            self.events.pop_front();
+            self.first += 1;
+        }
+    }
+
+    /// Forgets the events (the next sequence stays where it is).
+    fn release(&mut self) {
+        self.first += self.events.len() as u64;
+        self.events = VecDeque::new();
+    }
+
+    /// Up to [`MAX_BATCH_EVENTS`] events from sequence `from`, or `None` when `from` is older
+    /// than the tail.
+    fn batch_from(&self, from: u64) -> Option<Vec<StoredEvent>> {
+        let skip = from.checked_sub(self.first)?;
+        let start = usize::try_from(skip)
+            .unwrap_or(usize::MAX)
+            .min(self.events.len());
+        let end = start
+            .saturating_add(MAX_BATCH_EVENTS)
+            .min(self.events.len());
+        Some(self.events.range(start..end).cloned().collect())
+    }
+}
+
 struct LogState {
     surface: Surface,
     /// Serialises appends; holds the next sequence and the terminal flag.
@@ -59,6 +106,16 @@ struct LogState {
     progress: watch::Sender<LogProgress>,
     /// Live subscriptions of this log.
     subscribers: AtomicUsize,
+    /// What subscribers read while they follow the log.
+    tail: RwLock<LiveTail>,
+}
+
+impl LogState {
+    fn tail_mut(&self) -> std::sync::RwLockWriteGuard<'_, LiveTail> {
+        self.tail
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 /// The hub: one per runtime, shared by both surfaces.
@@ -219,6 +276,13 @@ impl LogHub {
         };
         self.store.append(log_id, &event)?;
         let now_terminal = terminal || event.terminal;
+        {
+            let mut tail = state.tail_mut();
+            tail.push(event.clone());
+            if now_terminal && state.subscribers.load(Ordering::Relaxed) == 0 {
+                tail.release();
+            }
+        }
         *guard = (next_sequence + 1, now_terminal);
         state.progress.send_replace(LogProgress {
             last_sequence: Some(next_sequence),
@@ -265,6 +329,11 @@ impl LogHub {
         })
     }
 
+    /// How many subscriptions of a log are open now.
+    pub fn subscriber_count(&self, log_id: &str) -> Result<usize, StoreError> {
+        Ok(self.state(log_id)?.subscribers.load(Ordering::Relaxed))
+    }
+
     /// The surface of a log.
     pub fn surface(&self, log_id: &str) -> Result<Surface, StoreError> {
         Ok(self.state(log_id)?.surface)
@@ -294,6 +363,10 @@ impl LogHub {
             append: Mutex::new((next, record.terminal)),
             progress,
             subscribers: AtomicUsize::new(0),
+            tail: RwLock::new(LiveTail {
+                first: next,
+                events: VecDeque::new(),
+            }),
         });
         logs.insert(log_id.to_string(), Arc::clone(&state));
         Ok(state)
@@ -313,7 +386,10 @@ pub struct Subscription {
 
 impl Drop for Subscription {
     fn drop(&mut self) {
-        self.state.subscribers.fetch_sub(1, Ordering::Relaxed);
+        let left = self.state.subscribers.fetch_sub(1, Ordering::Relaxed) - 1;
+        if left == 0 && self.progress.borrow().terminal {
+            self.state.tail_mut().release();
+        }
     }
 }
 
@@ -329,7 +405,7 @@ impl Subscription {
                 (None, _) => false,
             };
             if behind {
-                match self.hub.read_after(&self.log_id, self.cursor) {
+                match self.read_batch() {
                     Ok(mut events) if !events.is_empty() => {
                         self.cursor = events.last().map(|e| e.sequence);
                         self.withhold_under_load(&mut events, progress.terminal);
@@ -348,6 +424,24 @@ impl Subscription {
             if self.progress.changed().await.is_err() {
                 return None;
             }
+        }
+    }
+
+    /// The next events after the cursor: from the live tail when it reaches back far enough,
+    /// else from the store.
+    fn read_batch(&self) -> Result<Vec<StoredEvent>, StoreError> {
+        let from = self
+            .cursor
+            .map_or(self.state.surface.first_sequence(), |c| c.saturating_add(1));
+        let from_tail = self
+            .state
+            .tail
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .batch_from(from);
+        match from_tail {
+            Some(events) => Ok(events),
+            None => self.hub.read_after(&self.log_id, self.cursor),
         }
     }
 
@@ -382,7 +476,7 @@ impl Subscription {
 mod tests {
     use super::*;
     use crate::clock::SystemClock;
-    use crate::store::MemoryEventStore;
+    use crate::store::{EventStore, MemoryEventStore};
 
     fn hub() -> Arc<LogHub> {
         Arc::new(LogHub::new(
@@ -466,6 +560,79 @@ mod tests {
             seen.extend(batch.unwrap().into_iter().map(|e| e.sequence));
         }
         assert_eq!(seen, (2..=53).collect::<Vec<_>>());
+    }
+
+    /// Reads a subscription to its end: each batch's sequences.
+    async fn batches(subscription: &mut Subscription) -> Vec<Vec<u64>> {
+        let mut batches = Vec::new();
+        while let Some(batch) = subscription.next_batch().await {
+            batches.push(batch.unwrap().into_iter().map(|e| e.sequence).collect());
+        }
+        batches
+    }
+
+    #[tokio::test]
+    async fn a_subscriber_far_behind_gets_bounded_batches_in_order() {
+        let hub = hub();
+        hub.create("w", Surface::Run, serde_json::json!({}))
+            .unwrap();
+        let mut subscription = hub.subscribe("w", None).unwrap();
+        for _ in 0..300 {
+            append(&hub, "w", AppendKind::Forward).unwrap();
+        }
+        append(&hub, "w", AppendKind::Terminal).unwrap();
+        let batches = batches(&mut subscription).await;
+        assert!(batches.iter().all(|b| b.len() <= MAX_BATCH_EVENTS));
+        assert_eq!(batches.concat(), (0..=300).collect::<Vec<_>>());
+    }
+
+    #[tokio::test]
+    async fn events_older_than_the_tail_come_from_the_store() {
+        let store = Arc::new(MemoryEventStore::new());
+        let first = LogHub::new(
+            Arc::clone(&store) as Arc<dyn EventStore>,
+            Arc::new(SystemClock),
+        );
+        first
+            .create("x", Surface::Execution, serde_json::json!({}))
+            .unwrap();
+        for _ in 0..3 {
+            append(&first, "x", AppendKind::Forward).unwrap();
+        }
+        // A second hub over the same store (a restart) never saw those appends.
+        let hub = Arc::new(LogHub::new(store, Arc::new(SystemClock)));
+        let mut from_start = hub.subscribe("x", None).unwrap();
+        let mut from_two = hub.subscribe("x", Some(2)).unwrap();
+        append(&hub, "x", AppendKind::Terminal).unwrap();
+        assert_eq!(batches(&mut from_start).await.concat(), [1, 2, 3, 4]);
+        assert_eq!(batches(&mut from_two).await.concat(), [3, 4]);
+    }
+
+    #[tokio::test]
+    async fn evicted_events_are_read_from_the_store_and_a_terminal_tail_is_released() {
+        let hub = hub();
+        hub.create("w", Surface::Run, serde_json::json!({}))
+            .unwrap();
+        let total = LIVE_TAIL_EVENTS as u64 + 10;
+        for _ in 0..total {
+            append(&hub, "w", AppendKind::Forward).unwrap();
+        }
+        let mut from_start = hub.subscribe("w", None).unwrap();
+        let mut near_end = hub.subscribe("w", Some(total - 3)).unwrap();
+        append(&hub, "w", AppendKind::Terminal).unwrap();
+        let seen = batches(&mut from_start).await.concat();
+        assert_eq!(seen, (0..=total).collect::<Vec<_>>());
+        assert_eq!(
+            batches(&mut near_end).await.concat(),
+            [total - 2, total - 1, total]
+        );
+        let state = hub.state("w").unwrap();
+        drop(from_start);
+        drop(near_end);
+        assert!(state.tail.read().unwrap().events.is_empty());
+        // A later reader of the terminal log reads the store.
+        let mut later = hub.subscribe("w", Some(total - 1)).unwrap();
+        assert_eq!(batches(&mut later).await.concat(), [total]);
     }
 
     #[tokio::test]
