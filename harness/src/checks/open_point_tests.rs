@@ -1,6 +1,8 @@
-//! Open points no built-in profile can take otherwise (`exercised_otherwise` in
-//! `spec/open-points.json`), exercised on made-up transcripts: the corpus's own checks, judged
-//! on what a host taking the other option would send, fail nothing the seeds leave open.
+//! The sides of two open points no built-in profile can take (a host serving a subset of the
+//! stream modes beside the `updates-only` profile's; the sides of upstream's contradictions
+//! that break a chapter MUST or need anonymous tenants, listed in `spec/open-points.json`),
+//! exercised on made-up transcripts: the corpus's own checks, judged on what a host taking
+//! that side would send, fail nothing the seeds leave open.
 
 use std::collections::BTreeMap;
 use std::path::Path;
