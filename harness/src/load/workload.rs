@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::plan::{LoadPlan, LoadSurface};
-use crate::case::Principal;
+use crate::case::{CaseSurface, Principal};
 use crate::target::{SecretHeader, Target};
 
 /// One log the host created.
@@ -39,14 +39,11 @@ pub(crate) struct FullRead {
 
 /// The terminal event types of each surface.
 pub(crate) fn is_terminal_type(surface: LoadSurface, event_type: &str) -> bool {
-    match surface {
-        LoadSurface::Execution => {
-            matches!(event_type, "execution.completed" | "execution.failed")
-        }
-        LoadSurface::Openwop => {
-            matches!(event_type, "run.completed" | "run.failed" | "run.cancelled")
-        }
-    }
+    let surface = match surface {
+        LoadSurface::Execution => CaseSurface::Execution,
+        LoadSurface::Openwop => CaseSurface::Openwop,
+    };
+    crate::checks::is_terminal(surface, Some(event_type))
 }
 
 /// The headers of every request: the target's, and principal `a` on W.
@@ -102,6 +99,35 @@ async fn send_with_backoff(
     Err("still 429 after 10 attempts".into())
 }
 
+/// POSTs a creation body to `path` (backing off on 429) and reads the created log's id from
+/// the answer's `id_field`; an error names the path and status when there is none.
+async fn post_creation(
+    client: &reqwest::Client,
+    target: &Target,
+    path: &str,
+    headers: &[SecretHeader],
+    body: &Value,
+    id_field: &str,
+    deadline: Instant,
+) -> Result<String, String> {
+    let url = format!("{}{path}", target.base_url);
+    let response = send_with_backoff(
+        || with_headers(client.post(&url), headers).json(body),
+        deadline,
+    )
+    .await?;
+    let status = response.status();
+    let doc: Value = response
+        .json()
+        .await
+        .map_err(|e| format!("POST {path} answered {status} without JSON: {e}"))?;
+    doc.get(id_field)
+        .and_then(Value::as_str)
+        .filter(|_| status.is_success())
+        .map(str::to_string)
+        .ok_or_else(|| format!("POST {path} answered {status} without a `{id_field}`"))
+}
+
 /// Creates log number `index` on the host.
 pub(crate) async fn create(
     client: &reqwest::Client,
@@ -124,22 +150,8 @@ pub(crate) async fn create(
                     "usage": {"promptTokens": 1, "completionTokens": plan.events, "totalTokens": plan.events + 1}
                 }}}}
             });
-            let url = format!("{}/runs", target.base_url);
-            let response = send_with_backoff(
-                || with_headers(client.post(&url), &headers).json(&body),
-                deadline,
-            )
-            .await?;
-            let status = response.status();
-            let doc: Value = response
-                .json()
-                .await
-                .map_err(|e| format!("POST /runs answered {status} without JSON: {e}"))?;
-            let id = doc
-                .get("runId")
-                .and_then(Value::as_str)
-                .filter(|_| status.is_success())
-                .ok_or_else(|| format!("POST /runs answered {status} without a runId"))?;
+            let id =
+                post_creation(client, target, "/runs", &headers, &body, "runId", deadline).await?;
             let mut query = Vec::new();
             if let Some(mode) = &plan.stream_mode {
                 query.push(format!("streamMode={mode}"));
@@ -153,8 +165,8 @@ pub(crate) async fn create(
                 format!("?{}", query.join("&"))
             };
             Ok(CreatedLog {
-                id: id.to_string(),
-                stream_url: format!("{}/runs/{}/events{query}", target.base_url, path_id(id)),
+                stream_url: format!("{}/runs/{}/events{query}", target.base_url, path_id(&id)),
+                id,
             })
         }
         LoadSurface::Execution => {
@@ -181,27 +193,19 @@ pub(crate) async fn create(
                 "input": [{"type": "text", "text": format!("{marker} load")}],
                 "routing": {"provider_order": [provider]}
             });
-            let url = format!("{}/v1/executions", target.base_url);
-            let response = send_with_backoff(
-                || with_headers(client.post(&url), &headers).json(&body),
+            let id = post_creation(
+                client,
+                target,
+                "/v1/executions",
+                &headers,
+                &body,
+                "execution_id",
                 deadline,
             )
             .await?;
-            let status = response.status();
-            let doc: Value = response
-                .json()
-                .await
-                .map_err(|e| format!("POST /v1/executions answered {status} without JSON: {e}"))?;
-            let id = doc
-                .get("execution_id")
-                .and_then(Value::as_str)
-                .filter(|_| status.is_success())
-                .ok_or_else(|| {
-                    format!("POST /v1/executions answered {status} without an execution_id")
-                })?;
             Ok(CreatedLog {
-                id: id.to_string(),
                 stream_url: format!("{}/v1/executions/{id}/events", target.base_url),
+                id,
             })
         }
     }

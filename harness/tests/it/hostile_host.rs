@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use harness::case::lint_case;
-use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits, STEP_COMPLETED};
 use harness::target::Target;
 use harness::transcript::BodyEnd;
 use harness::verdict::Verdict;
@@ -203,7 +203,7 @@ async fn a_hang_is_an_error_within_the_case_time_never_a_failure() {
         execution
             .checks
             .iter()
-            .any(|c| c.check == "implicit:step-completed" || c.message.contains("no response")),
+            .any(|c| c.check == STEP_COMPLETED || c.message.contains("no response")),
         "{:#?}",
         execution.checks
     );
@@ -280,10 +280,7 @@ async fn a_slow_drip_ends_at_the_case_time() {
     assert_eq!(verdict, Verdict::Error, "{:#?}", execution.checks);
     assert_eq!(end_of(&execution), Some(BodyEnd::Timeout));
     assert!(
-        execution
-            .checks
-            .iter()
-            .any(|c| c.check == "implicit:step-completed"),
+        execution.checks.iter().any(|c| c.check == STEP_COMPLETED),
         "{:#?}",
         execution.checks
     );
