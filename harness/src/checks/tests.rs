@@ -696,6 +696,41 @@ fn event_gaps_reads_the_hosts_timestamps_before_arrival_times() {
         "{}",
         render(&outcomes)
     );
+    // Stamps in whole seconds cannot resolve a 750 ms bound: arrival times are read instead
+    // (delivered a second apart: passes, though both stamps name the same second).
+    let coarse = Transcript::of(vec![sse(
+        vec![
+            tick(0, "2026-01-01T00:00:01Z"),
+            tick(1000, "2026-01-01T00:00:01Z"),
+        ],
+        2000,
+    )]);
+    let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &coarse);
+    assert!(
+        outcomes
+            .iter()
+            .all(|o| o.verdict == Verdict::Pass && o.message.contains("by arrival")),
+        "{}",
+        render(&outcomes)
+    );
+    // Stamps in tenths of a second 700 ms apart may be up to 799 ms apart: passes; 600 ms apart
+    // are under 700: fails.
+    for (second, passes) in [("01.7", true), ("01.6", false)] {
+        let on = Transcript::of(vec![sse(
+            vec![
+                tick(0, "2026-01-01T00:00:01.0Z"),
+                tick(1000, &format!("2026-01-01T00:00:{second}Z")),
+            ],
+            2000,
+        )]);
+        let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &on);
+        assert_eq!(
+            outcomes.iter().all(|o| o.verdict == Verdict::Pass),
+            passes,
+            "{second}: {}",
+            render(&outcomes)
+        );
+    }
     // Delivered a second apart but happened 100 ms apart: fails.
     let bunched = Transcript::of(vec![sse(
         vec![

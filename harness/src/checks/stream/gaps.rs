@@ -31,32 +31,42 @@ pub(in crate::checks) fn event_gaps(
         .iter()
         .filter(|e| e.event_type.as_deref() == Some(expect.event_type.as_str()))
         .collect();
+    let bound = i64::try_from(min_ms).unwrap_or(i64::MAX);
     // The host's own `timestamp`s say when each event happened, free of delivery jitter (a
-    // loaded host may deliver one message late and the next on time); arrival times are the
-    // fallback when an event carries none.
-    let stamped: Option<Vec<i64>> = matching
+    // loaded host may deliver one message late and the next on time). They are read when every
+    // event carries one fine enough for the bound (a stamp's resolution at most a quarter of
+    // it), and a gap fails only when even the latest instants its stamps allow are too close;
+    // otherwise arrival times are read.
+    let stamped: Option<Vec<(i64, i64)>> = matching
         .iter()
         .map(|e| {
-            e.doc
-                .get("timestamp")
-                .and_then(|t| t.as_str())
-                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-                .map(|t| t.timestamp_millis())
+            let text = e.doc.get("timestamp")?.as_str()?;
+            let at = chrono::DateTime::parse_from_rfc3339(text).ok()?;
+            Some((at.timestamp_millis(), resolution_ms(text)))
         })
         .collect();
-    let (times, clock): (Vec<i64>, &str) = match stamped {
-        Some(times) if !times.is_empty() => (times, "by the host's timestamps"),
+    let (times, slack, clock): (Vec<i64>, i64, &str) = match stamped {
+        Some(stamps)
+            if !stamps.is_empty() && stamps.iter().all(|(_, r)| r.saturating_mul(4) <= bound) =>
+        {
+            let slack = stamps.iter().map(|(_, r)| r - 1).max().unwrap_or(0);
+            (
+                stamps.into_iter().map(|(at, _)| at).collect(),
+                slack,
+                "by the host's timestamps",
+            )
+        }
         _ => (
             matching
                 .iter()
                 .filter_map(|e| e.at_ms)
                 .map(|ms| i64::try_from(ms).unwrap_or(i64::MAX))
                 .collect(),
+            0,
             "by arrival",
         ),
     };
-    let bound = i64::try_from(min_ms).unwrap_or(i64::MAX);
-    if let Some(pair) = times.windows(2).find(|w| w[1] - w[0] < bound) {
+    if let Some(pair) = times.windows(2).find(|w| w[1] - w[0] + slack < bound) {
         return out.fail(
             format!(
                 "two `{}` events {} ms apart ({clock})",
@@ -76,4 +86,21 @@ pub(in crate::checks) fn event_gaps(
         expect.event_type,
         min_ms
     ))
+}
+
+/// The resolution of an RFC 3339 timestamp in milliseconds, from its fractional seconds: 1000
+/// for none, 100 for one digit, 10 for two, 1 for three or more (the check reads milliseconds).
+fn resolution_ms(timestamp: &str) -> i64 {
+    let time = timestamp
+        .split_once(['T', 't'])
+        .map_or(timestamp, |(_, t)| t);
+    let digits = time
+        .split_once('.')
+        .map_or(0, |(_, f)| f.bytes().take_while(u8::is_ascii_digit).count());
+    match digits {
+        0 => 1000,
+        1 => 100,
+        2 => 10,
+        _ => 1,
+    }
 }
