@@ -138,8 +138,8 @@ pub async fn events_stream(
             match batch {
                 Some(Ok(events)) => {
                     for event in events {
-                        let id = sequence_form.wire(event.sequence).to_string();
-                        yield SseFrame::new(id, &*event.event_type, &*event.json);
+                        let id = sequence_form.wire(event.sequence);
+                        yield SseFrame::numbered(id, event.event_type, event.json);
                     }
                 }
                 Some(Err(error)) => {

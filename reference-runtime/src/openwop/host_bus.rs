@@ -5,7 +5,7 @@ use std::sync::Arc;
 use spec::openwop::{HostEvent, HostEventDelivery};
 use tokio::sync::broadcast;
 
-use crate::sse::SseFrame;
+use crate::sse::{FrameId, SseFrame};
 
 /// How many host events a slow subscriber may fall behind before it skips some.
 const CAPACITY: usize = 1024;
@@ -34,9 +34,10 @@ impl Default for HostEventBus {
 pub(crate) fn frame_of(event: &HostEvent) -> Option<SseFrame> {
     let data = serde_json::to_string(event).ok()?;
     Some(SseFrame {
-        id: (event.delivery == HostEventDelivery::Durable).then(|| event.event_id.clone()),
-        event: Some(event.event_type.clone()),
-        data,
+        id: (event.delivery == HostEventDelivery::Durable)
+            .then(|| FrameId::Text(event.event_id.clone())),
+        event: Some(event.event_type.as_str().into()),
+        data: data.into(),
     })
 }
 

@@ -162,8 +162,8 @@ impl Open {
 /// One frame of an updates/messages/debug stream, before batching.
 struct Pending {
     sequence: u64,
-    event_type: String,
-    json: String,
+    event_type: Arc<str>,
+    json: Arc<str>,
     frame: SseFrame,
     mode_index: usize,
 }
@@ -171,41 +171,40 @@ struct Pending {
 fn render(events: Vec<StoredEvent>, modes: &[StreamMode], state: &WState) -> Vec<Pending> {
     let mixed = modes.len() > 1;
     let per_mode = mixed && state.config.choices.multi_admitted == MultiAdmitted::OncePerMode;
-    let mut frames: Vec<Pending> = events
-        .into_iter()
-        .flat_map(|event| {
-            let admitting: Vec<(usize, StreamMode)> = modes
-                .iter()
-                .copied()
-                .enumerate()
-                .filter(|(_, m)| admits(*m, &event.event_type, &state.defects))
-                .take(if per_mode { modes.len() } else { 1 })
-                .collect();
-            admitting
-                .into_iter()
-                .filter_map(|(mode_index, mode)| {
-                    let id = event.sequence.to_string();
-                    let frame = match (mixed, mode) {
-                        (true, mode) => SseFrame::new(id, mode.as_str(), event.json.to_string()),
-                        (false, StreamMode::Messages) => {
-                            let doc = parse_event(&event.json)?;
-                            SseFrame::new(id, "ai.message.chunk", doc.payload.to_string())
-                        }
-                        (false, _) => {
-                            SseFrame::new(id, event.event_type.to_string(), event.json.to_string())
-                        }
+    let mut frames: Vec<Pending> = Vec::with_capacity(events.len());
+    for event in events {
+        let admitting = modes
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(_, m)| admits(*m, &event.event_type, &state.defects))
+            .take(if per_mode { modes.len() } else { 1 });
+        for (mode_index, mode) in admitting {
+            let frame = match (mixed, mode) {
+                (true, mode) => {
+                    SseFrame::numbered(event.sequence, mode.as_str(), Arc::clone(&event.json))
+                }
+                (false, StreamMode::Messages) => {
+                    let Some(doc) = parse_event(&event.json) else {
+                        continue;
                     };
-                    Some(Pending {
-                        sequence: event.sequence,
-                        event_type: event.event_type.to_string(),
-                        json: event.json.to_string(),
-                        frame,
-                        mode_index,
-                    })
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect();
+                    SseFrame::numbered(event.sequence, "ai.message.chunk", doc.payload.to_string())
+                }
+                (false, _) => SseFrame::numbered(
+                    event.sequence,
+                    Arc::clone(&event.event_type),
+                    Arc::clone(&event.json),
+                ),
+            };
+            frames.push(Pending {
+                sequence: event.sequence,
+                event_type: Arc::clone(&event.event_type),
+                json: Arc::clone(&event.json),
+                frame,
+                mode_index,
+            });
+        }
+    }
     if mixed && state.defects.has(Defect::WMixedModesReordered) {
         frames.sort_by_key(|f| f.mode_index);
     }
@@ -224,14 +223,10 @@ fn batch_frame(batch: &mut Vec<Pending>, state: &WState) -> Option<SseFrame> {
     }?;
     let data = format!(
         "[{}]",
-        batch
-            .iter()
-            .map(|p| p.json.as_str())
-            .collect::<Vec<_>>()
-            .join(",")
+        batch.iter().map(|p| &*p.json).collect::<Vec<_>>().join(",")
     );
     batch.clear();
-    Some(SseFrame::new(id.to_string(), "batch", data))
+    Some(SseFrame::numbered(id, "batch", data))
 }
 
 /// Whether an event forces a batch flush: the terminal event and `node.suspended`.
@@ -321,7 +316,7 @@ fn values_base(
 fn snapshot_frame(projection: &Projection) -> Option<SseFrame> {
     let id = projection.last_sequence()?;
     let data = serde_json::to_string(&projection.snapshot()).ok()?;
-    Some(SseFrame::new(id.to_string(), "state.snapshot", data))
+    Some(SseFrame::numbered(id, "state.snapshot", data))
 }
 
 /// `values`: a `state.snapshot` (id = the highest sequence folded) after each updates-tier
@@ -342,7 +337,7 @@ fn values_frames(
                         if let Some(doc) = parse_event(&event.json) {
                             projection.apply(&doc);
                             if admits(StreamMode::Values, &event.event_type, &open.state.defects) {
-                                yield SseFrame::new(event.sequence.to_string(), event.event_type.to_string(), event.json.to_string());
+                                yield SseFrame::numbered(event.sequence, Arc::clone(&event.event_type), Arc::clone(&event.json));
                             }
                         }
                     }
