@@ -8,19 +8,49 @@ use spec::registry::{StreamTier, event_types};
 use super::plan::LoadSurface;
 use super::result::{Anomaly, AnomalyKind};
 use super::subscriber::SubscriberRecord;
-use super::workload::{FullRead, is_terminal_type};
+use super::workload::{FullRead, LogEvent, is_terminal_type};
 
 /// What a stream selection shows of a log.
+///
+/// A run's log may carry events after its terminal one (`compensation.*`, `run.dead-lettered`,
+/// vendor types: seed 002, "The terminal event"), and the chapter leaves open whether a stream
+/// closing "after the run's terminal event" carries them first: those are `may_follow`, neither
+/// lost when absent nor late when present. An execution's log ends at its terminal event.
 #[derive(Debug, Clone)]
 pub(crate) enum Expected {
-    /// Exactly these sequences, in order.
-    Events(Vec<u64>),
+    /// Exactly the `required` sequences, in order, then possibly some of `may_follow`.
+    Events {
+        /// Every event the stream must carry (through the terminal event).
+        required: Vec<u64>,
+        /// The log's events after its terminal event that the selection admits.
+        may_follow: Vec<u64>,
+    },
     /// `values` mode: snapshots fold events, so only their order and the terminal snapshot
     /// (an id at or past this sequence) are judged.
     Snapshots {
         /// The terminal event's sequence.
         terminal: Option<u64>,
+        /// The log's updates-tier events after its terminal event (a snapshot may fold them).
+        may_follow: Vec<u64>,
     },
+}
+
+impl Expected {
+    /// How many events a complete stream carries at least (0 for snapshots).
+    pub(crate) fn required_deliveries(&self) -> u64 {
+        match self {
+            Expected::Events { required, .. } => required.len() as u64,
+            Expected::Snapshots { .. } => 0,
+        }
+    }
+
+    fn may_follow(&self) -> &[u64] {
+        match self {
+            Expected::Events { may_follow, .. } | Expected::Snapshots { may_follow, .. } => {
+                may_follow
+            }
+        }
+    }
 }
 
 /// Whether `mode` admits `event_type` (debug every event; updates and messages by the
@@ -42,18 +72,33 @@ pub(crate) fn expected(surface: LoadSurface, modes: &[String], log: &FullRead) -
         .iter()
         .find(|e| is_terminal_type(surface, &e.event_type))
         .map(|e| e.sequence);
+    let after_terminal = |e: &&LogEvent| terminal.is_some_and(|t| e.sequence > t);
     match surface {
-        LoadSurface::Execution => Expected::Events(log.events.iter().map(|e| e.sequence).collect()),
-        LoadSurface::Openwop if modes.iter().any(|m| m == "values") => {
-            Expected::Snapshots { terminal }
-        }
-        LoadSurface::Openwop => Expected::Events(
-            log.events
+        LoadSurface::Execution => Expected::Events {
+            required: log.events.iter().map(|e| e.sequence).collect(),
+            may_follow: Vec::new(),
+        },
+        LoadSurface::Openwop if modes.iter().any(|m| m == "values") => Expected::Snapshots {
+            terminal,
+            may_follow: log
+                .events
                 .iter()
-                .filter(|e| modes.iter().any(|m| mode_admits(m, &e.event_type)))
+                .filter(after_terminal)
+                .filter(|e| mode_admits("updates", &e.event_type))
                 .map(|e| e.sequence)
                 .collect(),
-        ),
+        },
+        LoadSurface::Openwop => {
+            let (later, through): (Vec<&LogEvent>, Vec<&LogEvent>) = log
+                .events
+                .iter()
+                .filter(|e| modes.iter().any(|m| mode_admits(m, &e.event_type)))
+                .partition(after_terminal);
+            Expected::Events {
+                required: through.iter().map(|e| e.sequence).collect(),
+                may_follow: later.iter().map(|e| e.sequence).collect(),
+            }
+        }
     }
 }
 
@@ -124,8 +169,10 @@ pub(crate) fn judge(
         }
         highest = highest.max(Some(delivery.sequence));
         let is_terminal = match expected {
-            Expected::Snapshots { terminal } => terminal.is_some_and(|t| delivery.sequence >= t),
-            Expected::Events(_) => Some(delivery.sequence) == terminal,
+            Expected::Snapshots { terminal, .. } => {
+                terminal.is_some_and(|t| delivery.sequence >= t)
+            }
+            Expected::Events { .. } => Some(delivery.sequence) == terminal,
         };
         if is_terminal && terminal_on.is_none() {
             terminal_on = Some(delivery.connection);
@@ -148,10 +195,17 @@ pub(crate) fn judge(
     }
     let got: BTreeSet<u64> = record.deliveries.iter().map(|d| d.sequence).collect();
     match expected {
-        Expected::Events(sequences) => {
-            let want: BTreeSet<u64> = sequences.iter().copied().collect();
+        Expected::Events {
+            required,
+            may_follow,
+        } => {
+            let want: BTreeSet<u64> = required.iter().copied().collect();
             let lost: BTreeSet<u64> = want.difference(&got).copied().collect();
-            let unexpected: BTreeSet<u64> = got.difference(&want).copied().collect();
+            let unexpected: BTreeSet<u64> = got
+                .difference(&want)
+                .filter(|s| !may_follow.contains(s))
+                .copied()
+                .collect();
             if !lost.is_empty() {
                 anomaly(
                     AnomalyKind::Lost,
@@ -180,7 +234,7 @@ pub(crate) fn judge(
                 );
             }
         }
-        Expected::Snapshots { terminal } => {
+        Expected::Snapshots { terminal, .. } => {
             if record.completed && terminal.is_some_and(|t| got.range(t..).next().is_none()) {
                 let lost: BTreeSet<u64> = terminal.iter().copied().collect();
                 anomaly(
@@ -195,7 +249,7 @@ pub(crate) fn judge(
     if let Some(t) = terminal {
         let first_terminal = record.deliveries.iter().position(|d| match expected {
             Expected::Snapshots { .. } => d.sequence >= t,
-            Expected::Events(_) => d.sequence == t,
+            Expected::Events { .. } => d.sequence == t,
         });
         if let Some(index) = first_terminal {
             let connection = record.deliveries[index].connection;
@@ -203,6 +257,7 @@ pub(crate) fn judge(
                 .iter()
                 .filter(|d| d.connection == connection)
                 .map(|d| d.sequence)
+                .filter(|s| !expected.may_follow().contains(s))
                 .collect();
         }
     }
@@ -283,6 +338,92 @@ mod tests {
         }
     }
 
+    fn events(required: &[u64]) -> Expected {
+        Expected::Events {
+            required: required.to_vec(),
+            may_follow: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn events_after_a_runs_terminal_event_may_arrive_or_not() {
+        let want = Expected::Events {
+            required: vec![0, 1, 2],
+            may_follow: vec![3],
+        };
+        for got in [
+            record(&[(0, 0), (1, 0), (2, 0)]),
+            record(&[(0, 0), (1, 0), (2, 0), (3, 0)]),
+            record(&[(0, 0), (1, 0), (2, 0), (3, 1)]),
+        ] {
+            assert!(
+                judge("w", &got, &want, Some(2), false).is_empty(),
+                "{got:?}"
+            );
+        }
+        let found = kinds(&judge(
+            "w",
+            &record(&[(0, 0), (1, 0), (2, 0), (3, 0), (3, 0), (4, 0)]),
+            &want,
+            Some(2),
+            false,
+        ));
+        assert!(
+            found.contains(&(AnomalyKind::Duplicated, vec![3])),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&(AnomalyKind::AfterTerminal, vec![4])),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&(AnomalyKind::Unexpected, vec![4])),
+            "{found:?}"
+        );
+        let lost = kinds(&judge(
+            "w",
+            &record(&[(0, 0), (2, 0), (3, 0)]),
+            &want,
+            Some(2),
+            false,
+        ));
+        assert_eq!(lost, vec![(AnomalyKind::Lost, vec![1])]);
+    }
+
+    #[test]
+    fn expected_reads_the_log_after_its_terminal_event_as_optional() {
+        let log = FullRead {
+            events: [
+                (0, "run.started"),
+                (1, "node.completed"),
+                (2, "run.completed"),
+                (3, "example.run-archived"),
+            ]
+            .iter()
+            .map(|&(sequence, t)| LogEvent {
+                sequence,
+                event_type: t.into(),
+            })
+            .collect(),
+            problem: None,
+        };
+        match expected(LoadSurface::Openwop, &["debug".into()], &log) {
+            Expected::Events {
+                required,
+                may_follow,
+            } => {
+                assert_eq!((required, may_follow), (vec![0, 1, 2], vec![3]));
+            }
+            other => panic!("{other:?}"),
+        }
+        match expected(LoadSurface::Openwop, &["updates".into()], &log) {
+            Expected::Events { may_follow, .. } => {
+                assert!(may_follow.is_empty(), "vendor types are debug-only")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
     fn kinds(anomalies: &[Anomaly]) -> Vec<(AnomalyKind, Vec<u64>)> {
         anomalies
             .iter()
@@ -292,14 +433,14 @@ mod tests {
 
     #[test]
     fn a_clean_resumed_stream_has_no_anomaly() {
-        let want = Expected::Events(vec![1, 2, 3, 4]);
+        let want = events(&[1, 2, 3, 4]);
         let got = record(&[(1, 0), (2, 0), (3, 1), (4, 1)]);
         assert!(judge("x", &got, &want, Some(4), false).is_empty());
     }
 
     #[test]
     fn names_the_gap_the_repeat_the_reorder_and_late_frames() {
-        let want = Expected::Events(vec![1, 2, 3, 4, 5, 6]);
+        let want = events(&[1, 2, 3, 4, 5, 6]);
         let got = record(&[(1, 0), (3, 0), (3, 0), (2, 0), (5, 0), (6, 0), (9, 0)]);
         let found = kinds(&judge("x", &got, &want, Some(6), false));
         assert!(found.contains(&(AnomalyKind::Lost, vec![4])), "{found:?}");
@@ -319,14 +460,17 @@ mod tests {
         let mut got = record(&[(1, 0), (1, 0), (2, 0)]);
         got.deliveries[0].frame_event = Some("run.started".into());
         got.deliveries[1].frame_event = Some("debug".into());
-        let want = Expected::Events(vec![1, 2]);
+        let want = events(&[1, 2]);
         assert!(judge("x", &got, &want, Some(2), true).is_empty());
         assert!(!judge("x", &got, &want, Some(2), false).is_empty());
     }
 
     #[test]
     fn values_mode_judges_order_and_the_terminal_snapshot() {
-        let want = Expected::Snapshots { terminal: Some(9) };
+        let want = Expected::Snapshots {
+            terminal: Some(9),
+            may_follow: Vec::new(),
+        };
         assert!(
             judge(
                 "x",

@@ -236,10 +236,7 @@ fn assemble(
             continue;
         };
         let expected = judge::expected(plan.surface, &modes, read);
-        totals.expected_deliveries += match &expected {
-            judge::Expected::Events(sequences) => sequences.len() as u64,
-            judge::Expected::Snapshots { .. } => 0,
-        };
+        totals.expected_deliveries += expected.required_deliveries();
         let terminal = read
             .events
             .iter()

@@ -99,7 +99,8 @@ pub struct Totals {
     pub completed_subscribers: usize,
     /// Events delivered (a batch frame counts each event it holds).
     pub deliveries: u64,
-    /// Events every subscriber should have got, together.
+    /// Events every subscriber had to get, together (a run's events through its terminal one;
+    /// events its log holds after it may arrive too, and then count in `deliveries`).
     pub expected_deliveries: u64,
     /// Events of the log a subscriber never got.
     pub lost: u64,
@@ -179,7 +180,8 @@ pub struct LogSummary {
     pub events: usize,
     /// The terminal event's sequence and type, when the log has one.
     pub terminal: Option<(u64, String)>,
-    /// What was wrong with the full read itself (gaps, repeats), when anything.
+    /// What was wrong with the full read itself (a sequence repeated or going back), when
+    /// anything.
     pub read_problem: Option<String>,
 }
 

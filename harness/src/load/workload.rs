@@ -33,7 +33,7 @@ pub(crate) struct LogEvent {
 pub(crate) struct FullRead {
     /// The events, in log order.
     pub events: Vec<LogEvent>,
-    /// What was wrong with the read itself (a gap or repeat in the sequences).
+    /// What was wrong with the read itself (a sequence repeated or going back).
     pub problem: Option<String>,
 }
 
@@ -225,22 +225,26 @@ pub(crate) async fn read_whole(
         LoadSurface::Openwop => read_by_poll(client, target, &headers, log, deadline).await?,
         LoadSurface::Execution => read_by_stream(client, target, &headers, log, deadline).await?,
     };
-    let first = match surface {
-        LoadSurface::Execution => 1,
-        LoadSurface::Openwop => 0,
-    };
-    let problem = events
-        .iter()
-        .enumerate()
-        .find(|(i, e)| e.sequence != first + *i as u64)
-        .map(|(i, e)| {
-            format!(
-                "the full read's event #{i} has sequence {} (expected {}): the log itself has a gap or repeat",
-                e.sequence,
-                first + i as u64
-            )
-        });
+    let problem = log_order_problem(&events);
     Ok(FullRead { events, problem })
+}
+
+/// What is wrong with a full read's order, if anything: each event's sequence must be larger
+/// than the one before it. Gaps are not a problem: the execution protocol asks for a monotonic
+/// sequence (seed 000: "an execution-scoped monotonic sequence"), and the run events chapter
+/// expects cursors "no event carries" (seed 002), so neither log has to be numbered
+/// `first, first + 1, …`.
+fn log_order_problem(events: &[LogEvent]) -> Option<String> {
+    events.windows(2).enumerate().find_map(|(i, pair)| {
+        (pair[1].sequence <= pair[0].sequence).then(|| {
+            format!(
+                "the full read's event #{} has sequence {} after sequence {}: the log itself repeats or goes back",
+                i + 1,
+                pair[1].sequence,
+                pair[0].sequence
+            )
+        })
+    })
 }
 
 fn doc_event(doc: &Value) -> Option<LogEvent> {
@@ -351,4 +355,47 @@ async fn read_by_stream(
             _ => None,
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(sequences: &[u64]) -> Vec<LogEvent> {
+        sequences
+            .iter()
+            .map(|&sequence| LogEvent {
+                sequence,
+                event_type: "e".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_log_may_start_anywhere_and_skip_numbers() {
+        for sequences in [
+            &[][..],
+            &[0],
+            &[1, 2, 3],
+            &[0, 1, 2],
+            &[2, 4, 6, 8],
+            &[5, 90],
+        ] {
+            assert_eq!(log_order_problem(&events(sequences)), None, "{sequences:?}");
+        }
+    }
+
+    #[test]
+    fn a_repeat_or_a_step_back_is_named() {
+        let repeat = log_order_problem(&events(&[2, 4, 4, 6])).expect("a repeat");
+        assert!(
+            repeat.contains("#2 has sequence 4 after sequence 4"),
+            "{repeat}"
+        );
+        let back = log_order_problem(&events(&[1, 3, 2])).expect("a step back");
+        assert!(
+            back.contains("#2 has sequence 2 after sequence 3"),
+            "{back}"
+        );
+    }
 }

@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use conformance_cli::launch::{BuiltInOptions, start_built_in};
+use conformance_cli::launch::{BuiltInOptions, BuiltInProfile, start_built_in};
 use harness::load::{AnomalyKind, LoadPlan, LoadSurface, LoadVerdict, run_load};
 use indicatif::ProgressBar;
 
@@ -61,6 +61,45 @@ async fn the_clean_runtime_loses_nothing_on_either_surface() {
             "disconnects were forced"
         );
         assert!(result.latency_ms.count > 0 && !result.latency_histogram.is_empty());
+    }
+    running.shutdown().await;
+}
+
+/// The divergent profile numbers an execution's events 2, 4, 6, … (the protocol asks only for a
+/// monotonic sequence) and appends a vendor event after a run's terminal one: the load judges
+/// every subscriber against the log as the host wrote it and passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runtime_numbering_its_logs_another_way_passes() {
+    let running = start_built_in(&BuiltInOptions {
+        profile: BuiltInProfile::Divergent,
+        max_subscribers_per_run: Some(0),
+        ..BuiltInOptions::default()
+    })
+    .await
+    .unwrap();
+    for surface in [LoadSurface::Execution, LoadSurface::Openwop] {
+        let mut plan = plan(surface);
+        plan.subscribers = 10;
+        let result = run_load(&running.target, &plan, &ProgressBar::hidden())
+            .await
+            .unwrap();
+        assert_eq!(
+            result.verdict,
+            LoadVerdict::Pass,
+            "{surface:?}: {:#?} {:?} {:?}",
+            result.anomalies,
+            result.not_judged_reasons,
+            result.logs
+        );
+        assert!(result.totals.deliveries >= result.totals.expected_deliveries);
+        assert!(result.totals.expected_deliveries >= 10 * 60, "{surface:?}");
+        if surface == LoadSurface::Execution {
+            // The log is numbered with gaps (else this test proves nothing): its terminal
+            // event's sequence is past its count of events.
+            let log = &result.logs[0];
+            let (terminal, _) = log.terminal.clone().expect("a terminal event");
+            assert!(terminal > log.events as u64 && terminal % 2 == 0, "{log:?}");
+        }
     }
     running.shutdown().await;
 }
