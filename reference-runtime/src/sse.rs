@@ -149,6 +149,7 @@ where
             interval,
             timer: Box::pin(tokio::time::sleep(interval)),
             comment: comment_bytes(comment),
+            last_write: Instant::now(),
         }),
         ended: false,
     };
@@ -171,15 +172,38 @@ fn comment_bytes(comment: &str) -> Bytes {
 }
 
 /// The keep-alive comment and the timer that sends it after `interval` without a frame.
+///
+/// A frame only notes when it was written; the timer is moved when it fires early (a frame was
+/// written since it was set), so a busy stream touches the timer once per interval, not once per
+/// write.
 struct KeepAliveTimer {
     interval: Duration,
     timer: Pin<Box<Sleep>>,
     comment: Bytes,
+    last_write: Instant,
 }
 
 impl KeepAliveTimer {
-    fn reset(&mut self) {
-        self.timer.as_mut().reset(Instant::now() + self.interval);
+    fn wrote(&mut self) {
+        self.last_write = Instant::now();
+    }
+
+    /// The comment once `interval` has passed since the last write.
+    fn poll_due(&mut self, cx: &mut Context<'_>) -> Poll<Bytes> {
+        loop {
+            if self.timer.as_mut().poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            let due = self.last_write + self.interval;
+            let now = Instant::now();
+            if due > now {
+                self.timer.as_mut().reset(due);
+                continue;
+            }
+            self.last_write = now;
+            self.timer.as_mut().reset(now + self.interval);
+            return Poll::Ready(self.comment.clone());
+        }
     }
 }
 
@@ -215,7 +239,7 @@ where
         }
         if !chunk.is_empty() {
             if let Some(keep_alive) = &mut this.keep_alive {
-                keep_alive.reset();
+                keep_alive.wrote();
             }
             return Poll::Ready(Some(Ok(chunk.freeze())));
         }
@@ -225,13 +249,7 @@ where
         let Some(keep_alive) = &mut this.keep_alive else {
             return Poll::Pending;
         };
-        match keep_alive.timer.as_mut().poll(cx) {
-            Poll::Ready(()) => {
-                keep_alive.reset();
-                Poll::Ready(Some(Ok(keep_alive.comment.clone())))
-            }
-            Poll::Pending => Poll::Pending,
-        }
+        keep_alive.poll_due(cx).map(|comment| Some(Ok(comment)))
     }
 }
 
@@ -308,6 +326,16 @@ mod tests {
         let comment = body.next().await.expect("a comment").expect("infallible");
         assert_eq!(&comment[..], b":\n\n");
         assert_eq!(started.elapsed(), Duration::from_secs(10));
+        // A frame half-way through the interval moves the next comment to a full interval
+        // after it.
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        sender.send(SseFrame::numbered(2, "a", "{}")).expect("open");
+        let frame = body.next().await.expect("a frame").expect("infallible");
+        assert_eq!(&frame[..], b"data: {}\nid: 2\nevent: a\n\n");
+        let written = Instant::now();
+        let comment = body.next().await.expect("a comment").expect("infallible");
+        assert_eq!(&comment[..], b":\n\n");
+        assert_eq!(written.elapsed(), Duration::from_secs(10));
         drop(sender);
         assert!(body.next().await.is_none());
     }

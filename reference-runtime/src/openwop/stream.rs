@@ -159,50 +159,72 @@ impl Open {
     }
 }
 
-/// One frame of an updates/messages/debug stream, before batching.
+/// One frame of an updates/messages/debug stream, before batching: the event it shows (its
+/// JSON and type, shared with the log) and how its frame differs from the event.
 struct Pending {
     sequence: u64,
     event_type: Arc<str>,
     json: Arc<str>,
-    frame: SseFrame,
+    /// The frame's `event:` name when it is not the event's type (mixed modes, messages).
+    frame_event: Option<&'static str>,
+    /// The frame's data when it is not the event's JSON (messages: the payload).
+    frame_data: Option<Arc<str>>,
     mode_index: usize,
 }
 
+impl Pending {
+    /// The pending frame of `event` for `mode` (`None`: a messages frame whose event cannot be
+    /// read).
+    fn of(event: StoredEvent, mode_index: usize, mode: StreamMode, mixed: bool) -> Option<Self> {
+        let (frame_event, frame_data) = match (mixed, mode) {
+            (true, mode) => (Some(mode.as_str()), None),
+            (false, StreamMode::Messages) => {
+                let doc = parse_event(&event.json)?;
+                (
+                    Some("ai.message.chunk"),
+                    Some(Arc::from(doc.payload.to_string())),
+                )
+            }
+            (false, _) => (None, None),
+        };
+        Some(Pending {
+            sequence: event.sequence,
+            event_type: event.event_type,
+            json: event.json,
+            frame_event,
+            frame_data,
+            mode_index,
+        })
+    }
+
+    fn into_frame(self) -> SseFrame {
+        let event: Arc<str> = match self.frame_event {
+            Some(name) => Arc::from(name),
+            None => self.event_type,
+        };
+        SseFrame::numbered(self.sequence, event, self.frame_data.unwrap_or(self.json))
+    }
+}
+
+/// The frames of `events` for `modes`: each event once, under its first admitting mode, or
+/// once per admitting mode where the host choice says so.
 fn render(events: Vec<StoredEvent>, modes: &[StreamMode], state: &WState) -> Vec<Pending> {
     let mixed = modes.len() > 1;
     let per_mode = mixed && state.config.choices.multi_admitted == MultiAdmitted::OncePerMode;
     let mut frames: Vec<Pending> = Vec::with_capacity(events.len());
     for event in events {
-        let admitting = modes
+        let mut admitting = modes
             .iter()
             .copied()
             .enumerate()
-            .filter(|(_, m)| admits(*m, &event.event_type, &state.defects))
-            .take(if per_mode { modes.len() } else { 1 });
-        for (mode_index, mode) in admitting {
-            let frame = match (mixed, mode) {
-                (true, mode) => {
-                    SseFrame::numbered(event.sequence, mode.as_str(), Arc::clone(&event.json))
-                }
-                (false, StreamMode::Messages) => {
-                    let Some(doc) = parse_event(&event.json) else {
-                        continue;
-                    };
-                    SseFrame::numbered(event.sequence, "ai.message.chunk", doc.payload.to_string())
-                }
-                (false, _) => SseFrame::numbered(
-                    event.sequence,
-                    Arc::clone(&event.event_type),
-                    Arc::clone(&event.json),
-                ),
-            };
-            frames.push(Pending {
-                sequence: event.sequence,
-                event_type: Arc::clone(&event.event_type),
-                json: Arc::clone(&event.json),
-                frame,
-                mode_index,
-            });
+            .filter(|(_, m)| admits(*m, &event.event_type, &state.defects));
+        if per_mode {
+            let admitting: Vec<(usize, StreamMode)> = admitting.collect();
+            frames.extend(admitting.into_iter().filter_map(|(mode_index, mode)| {
+                Pending::of(event.clone(), mode_index, mode, mixed)
+            }));
+        } else if let Some((mode_index, mode)) = admitting.next() {
+            frames.extend(Pending::of(event, mode_index, mode, mixed));
         }
     }
     if mixed && state.defects.has(Defect::WMixedModesReordered) {
@@ -273,7 +295,7 @@ fn event_frames(
             };
             for pending in render(events, &modes, &open.state) {
                 let Some(window) = buffer else {
-                    yield pending.frame;
+                    yield pending.into_frame();
                     continue;
                 };
                 let flush = forces_flush(&pending.event_type, &open.state);
