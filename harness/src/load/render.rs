@@ -37,9 +37,19 @@ pub fn summary_lines(result: &LoadResult) -> Vec<String> {
             t.completed_subscribers
         ),
         format!(
-            "deliveries: {} of {} expected; lost {}, duplicated {}, reordered {}, after the terminal event {}, unexpected {}",
+            "deliveries: {} {} {} expected{}; lost {}, duplicated {}, reordered {}, after the terminal event {}, unexpected {}",
             t.deliveries,
+            if t.deliveries > t.expected_deliveries {
+                "for"
+            } else {
+                "of"
+            },
             t.expected_deliveries,
+            if t.deliveries > t.expected_deliveries {
+                " (a run's events after its terminal one may add to them)"
+            } else {
+                ""
+            },
             t.lost,
             t.duplicated,
             t.reordered,

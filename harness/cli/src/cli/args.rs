@@ -156,6 +156,11 @@ pub struct LoadArgs {
     /// Built-in target only: switch on a known defect (repeatable).
     #[arg(long = "defect")]
     pub defects: Vec<String>,
+    /// Built-in target only: its configuration (see `conformance run --built-in-profile`;
+    /// `divergent` numbers an execution's events 2, 4, 6, … and appends a vendor event after a
+    /// run's terminal one).
+    #[arg(long, value_enum, default_value_t = ProfileArg::Standard)]
+    pub built_in_profile: ProfileArg,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,

@@ -7,7 +7,7 @@ use conformance_cli::launch::{BuiltIn, BuiltInOptions, start_built_in};
 use harness::load::{LoadPlan, LoadResult, LoadSurface, LoadVerdict, render, run_load};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::args::LoadArgs;
+use super::args::{LoadArgs, ProfileArg};
 use super::run::external_target;
 use super::{environment, usage};
 
@@ -61,11 +61,17 @@ pub async fn load(args: LoadArgs) -> anyhow::Result<u8> {
             if !args.defects.is_empty() {
                 return Err(usage("--defect applies to the built-in target only"));
             }
+            if args.built_in_profile != ProfileArg::Standard {
+                return Err(usage(
+                    "--built-in-profile applies to the built-in target only",
+                ));
+            }
             external_target(&args.external, url, true).await?
         }
         None => {
             let running = start_built_in(&BuiltInOptions {
                 defects: args.defects.clone(),
+                profile: args.built_in_profile.into(),
                 // A load run is many readers of one run: no subscriber limit.
                 max_subscribers_per_run: Some(0),
                 ..BuiltInOptions::default()
