@@ -44,7 +44,7 @@ use spec::openwop::{RunEventDoc, SCHEMA_VERSION};
 
 use crate::config::Config;
 use crate::log::{AppendKind, LogHub};
-use crate::openwop::Caller;
+use crate::openwop::{Caller, recorder};
 use crate::store::Surface;
 
 /// How long `publish` waits for the subscribers it was told to expect.
@@ -258,16 +258,7 @@ fn append_run_event(
                 engine_version: None,
                 causation_id: None,
             };
-            match state.hub.wire_time(time) {
-                Some(wire_time) => match serde_json::to_value(&doc) {
-                    Ok(mut wire) => {
-                        wire["timestamp"] = Value::String(wire_time);
-                        wire.to_string()
-                    }
-                    Err(_) => String::new(),
-                },
-                None => serde_json::to_string(&doc).unwrap_or_default(),
-            }
+            recorder::wire_json(&doc, state.hub.wire_time(time))
         })
         .map(|_| ())
         .map_err(|e| e.to_string())

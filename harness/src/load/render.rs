@@ -24,6 +24,8 @@ fn escape(text: &str) -> String {
 pub fn summary_lines(result: &LoadResult) -> Vec<String> {
     let t = &result.totals;
     let c = &result.connections;
+    // A run's events after its terminal one may arrive on top of the required ones.
+    let more_than_expected = t.deliveries > t.expected_deliveries;
     vec![
         format!(
             "verdict: {:?} — {} subscriber(s) on {} {}(s), {} of them read to the end",
@@ -39,13 +41,9 @@ pub fn summary_lines(result: &LoadResult) -> Vec<String> {
         format!(
             "deliveries: {} {} {} expected{}; lost {}, duplicated {}, reordered {}, after the terminal event {}, unexpected {}",
             t.deliveries,
-            if t.deliveries > t.expected_deliveries {
-                "for"
-            } else {
-                "of"
-            },
+            if more_than_expected { "for" } else { "of" },
             t.expected_deliveries,
-            if t.deliveries > t.expected_deliveries {
+            if more_than_expected {
                 " (a run's events after its terminal one may add to them)"
             } else {
                 ""

@@ -49,7 +49,7 @@ mod node_context;
 mod poll;
 mod pricing;
 mod projection;
-mod recorder;
+pub(crate) mod recorder;
 mod recovery;
 mod run_routes;
 mod runs;

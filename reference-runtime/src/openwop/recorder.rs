@@ -13,6 +13,21 @@ use crate::store::StoredEvent;
 
 use crate::choices::{EnvelopeFields, EventIdForm, OpenWopChoices};
 
+/// A run event's wire JSON: the document as serialised, with `timestamp` written as
+/// `wire_time` when the host writes times in another offset (`[server] timestamp_offset_minutes`).
+pub(crate) fn wire_json(doc: &RunEventDoc, wire_time: Option<String>) -> String {
+    match wire_time {
+        Some(wire_time) => match serde_json::to_value(doc) {
+            Ok(mut wire) => {
+                wire["timestamp"] = Value::String(wire_time);
+                wire.to_string()
+            }
+            Err(_) => String::new(),
+        },
+        None => serde_json::to_string(doc).unwrap_or_default(),
+    }
+}
+
 /// How the terminal rule treats a type: terminal run events close the log; `compensation.*`,
 /// `run.dead-lettered` and vendor types may follow the terminal event; everything else is
 /// forward execution, refused (and logged by the hub) once the log is terminal.
@@ -127,16 +142,7 @@ impl Recorder {
                     engine_version,
                     causation_id: causation_id.map(str::to_string),
                 };
-                match self.hub.wire_time(time) {
-                    Some(wire_time) => match serde_json::to_value(&doc) {
-                        Ok(mut wire) => {
-                            wire["timestamp"] = Value::String(wire_time);
-                            wire.to_string()
-                        }
-                        Err(_) => String::new(),
-                    },
-                    None => serde_json::to_string(&doc).unwrap_or_default(),
-                }
+                wire_json(&doc, self.hub.wire_time(time))
             })
     }
 }

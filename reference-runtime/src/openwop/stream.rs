@@ -219,8 +219,7 @@ fn render(events: Vec<StoredEvent>, modes: &[StreamMode], state: &WState) -> Vec
             .enumerate()
             .filter(|(_, m)| admits(*m, &event.event_type, &state.defects));
         if per_mode {
-            let admitting: Vec<(usize, StreamMode)> = admitting.collect();
-            frames.extend(admitting.into_iter().filter_map(|(mode_index, mode)| {
+            frames.extend(admitting.filter_map(|(mode_index, mode)| {
                 Pending::of(event.clone(), mode_index, mode, mixed)
             }));
         } else if let Some((mode_index, mode)) = admitting.next() {
