@@ -1,6 +1,7 @@
 //! `cargo bench-side-by-side`: the reference runtime near the machine's limit, measured in one
 //! run with the same client against the bare tokio-broadcast + axum SSE server of
-//! `../shared/bench/sse-anchor`.
+//! `../shared/bench/sse-anchor`, and against the same bare server writing the runtime's frame
+//! (`framed-anchor`, this crate).
 //!
 //! ```text
 //! cargo bench-side-by-side [--subscribers 1000] [--events 10000] [--paced-events 1000]
@@ -9,12 +10,13 @@
 //!
 //! It builds the anchor (`CARGO_TARGET_DIR=${TMPDIR:-/tmp}/sse-anchor-target cargo build
 //! --release` in the anchor's own directory, never copied into this workspace) and the runtime
-//! (`cargo build --release -p reference-runtime`), then for each load (a burst of N events as
-//! fast as possible; N events paced at R events/s) and each side (the anchor; the runtime's
-//! bench publisher on one live execution; on one live run) starts a fresh server, runs
-//! `sse-load` against it with S subscribers, and kills the server by its PID. It prints each
-//! side's figures and the runtime's ratios to the anchor, and appends every `sse-load` JSON line
-//! to `--out`.
+//! (`cargo build --release -p reference-runtime`) and `framed-anchor` (`cargo build --release -p
+//! xtask --bin framed-anchor`), then for each load (a burst of N events as fast as possible; N
+//! events paced at R events/s) and each side (the anchor; the bare server with X's frame; the
+//! runtime's bench publisher on one live execution; the bare server with W's frame; the runtime
+//! on one live run) starts a fresh server, runs `sse-load` against it with S subscribers, and
+//! kills the server by its PID. It prints each side's figures and the runtime's ratios to both
+//! bare servers, and appends every `sse-load` JSON line to `--out`.
 
 mod report;
 mod servers;
@@ -97,7 +99,7 @@ fn run(mut command: Command, what: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Builds both servers in release and says where the binaries are.
+/// Builds the servers in release and says where the binaries are.
 fn build(workspace: &Path, anchor_dir: &Path, scratch: &Path) -> anyhow::Result<Binaries> {
     let anchor_target = std::env::temp_dir().join("sse-anchor-target");
     eprintln!("# building the anchor in {anchor_dir:?} (target {anchor_target:?})");
@@ -121,6 +123,20 @@ fn build(workspace: &Path, anchor_dir: &Path, scratch: &Path) -> anyhow::Result<
         ])
         .current_dir(workspace);
     run(runtime, "the runtime's build")?;
+    eprintln!("# building framed-anchor (release)");
+    let mut framed = cargo();
+    framed
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "xtask",
+            "--bin",
+            "framed-anchor",
+        ])
+        .current_dir(workspace);
+    run(framed, "framed-anchor's build")?;
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .map(|t| {
@@ -135,6 +151,7 @@ fn build(workspace: &Path, anchor_dir: &Path, scratch: &Path) -> anyhow::Result<
     std::fs::write(&runtime_config, RUNTIME_CONFIG).context("writing the runtime's config")?;
     Ok(Binaries {
         anchor_server: anchor_target.join("release/anchor-server"),
+        framed_anchor: target.join("release/framed-anchor"),
         sse_load: anchor_target.join("release/sse-load"),
         runtime: target.join("release/reference-runtime"),
         runtime_config,
@@ -228,7 +245,8 @@ fn main() -> anyhow::Result<()> {
         let runs: Vec<&Runs> = all.iter().filter(|r| r.mode == mode).collect();
         println!("{}", report::side_table(&runs));
     }
-    println!("{}", report::ratio_table(&all));
+    println!("{}", report::ratio_table(&all, report::Baseline::Anchor));
+    println!("{}", report::ratio_table(&all, report::Baseline::Framed));
     println!("raw lines appended to {:?}", args.out);
     let _ = std::fs::remove_dir_all(&scratch);
     Ok(())

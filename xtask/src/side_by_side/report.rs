@@ -1,5 +1,5 @@
 //! The side-by-side tables: each side's figures (the median of its runs, measure by measure)
-//! and the runtime's ratios to the bare server against the targets.
+//! and the runtime's ratios to a bare server against the targets.
 
 use serde_json::Value;
 
@@ -169,8 +169,39 @@ fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
-/// The ratios of each runtime side to the anchor, with the targets.
-pub fn ratio_table(all: &[Runs]) -> String {
+/// Which bare server a ratio divides by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Baseline {
+    /// The shared anchor, with its own 41-byte frame.
+    Anchor,
+    /// The same bare server writing the runtime surface's frame.
+    Framed,
+}
+
+impl Baseline {
+    /// The bare side a runtime side is divided by.
+    fn of(self, runtime: Side) -> Side {
+        match (self, runtime) {
+            (Baseline::Framed, Side::RuntimeX) => Side::FramedX,
+            (Baseline::Framed, Side::RuntimeW) => Side::FramedW,
+            _ => Side::Anchor,
+        }
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Baseline::Anchor => {
+                "### Ratios, runtime / anchor with its own frame (same client, same machine, same run)"
+            }
+            Baseline::Framed => {
+                "### Ratios, runtime / the same bare server writing the runtime's frame (same client, same machine, same run)"
+            }
+        }
+    }
+}
+
+/// The ratios of each runtime side to `baseline`, with the targets.
+pub fn ratio_table(all: &[Runs], baseline: Baseline) -> String {
     let find = |mode: Mode, side: Side| all.iter().find(|r| r.mode == mode && r.side == side);
     // Idle cost per subscriber is measured before every run: the median over both modes.
     let idle = |side: Side| {
@@ -183,39 +214,38 @@ pub fn ratio_table(all: &[Runs]) -> String {
         )
     };
     let measure = |mode: Mode, side: Side, path: &[&str]| find(mode, side)?.median(path);
-    let mut out = String::from(
-        "### Ratios, runtime / anchor (same client, same machine, same run)\n\n\
-         | measure | target | surface X | surface W |\n|---|---|---|---|\n",
+    let mut out = format!(
+        "{}\n\n| measure | target | surface X | surface W |\n|---|---|---|---|\n",
+        baseline.title()
     );
     let sides = [Side::RuntimeX, Side::RuntimeW];
     let row = |name: &str, target: &str, cells: [String; 2]| {
         format!("| {name} | {target} | {} | {} |\n", cells[0], cells[1])
     };
-    let anchor_rate = measure(Mode::Burst, Side::Anchor, &["deliveries_per_s"]);
     out.push_str(&row(
         "deliveries/s, burst",
         "≥ 0.8×",
         sides.map(|s| {
+            let bare = measure(Mode::Burst, baseline.of(s), &["deliveries_per_s"]);
             verdict(
-                ratio(measure(Mode::Burst, s, &["deliveries_per_s"]), anchor_rate),
+                ratio(measure(Mode::Burst, s, &["deliveries_per_s"]), bare),
                 0.8,
                 true,
             )
         }),
     ));
-    let anchor_idle = idle(Side::Anchor);
     out.push_str(&row(
         "server memory per idle subscriber",
         "≤ 2×",
-        sides.map(|s| verdict(ratio(idle(s), anchor_idle), 2.0, false)),
+        sides.map(|s| verdict(ratio(idle(s), idle(baseline.of(s))), 2.0, false)),
     ));
-    let anchor_p99 = measure(Mode::Paced, Side::Anchor, &["latency_ms", "p99"]);
     out.push_str(&row(
         "p99 latency, paced",
         "≤ 1.5×",
         sides.map(|s| {
+            let bare = measure(Mode::Paced, baseline.of(s), &["latency_ms", "p99"]);
             verdict(
-                ratio(measure(Mode::Paced, s, &["latency_ms", "p99"]), anchor_p99),
+                ratio(measure(Mode::Paced, s, &["latency_ms", "p99"]), bare),
                 1.5,
                 false,
             )

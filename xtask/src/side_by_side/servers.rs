@@ -1,6 +1,7 @@
-//! The servers measured side by side: the bare SSE server of `../shared/bench/sse-anchor`
-//! and the reference runtime on one live execution (surface X) and one live run (surface W),
-//! each started fresh for one run, and the `sse-load` client run against it.
+//! The servers measured side by side: the bare SSE server of `../shared/bench/sse-anchor`, the
+//! same bare server writing the runtime's frame of each surface (`framed-anchor`), and the
+//! reference runtime on one live execution (surface X) and one live run (surface W), each
+//! started fresh for one run, and the `sse-load` client run against it.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -16,20 +17,32 @@ use serde_json::Value;
 pub enum Side {
     /// The bare tokio-broadcast + axum SSE server.
     Anchor,
+    /// The same bare server, writing frames of the size and shape of surface X's.
+    FramedX,
     /// The reference runtime, one live execution.
     RuntimeX,
+    /// The same bare server, writing frames of the size and shape of surface W's.
+    FramedW,
     /// The reference runtime, one live run.
     RuntimeW,
 }
 
 impl Side {
     /// Every side, in the order they run.
-    pub const ALL: [Side; 3] = [Side::Anchor, Side::RuntimeX, Side::RuntimeW];
+    pub const ALL: [Side; 5] = [
+        Side::Anchor,
+        Side::FramedX,
+        Side::RuntimeX,
+        Side::FramedW,
+        Side::RuntimeW,
+    ];
 
     /// The label the table prints.
     pub fn label(self) -> &'static str {
         match self {
             Side::Anchor => "anchor (bare SSE)",
+            Side::FramedX => "bare SSE, X's frame",
+            Side::FramedW => "bare SSE, W's frame",
             Side::RuntimeX => "runtime, surface X",
             Side::RuntimeW => "runtime, surface W",
         }
@@ -41,7 +54,7 @@ impl Side {
     pub fn offset_anomalies(self, subscribers: u64) -> u64 {
         match self {
             Side::RuntimeX => subscribers,
-            Side::Anchor | Side::RuntimeW => 0,
+            Side::Anchor | Side::FramedX | Side::FramedW | Side::RuntimeW => 0,
         }
     }
 
@@ -49,7 +62,7 @@ impl Side {
     /// anyone subscribed, carries none (one per subscriber).
     pub fn untimed_frames(self, subscribers: u64) -> u64 {
         match self {
-            Side::Anchor => 0,
+            Side::Anchor | Side::FramedX | Side::FramedW => 0,
             Side::RuntimeX | Side::RuntimeW => subscribers,
         }
     }
@@ -60,6 +73,8 @@ impl Side {
 pub struct Binaries {
     /// `anchor-server`.
     pub anchor_server: PathBuf,
+    /// `framed-anchor` (release, this workspace's xtask).
+    pub framed_anchor: PathBuf,
     /// `sse-load`.
     pub sse_load: PathBuf,
     /// `reference-runtime` (release).
@@ -163,6 +178,12 @@ pub fn run_once(side: Side, load: Load, bins: &Binaries, log_dir: &Path) -> anyh
         Side::Anchor => {
             let mut command = Command::new(&bins.anchor_server);
             command.args(["--listen", "127.0.0.1:0"]);
+            (spawn_server(command, &log)?, None)
+        }
+        Side::FramedX | Side::FramedW => {
+            let frame = if side == Side::FramedX { "x" } else { "w" };
+            let mut command = Command::new(&bins.framed_anchor);
+            command.args(["--listen", "127.0.0.1:0", "--frame", frame]);
             (spawn_server(command, &log)?, None)
         }
         Side::RuntimeX | Side::RuntimeW => {
