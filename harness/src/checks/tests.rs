@@ -676,21 +676,22 @@ fn an_event_appended_after_the_terminal_event_may_miss_a_reading_that_closed_at_
 #[test]
 fn event_gaps_reads_the_hosts_timestamps_before_arrival_times() {
     let check = parse(&json!({"event_gaps": {"type": "heartbeat.evaluated", "min_ms": 750}}));
-    let tick = |at_ms: u64, stamp: &str| {
-        frame(
-            at_ms,
-            json!({"type": "heartbeat.evaluated", "timestamp": stamp, "payload": {}}),
-        )
+    // Two `heartbeat.evaluated` events, each (arrival ms, host timestamp), on one stream.
+    let judged = |first: (u64, &str), second: (u64, &str)| {
+        let tick = |(at_ms, stamp): (u64, &str)| {
+            frame(
+                at_ms,
+                json!({"type": "heartbeat.evaluated", "timestamp": stamp, "payload": {}}),
+            )
+        };
+        let on = Transcript::of(vec![sse(vec![tick(first), tick(second)], 2000)]);
+        judge(&check, CaseSurface::Openwop, Level::Must, &on)
     };
     // Delivered 50 ms apart (one late, one on time) but happened a second apart: passes.
-    let jittered = Transcript::of(vec![sse(
-        vec![
-            tick(1000, "2026-01-01T00:00:01.000Z"),
-            tick(1050, "2026-01-01T02:00:02.000+02:00"),
-        ],
-        2000,
-    )]);
-    let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &jittered);
+    let outcomes = judged(
+        (1000, "2026-01-01T00:00:01.000Z"),
+        (1050, "2026-01-01T02:00:02.000+02:00"),
+    );
     assert!(
         outcomes.iter().all(|o| o.verdict == Verdict::Pass),
         "{}",
@@ -698,14 +699,7 @@ fn event_gaps_reads_the_hosts_timestamps_before_arrival_times() {
     );
     // Stamps in whole seconds cannot resolve a 750 ms bound: arrival times are read instead
     // (delivered a second apart: passes, though both stamps name the same second).
-    let coarse = Transcript::of(vec![sse(
-        vec![
-            tick(0, "2026-01-01T00:00:01Z"),
-            tick(1000, "2026-01-01T00:00:01Z"),
-        ],
-        2000,
-    )]);
-    let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &coarse);
+    let outcomes = judged((0, "2026-01-01T00:00:01Z"), (1000, "2026-01-01T00:00:01Z"));
     assert!(
         outcomes
             .iter()
@@ -713,17 +707,13 @@ fn event_gaps_reads_the_hosts_timestamps_before_arrival_times() {
         "{}",
         render(&outcomes)
     );
-    // Stamps in tenths of a second 700 ms apart may be up to 799 ms apart: passes; 600 ms apart
-    // are under 700: fails.
+    // Stamps in tenths of a second 700 ms apart may be up to 799 ms apart, not under 750:
+    // passes; 600 ms apart are at most 699 ms apart: fails.
     for (second, passes) in [("01.7", true), ("01.6", false)] {
-        let on = Transcript::of(vec![sse(
-            vec![
-                tick(0, "2026-01-01T00:00:01.0Z"),
-                tick(1000, &format!("2026-01-01T00:00:{second}Z")),
-            ],
-            2000,
-        )]);
-        let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &on);
+        let outcomes = judged(
+            (0, "2026-01-01T00:00:01.0Z"),
+            (1000, &format!("2026-01-01T00:00:{second}Z")),
+        );
         assert_eq!(
             outcomes.iter().all(|o| o.verdict == Verdict::Pass),
             passes,
@@ -732,14 +722,10 @@ fn event_gaps_reads_the_hosts_timestamps_before_arrival_times() {
         );
     }
     // Delivered a second apart but happened 100 ms apart: fails.
-    let bunched = Transcript::of(vec![sse(
-        vec![
-            tick(0, "2026-01-01T00:00:01.000Z"),
-            tick(1000, "2026-01-01T00:00:01.100Z"),
-        ],
-        2000,
-    )]);
-    let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &bunched);
+    let outcomes = judged(
+        (0, "2026-01-01T00:00:01.000Z"),
+        (1000, "2026-01-01T00:00:01.100Z"),
+    );
     assert!(
         outcomes.iter().any(|o| o.verdict == Verdict::Fail),
         "{}",

@@ -8,7 +8,7 @@ use spec::registry::{StreamTier, event_types};
 use super::plan::LoadSurface;
 use super::result::{Anomaly, AnomalyKind};
 use super::subscriber::SubscriberRecord;
-use super::workload::{FullRead, LogEvent, is_terminal_type};
+use super::workload::{FullRead, LogEvent};
 
 /// What a stream selection shows of a log.
 ///
@@ -67,11 +67,7 @@ fn mode_admits(mode: &str, event_type: &str) -> bool {
 
 /// What subscribers of `log` with `modes` should get.
 pub(crate) fn expected(surface: LoadSurface, modes: &[String], log: &FullRead) -> Expected {
-    let terminal = log
-        .events
-        .iter()
-        .find(|e| is_terminal_type(surface, &e.event_type))
-        .map(|e| e.sequence);
+    let terminal = log.terminal(surface).map(|e| e.sequence);
     let after_terminal = |e: &&LogEvent| terminal.is_some_and(|t| e.sequence > t);
     match surface {
         LoadSurface::Execution => Expected::Events {
@@ -150,16 +146,11 @@ pub(crate) fn judge(
     let mut seen: BTreeMap<(u64, Option<&str>), u32> = BTreeMap::new();
     let mut duplicated = BTreeSet::new();
     let mut reordered = BTreeSet::new();
-    let mut after_terminal = BTreeSet::new();
     let mut highest: Option<u64> = None;
-    let mut terminal_on: Option<u32> = None;
     for delivery in &record.deliveries {
         let key_event = mixed.then_some(delivery.frame_event.as_deref()).flatten();
         let count = seen.entry((delivery.sequence, key_event)).or_default();
         *count += 1;
-        if terminal_on == Some(delivery.connection) {
-            after_terminal.insert(delivery.sequence);
-        }
         if *count > 1 {
             duplicated.insert(delivery.sequence);
         } else if highest.is_some_and(|h| delivery.sequence < h)
@@ -168,15 +159,6 @@ pub(crate) fn judge(
             reordered.insert(delivery.sequence);
         }
         highest = highest.max(Some(delivery.sequence));
-        let is_terminal = match expected {
-            Expected::Snapshots { terminal, .. } => {
-                terminal.is_some_and(|t| delivery.sequence >= t)
-            }
-            Expected::Events { .. } => Some(delivery.sequence) == terminal,
-        };
-        if is_terminal && terminal_on.is_none() {
-            terminal_on = Some(delivery.connection);
-        }
     }
     // In mixed modes a second copy under another `event:` name is tolerated, not reordered.
     if mixed {
@@ -245,22 +227,23 @@ pub(crate) fn judge(
             }
         }
     }
-    // Remove the terminal frame itself from the after-terminal set: only later ones count.
-    if let Some(t) = terminal {
-        let first_terminal = record.deliveries.iter().position(|d| match expected {
+    // Frames after the terminal one on the connection that carried it (a snapshot at or past
+    // the terminal sequence folds it), except the log's events that may follow it.
+    let first_terminal = terminal.and_then(|t| {
+        record.deliveries.iter().position(|d| match expected {
             Expected::Snapshots { .. } => d.sequence >= t,
             Expected::Events { .. } => d.sequence == t,
-        });
-        if let Some(index) = first_terminal {
-            let connection = record.deliveries[index].connection;
-            after_terminal = record.deliveries[index + 1..]
-                .iter()
-                .filter(|d| d.connection == connection)
-                .map(|d| d.sequence)
-                .filter(|s| !expected.may_follow().contains(s))
-                .collect();
-        }
-    }
+        })
+    });
+    let after_terminal: BTreeSet<u64> = first_terminal.map_or_else(BTreeSet::new, |index| {
+        let connection = record.deliveries[index].connection;
+        record.deliveries[index + 1..]
+            .iter()
+            .filter(|d| d.connection == connection)
+            .map(|d| d.sequence)
+            .filter(|s| !expected.may_follow().contains(s))
+            .collect()
+    });
     if !duplicated.is_empty() {
         anomaly(
             AnomalyKind::Duplicated,

@@ -177,12 +177,10 @@ fn assemble(
         .iter()
         .zip(reads)
         .map(|(log, read)| {
-            let terminal = read.as_ref().and_then(|r| {
-                r.events
-                    .iter()
-                    .find(|e| workload::is_terminal_type(plan.surface, &e.event_type))
-                    .map(|e| (e.sequence, e.event_type.clone()))
-            });
+            let terminal = read
+                .as_ref()
+                .and_then(|r| r.terminal(plan.surface))
+                .map(|e| (e.sequence, e.event_type.clone()));
             let read_problem = read.as_ref().and_then(|r| r.problem.clone());
             failed_reads |= read_problem.is_some();
             LogSummary {
@@ -237,11 +235,7 @@ fn assemble(
         };
         let expected = judge::expected(plan.surface, &modes, read);
         totals.expected_deliveries += expected.required_deliveries();
-        let terminal = read
-            .events
-            .iter()
-            .find(|e| workload::is_terminal_type(plan.surface, &e.event_type))
-            .map(|e| e.sequence);
+        let terminal = read.terminal(plan.surface).map(|e| e.sequence);
         for anomaly in judge::judge(log_id, record, &expected, terminal, mixed) {
             // What a subscriber that did not finish never got is not judged as lost.
             if anomaly.kind == AnomalyKind::Lost && !record.completed {

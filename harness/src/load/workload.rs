@@ -37,6 +37,15 @@ pub(crate) struct FullRead {
     pub problem: Option<String>,
 }
 
+impl FullRead {
+    /// The log's terminal event (the first of `surface`'s terminal types), when it has one.
+    pub(crate) fn terminal(&self, surface: LoadSurface) -> Option<&LogEvent> {
+        self.events
+            .iter()
+            .find(|e| is_terminal_type(surface, &e.event_type))
+    }
+}
+
 /// The terminal event types of each surface.
 pub(crate) fn is_terminal_type(surface: LoadSurface, event_type: &str) -> bool {
     let surface = match surface {

@@ -116,6 +116,17 @@ struct AppState {
 }
 
 impl AppState {
+    /// A server writing `frame`s, with a fresh log id and channel, and no subscriber yet.
+    fn new(frame: Frame) -> AppState {
+        AppState {
+            frame,
+            log_id: log_id(frame).into(),
+            tx: broadcast::channel(CAPACITY).0,
+            connected: Arc::new(watch::Sender::new(0)),
+            lagged: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
     /// The SSE event of `tick`, formatted by the subscriber as the anchor's is.
     fn event(&self, tick: &Tick) -> Event {
         let (name, data) = self.frame_of(tick);
@@ -315,14 +326,7 @@ fn parse_args() -> anyhow::Result<(Frame, SocketAddr)> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let (frame, listen) = parse_args()?;
-    let (tx, _) = broadcast::channel(CAPACITY);
-    let state = AppState {
-        frame,
-        log_id: log_id(frame).into(),
-        tx,
-        connected: Arc::new(watch::Sender::new(0)),
-        lagged: Arc::new(AtomicU64::new(0)),
-    };
+    let state = AppState::new(frame);
     let app = Router::new()
         .route("/stream", get(stream_handler))
         .route("/start", post(start_handler))
@@ -346,16 +350,6 @@ async fn main() -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn state(frame: Frame) -> AppState {
-        AppState {
-            frame,
-            log_id: log_id(frame).into(),
-            tx: broadcast::channel(1).0,
-            connected: Arc::new(watch::Sender::new(0)),
-            lagged: Arc::new(AtomicU64::new(0)),
-        }
-    }
 
     /// Each frame is JSON with the runtime's members in the runtime's order, its ids and
     /// timestamp as long as the runtime's, and the tick's `sequence` and `t_ns`.
@@ -396,7 +390,7 @@ mod tests {
         ];
         for (frame, name, members, time) in cases {
             let tick = Tick::new(7, t_ns, frame);
-            let (event, data) = state(frame).frame_of(&tick);
+            let (event, data) = AppState::new(frame).frame_of(&tick);
             assert_eq!(event, name);
             let doc: Value = serde_json::from_str(&data).expect("JSON");
             let keys: Vec<&str> = doc

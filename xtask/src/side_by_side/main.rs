@@ -99,6 +99,16 @@ fn run(mut command: Command, what: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `cargo build --release -p PACKAGE --bin BIN` in this workspace.
+fn release_build(workspace: &Path, package: &str, bin: &str) -> anyhow::Result<()> {
+    eprintln!("# building {bin} (release)");
+    let mut build = cargo();
+    build
+        .args(["build", "--release", "--quiet", "-p", package, "--bin", bin])
+        .current_dir(workspace);
+    run(build, &format!("{bin}'s build"))
+}
+
 /// Builds the servers in release and says where the binaries are.
 fn build(workspace: &Path, anchor_dir: &Path, scratch: &Path) -> anyhow::Result<Binaries> {
     let anchor_target = std::env::temp_dir().join("sse-anchor-target");
@@ -109,34 +119,8 @@ fn build(workspace: &Path, anchor_dir: &Path, scratch: &Path) -> anyhow::Result<
         .current_dir(anchor_dir)
         .env("CARGO_TARGET_DIR", &anchor_target);
     run(anchor, "the anchor's build")?;
-    eprintln!("# building the reference runtime (release)");
-    let mut runtime = cargo();
-    runtime
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "reference-runtime",
-            "--bin",
-            "reference-runtime",
-        ])
-        .current_dir(workspace);
-    run(runtime, "the runtime's build")?;
-    eprintln!("# building framed-anchor (release)");
-    let mut framed = cargo();
-    framed
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "xtask",
-            "--bin",
-            "framed-anchor",
-        ])
-        .current_dir(workspace);
-    run(framed, "framed-anchor's build")?;
+    release_build(workspace, "reference-runtime", "reference-runtime")?;
+    release_build(workspace, "xtask", "framed-anchor")?;
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .map(|t| {
