@@ -538,7 +538,9 @@ pub enum AfterTerminalEvents {
     /// Nothing after the terminal event.
     #[default]
     Nothing,
-    /// A vendor event `example.run-archived` after `run.completed`.
+    /// A vendor event `example.run-archived` right after `run.completed`, and another,
+    /// `example.run-indexed`, once the first poll of the finished run was answered (so a
+    /// reading taken right after the terminal event lacks one event every later reading holds).
     VendorEvent,
 }
 

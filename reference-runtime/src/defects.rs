@@ -293,7 +293,7 @@ defects! {
     WAnnotationOutsideTargetAccepted => ("w-annotation-outside-target-accepted", "W", Other, "events.feedback.refuse-outside-targets",
         "An annotation on an event (a target outside feedback.targets) is accepted."),
     WRefusedAnnotationLogged => ("w-refused-annotation-logged", "W", Other, "events.feedback.refused-not-in-run-log",
-        "A refused annotation is written to the run's event log (as log.appended)."),
+        "A refused annotation is written to the run's event log (as a vendor event, example.annotation-refused)."),
     WAnnotationNodeTargetRefused => ("w-annotation-node-target-refused", "W", Other, "events.feedback.targets-names-attachable-resources",
         "An annotation on a node is refused although feedback.targets lists node."),
     WAnnotationSignalRefused => ("w-annotation-signal-refused", "W", Other, "events.feedback.signals-lists-accepted",

@@ -283,6 +283,14 @@ pub struct PollUntilSpec {
 pub struct WaitTerminalSpec {
     /// The execution id or run id (expanded).
     pub id: String,
+    /// Then wait for the run's log to settle (surface W): read it (poll) until two readings
+    /// in a row end at the same sequence, then read the snapshot again. Events may follow the
+    /// terminal event at any time, so a case comparing the log before and after an action of
+    /// its own waits for this first; the step does not complete when the log never settles
+    /// before the case's deadline. An execution's log ends at its terminal event (surface X):
+    /// there it is settled at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settled: Option<bool>,
 }
 
 /// The same request, N times at once. Read and written through its raw form (the published
@@ -461,6 +469,10 @@ exactly_one_of! {
         /// The step's events are exactly those of another step's full log with a sequence greater
         /// than the cursor, in the same order: the exclusive-cursor rule.
         exclusive_after(ExclusiveAfterExpect) => ExclusiveAfter,
+        /// Poll's `lastSequence` is the highest sequence of the log at the time of the
+        /// response: the last event's when the poll returned events, otherwise at least what an
+        /// earlier reading of the log held and at most the cursor.
+        last_sequence(LastSequenceExpect) => LastSequence,
         /// Terminal-event rules over the step's events.
         terminal(TerminalExpect) => Terminal,
         /// Ordering constraints over the step's events.
@@ -705,6 +717,20 @@ pub struct ExclusiveAfterExpect {
     pub cursor: Value,
     /// The step id whose events are the full log.
     pub full: String,
+}
+
+/// What poll's `lastSequence` is judged against (both bounds are expanded integers).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LastSequenceExpect {
+    /// The poll's `afterSequence`, when it sent one: a poll that returned no event says the
+    /// log ends at or before it. Without it, a poll with no event says the log is empty (-1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<Value>,
+    /// The highest sequence an earlier reading of the same log held: the log is append-only,
+    /// and events may follow the terminal event, so its highest sequence is at least this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_least: Option<Value>,
 }
 
 /// Terminal-event rules.

@@ -61,6 +61,7 @@ pub fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
         CheckKind::EventsValid(_) => one(stream::events_valid(&out, step)),
         CheckKind::Sequence(expect) => one(stream::sequence(&out, step, expect)),
         CheckKind::ExclusiveAfter(expect) => one(stream::exclusive_after(&out, step, expect)),
+        CheckKind::LastSequence(expect) => one(stream::last_sequence(&out, step, expect)),
         CheckKind::Terminal(expect) => stream::terminal(&out, step, expect),
         CheckKind::Order(expect) => one(stream::order(&out, step, expect)),
         CheckKind::ClosedByServer(want) => one(stream::closed_by_server(&out, step, *want)),

@@ -459,6 +459,18 @@ fn examples() -> Vec<Example> {
             )])
             .with_step("log", vec![x_stream(vec![accepted(1), delta(2, "a")])]),
         ),
+        Example {
+            check: json!({"last_sequence": {"cursor": 2, "at_least": 4}}),
+            surface: CaseSurface::Openwop,
+            passes: Transcript::of(vec![w_poll(
+                &[(3, "node.completed"), (4, "run.completed")],
+                4,
+            )]),
+            fails: Transcript::of(vec![w_poll(
+                &[(3, "node.completed"), (4, "run.completed")],
+                3,
+            )]),
+        },
     ]
 }
 
@@ -621,6 +633,99 @@ fn w_stream(events: &[(u64, &str)]) -> ResponseRecord {
         .map(|(i, (sequence, kind))| frame(10 + i as u64, w_event(*sequence, kind)))
         .collect();
     sse(frames, 100)
+}
+
+/// A poll answer (surface W) holding these events, with this `lastSequence`.
+fn w_poll(events: &[(u64, &str)], last_sequence: i64) -> ResponseRecord {
+    let events: Vec<Value> = events.iter().map(|(s, kind)| w_event(*s, kind)).collect();
+    json_response(
+        200,
+        json!({
+            "runId": "run-1",
+            "events": events,
+            "lastSequence": last_sequence,
+            "status": "completed",
+            "isTerminal": true
+        }),
+    )
+}
+
+#[test]
+fn poll_last_sequence_is_the_last_event_returned_or_lies_between_an_earlier_reading_and_the_cursor()
+{
+    const DONE: (u64, &str) = (4, "run.completed");
+    const ARCHIVED: (u64, &str) = (5, "example.run-archived");
+    // (the poll's events, its lastSequence, the cursor, an earlier reading's highest, passes)
+    type Row<'a> = (&'a [(u64, &'a str)], i64, Option<i64>, Option<i64>, bool);
+    let table: [Row; 12] = [
+        (&[DONE], 4, Some(3), Some(4), true),
+        (&[DONE], 3, Some(3), None, false),
+        (&[DONE, ARCHIVED], 5, Some(3), Some(4), true),
+        (&[DONE, ARCHIVED], 4, Some(3), Some(4), false),
+        (&[], 4, Some(4), Some(4), true),
+        // Appended after the terminal event since the earlier reading: the log ends at 5.
+        (&[], 5, Some(5), Some(4), true),
+        (&[ARCHIVED], 5, Some(4), Some(4), true),
+        (&[], 3, Some(5), Some(4), false),
+        (&[], 6, Some(5), Some(4), false),
+        (&[], 3, Some(1000), Some(4), false),
+        (&[], -1, None, None, true),
+        (&[], -1, None, Some(4), false),
+    ];
+    for (events, reported, cursor, at_least, passes) in table {
+        let mut expect = serde_json::Map::new();
+        if let Some(cursor) = cursor {
+            expect.insert("cursor".into(), json!(cursor));
+        }
+        if let Some(at_least) = at_least {
+            expect.insert("at_least".into(), json!(at_least));
+        }
+        let check = parse(&json!({ "last_sequence": expect }));
+        let on = Transcript::of(vec![w_poll(events, reported)]);
+        let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &on);
+        let passed = outcomes.iter().all(|o| o.verdict == Verdict::Pass);
+        assert_eq!(
+            passed,
+            passes,
+            "{events:?} lastSequence {reported}, cursor {cursor:?}, at least {at_least:?}: {}",
+            render(&outcomes)
+        );
+    }
+}
+
+#[test]
+fn a_cursor_at_or_past_the_terminal_event_compares_what_both_readings_hold() {
+    const LOG: [(u64, &str); 3] = [
+        (1, "run.started"),
+        (2, "node.completed"),
+        (3, "run.completed"),
+    ];
+    const ARCHIVED: (u64, &str) = (4, "example.run-archived");
+    let with_archived: Vec<(u64, &str)> = LOG.iter().copied().chain([ARCHIVED]).collect();
+    // (the resumed reading, the full reading, the cursor, passes)
+    type Row<'a> = (&'a [(u64, &'a str)], &'a [(u64, &'a str)], u64, bool);
+    let table: [Row; 7] = [
+        (&[], &LOG, 3, true),
+        (&[ARCHIVED], &LOG, 3, true),
+        (&[], &with_archived, 3, true),
+        (&[ARCHIVED], &with_archived, 3, true),
+        // Re-sending the cursor's event, or an earlier one, is never an appended tail.
+        (&[(3, "run.completed")], &LOG, 3, false),
+        (&[(2, "node.completed"), ARCHIVED], &with_archived, 3, false),
+        (&[(4, "example.other")], &with_archived, 3, false),
+    ];
+    for (resumed, full, cursor, passes) in table {
+        let check = parse(&json!({"exclusive_after": {"cursor": cursor, "full": "full"}}));
+        let on = Transcript::of(vec![w_stream(resumed)]).with_step("full", vec![w_stream(full)]);
+        let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &on);
+        let passed = outcomes.iter().all(|o| o.verdict == Verdict::Pass);
+        assert_eq!(
+            passed,
+            passes,
+            "{resumed:?} after {cursor} against {full:?}: {}",
+            render(&outcomes)
+        );
+    }
 }
 
 #[test]

@@ -553,11 +553,28 @@ impl CaseRunner {
                         let (exchange, completed) = self
                             .poll(&request, &until, None, scope, deadline, started)
                             .await?;
-                        Ok(record(
-                            "wait_terminal",
-                            exchange.into_iter().collect(),
-                            completed,
-                        ))
+                        let mut exchanges: Vec<Exchange> = exchange.into_iter().collect();
+                        let mut completed = completed;
+                        if completed
+                            && wait.settled == Some(true)
+                            && surface == CaseSurface::Openwop
+                        {
+                            let log = RequestSpec {
+                                path: format!("{}/events/poll", request.path),
+                                ..request.clone()
+                            };
+                            completed = self
+                                .settle(&log, scope, deadline, started, &mut exchanges)
+                                .await?;
+                            // The step's last response is the snapshot again, as without it.
+                            let snapshot = self.prepare(&request, scope, Principal::A)?;
+                            exchanges.push(
+                                self.driver
+                                    .exchange(snapshot, ReadMode::Whole, deadline, started)
+                                    .await,
+                            );
+                        }
+                        Ok(record("wait_terminal", exchanges, completed))
                     }
                     StepAction::Concurrent(concurrent) => {
                         let count = scope.expand(&concurrent.count)?;
@@ -744,6 +761,42 @@ impl CaseRunner {
             if unreachable || Instant::now() + interval >= deadline {
                 return Ok((Some(exchange), false));
             }
+            tokio::time::sleep(interval).await;
+        }
+    }
+
+    /// Reads a run's log (`log`, a poll) until two readings in a row end at the same
+    /// `lastSequence`, recording every reading; whether it settled before the deadline.
+    async fn settle(
+        &self,
+        log: &RequestSpec,
+        scope: &Scope,
+        deadline: Instant,
+        started: Instant,
+        exchanges: &mut Vec<Exchange>,
+    ) -> Result<bool, TemplateError> {
+        let prepared = self.prepare(log, scope, Principal::A)?;
+        let interval = Duration::from_millis(25);
+        let mut previous: Option<Value> = None;
+        loop {
+            let exchange = self
+                .driver
+                .exchange(prepared.clone(), ReadMode::Whole, deadline, started)
+                .await;
+            let last = exchange
+                .response
+                .as_ref()
+                .and_then(|r| r.json.as_ref())
+                .and_then(|body| body.get("lastSequence"))
+                .cloned();
+            exchanges.push(exchange);
+            if last.is_some() && last == previous {
+                return Ok(true);
+            }
+            if Instant::now() + interval >= deadline {
+                return Ok(false);
+            }
+            previous = last;
             tokio::time::sleep(interval).await;
         }
     }

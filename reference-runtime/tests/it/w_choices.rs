@@ -41,6 +41,23 @@ async fn events_take_the_other_id_form_and_optional_fields() {
     let types: Vec<&str> = log.iter().filter_map(|e| e["type"].as_str()).collect();
     let completed = types.iter().position(|t| *t == "run.completed").unwrap();
     assert_eq!(types[completed + 1..], ["example.run-archived"]);
+    // That poll was the first of the finished run: every later reading also holds the event the
+    // host appends once it was answered.
+    let again = host.poll(&run, "").await;
+    let types: Vec<&str> = again["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["type"].as_str())
+        .collect();
+    assert_eq!(
+        types[completed + 1..],
+        ["example.run-archived", "example.run-indexed"]
+    );
+    assert_eq!(
+        again["lastSequence"],
+        again["events"][types.len() - 1]["sequence"]
+    );
 }
 
 #[tokio::test]

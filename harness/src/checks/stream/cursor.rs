@@ -1,6 +1,6 @@
 //! `exclusive_after`: a resumed read sends exactly the events after the cursor.
 
-use super::terminal::comparable_lengths;
+use super::terminal::{comparable_lengths, is_terminal};
 use crate::case::ExclusiveAfterExpect;
 use crate::checks::Outcome;
 use crate::checks::events::{ObservedEvent, observe};
@@ -56,26 +56,45 @@ pub(in crate::checks) fn exclusive_after(
         .filter(|e| e.sequence.is_some_and(|s| i128::from(s) > cursor))
         .collect();
     let mut got: Vec<&ObservedEvent> = observed.events.iter().collect();
-    // Past the terminal event, what was appended after one reading closed is not required of it.
-    let (expected_len, got_len) = comparable_lengths(out.ctx.surface, &expected, &got);
+    let sent: Vec<Option<u64>> = got.iter().map(|e| e.sequence).collect();
+    let resent = if got
+        .iter()
+        .any(|e| e.sequence.is_some_and(|s| i128::from(s) == cursor))
+    {
+        Some(format!("event {cursor} (the cursor itself) was re-sent"))
+    } else if got
+        .iter()
+        .any(|e| e.sequence.is_some_and(|s| i128::from(s) < cursor))
+    {
+        Some("events at or before the cursor were sent".to_string())
+    } else {
+        None
+    };
+    // Past the terminal event, what was appended after one reading closed is not required of
+    // it. When the full log's terminal event is at or before the cursor, every event after the
+    // cursor follows it: only what both readings hold is compared.
+    let surface = out.ctx.surface;
+    let cursor_past_terminal = full
+        .events
+        .iter()
+        .find(|e| is_terminal(surface, e.event_type.as_deref()))
+        .and_then(|e| e.sequence)
+        .is_some_and(|s| i128::from(s) <= cursor);
+    let (expected_len, got_len) = if cursor_past_terminal {
+        let common = expected.len().min(got.len());
+        (common, common)
+    } else {
+        comparable_lengths(surface, &expected, &got)
+    };
+    let uncompared = (expected.len() - expected_len, got.len() - got_len);
     expected.truncate(expected_len);
     got.truncate(got_len);
     let expected_seqs: Vec<Option<u64>> = expected.iter().map(|e| e.sequence).collect();
     let got_seqs: Vec<Option<u64>> = got.iter().map(|e| e.sequence).collect();
-    if expected_seqs != got_seqs {
-        let reason = if got
-            .iter()
-            .any(|e| e.sequence.is_some_and(|s| i128::from(s) == cursor))
-        {
-            format!("event {cursor} (the cursor itself) was re-sent")
-        } else if got
-            .iter()
-            .any(|e| e.sequence.is_some_and(|s| i128::from(s) < cursor))
-        {
-            "events at or before the cursor were sent".to_string()
-        } else {
+    if resent.is_some() || expected_seqs != got_seqs {
+        let reason = resent.unwrap_or_else(|| {
             "the events after the cursor differ from the full log's".to_string()
-        };
+        });
         return out.fail(
             reason,
             format!(
@@ -84,8 +103,7 @@ pub(in crate::checks) fn exclusive_after(
             ),
             format!(
                 "sequences sent: [{}]",
-                got_seqs
-                    .iter()
+                sent.iter()
                     .map(|s| s.map_or("?".into(), |s| s.to_string()))
                     .collect::<Vec<_>>()
                     .join(", ")
@@ -107,8 +125,17 @@ pub(in crate::checks) fn exclusive_after(
             );
         }
     }
+    let past_terminal = match uncompared {
+        (0, 0) => String::new(),
+        (0, more) => {
+            format!("; and {more} event(s) after the terminal event the full reading does not hold")
+        }
+        (fewer, _) => {
+            format!("; without {fewer} event(s) after the terminal event the full reading holds")
+        }
+    };
     out.pass(format!(
-        "exactly the {} event(s) after {cursor}, in log order",
+        "exactly the {} event(s) after {cursor}, in log order{past_terminal}",
         got.len()
     ))
 }

@@ -1,5 +1,5 @@
 //! Checks on event logs, one concept per module: validity ([`validity`]), sequences
-//! ([`sequence`]), the exclusive cursor ([`cursor`]), terminal rules ([`terminal`]), ordering
+//! ([`sequence`]), the exclusive cursor ([`cursor`]), poll's `lastSequence` ([`last_sequence`]), terminal rules ([`terminal`]), ordering
 //! ([`order`], by [`selector`]s), SSE frames ([`frames`]), how the stream was held
 //! ([`connection`]), materialisation ([`fold`]), event sets ([`event_set`]) and arrival spacing
 //! ([`gaps`]). What they share, reading a step's events, is in `observed`.
@@ -23,6 +23,7 @@ mod event_set;
 mod fold;
 mod frames;
 mod gaps;
+mod last_sequence;
 mod observed;
 mod order;
 mod selector;
@@ -36,6 +37,7 @@ pub(super) use event_set::{events_equal, events_include, every_event, listed_typ
 pub(super) use fold::fold_equals;
 pub(super) use frames::frames;
 pub(super) use gaps::event_gaps;
+pub(super) use last_sequence::last_sequence;
 pub(super) use order::order;
 pub(super) use sequence::sequence;
 pub(crate) use terminal::is_terminal;
