@@ -1,6 +1,7 @@
 //! The harness library's integration tests, one binary: the reports (formats, console,
 //! snapshots, over one hand-built sample report), the baseline, requirement coverage and its
-//! gate, a hostile host, the published case and report schemas, and the rules of the codebase.
+//! gate, a hostile host, a finished log that keeps growing, the published case and report schemas,
+//! and the rules of the codebase.
 
 mod baseline_rules;
 mod coverage_gate;
@@ -12,3 +13,4 @@ mod report_console;
 mod report_formats;
 mod report_snapshots;
 mod sample_report;
+mod settled_log;

@@ -1,0 +1,153 @@
+//! `wait_terminal` with `settled`: after the run is terminal the harness reads its log until two
+//! readings end at the same sequence (events may follow the terminal event at any time), and a
+//! log that never settles is not judged (ERROR), never passed.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
+
+use harness::case::lint_case;
+use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits, STEP_COMPLETED};
+use harness::target::Target;
+use harness::verdict::Verdict;
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// How the fake host's finished log grows.
+#[derive(Clone, Copy)]
+enum Growth {
+    /// One event more at each of the first `n` polls, then none.
+    Settles(i64),
+    /// One event more at every poll.
+    Forever,
+}
+
+/// A finished run `r1` whose poll answers a growing `lastSequence`.
+async fn finished_run_host(growth: Growth) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let polls = Arc::new(AtomicI64::new(0));
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            tokio::spawn(serve(socket, growth, Arc::clone(&polls)));
+        }
+    });
+    format!("http://{address}")
+}
+
+async fn serve(mut socket: TcpStream, growth: Growth, polls: Arc<AtomicI64>) {
+    let mut buffer = vec![0u8; 8192];
+    let mut read = 0;
+    while !buffer[..read].windows(4).any(|w| w == b"\r\n\r\n") {
+        match socket.read(&mut buffer[read..]).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => read += n,
+        }
+    }
+    let head = String::from_utf8_lossy(&buffer[..read]).to_string();
+    let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let body = if path.starts_with("/runs/r1/events/poll") {
+        let poll = polls.fetch_add(1, Ordering::SeqCst);
+        let last = match growth {
+            Growth::Settles(n) => 4 + poll.min(n),
+            Growth::Forever => 4 + poll,
+        };
+        json!({"runId": "r1", "events": [], "lastSequence": last, "status": "completed", "isTerminal": true})
+    } else {
+        json!({"runId": "r1", "status": "completed"})
+    };
+    let body = body.to_string();
+    let response = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = socket.write_all(response.as_bytes()).await;
+}
+
+async fn run(growth: Growth) -> (Verdict, harness::driver::CaseExecution) {
+    let target = Target {
+        kind: "external".into(),
+        base_url: finished_run_host(growth).await,
+        headers: Vec::new(),
+        principals: BTreeMap::new(),
+        providers: BTreeMap::new(),
+        facts: BTreeMap::new(),
+        capabilities: Default::default(),
+        canary: None,
+        upstream: None,
+        implementation: None,
+        unjudgeable: Default::default(),
+    };
+    let case = json!({
+        "id": "w.settled.probe", "title": "settled", "requirements": ["events.poll.last-sequence-highest"],
+        "level": "MUST", "surface": "openwop", "timeout_ms": 1500, "steps": [
+            {"wait_terminal": {"id": "r1", "settled": true}, "expect": [{"json": {"pointer": "/status", "equals": "completed"}}]},
+            {"id": "log", "request": {"path": "/runs/r1/events/poll"}, "expect": [
+                {"json": {"pointer": "/lastSequence", "equals": 6}}
+            ]}
+        ]
+    });
+    let case = lint_case("settled.json", case.to_string().as_bytes())
+        .unwrap()
+        .case;
+    let runner = CaseRunner {
+        driver: HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap(),
+        target: Arc::new(target),
+        time_scale: 1.0,
+        proptest_seed: 1,
+        regressions_dir: None,
+    };
+    let execution = tokio::time::timeout(Duration::from_secs(60), runner.run(&case))
+        .await
+        .expect("the harness hung");
+    let (verdict, _) = harness::runner::judge(&execution);
+    (verdict, execution)
+}
+
+/// The request paths of the first step (the wait), in order.
+fn waited_on(execution: &harness::driver::CaseExecution) -> Vec<String> {
+    execution.transcript[0]
+        .exchanges
+        .iter()
+        .map(|e| {
+            let after_host = e.request.url.splitn(4, '/').nth(3).unwrap_or_default();
+            format!("/{after_host}")
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wait_reads_the_log_until_two_readings_agree_then_the_snapshot_again() {
+    // lastSequence 4, 5, 6, 6: the log settled at the fourth reading.
+    let (verdict, execution) = run(Growth::Settles(2)).await;
+    assert_eq!(verdict, Verdict::Pass, "{execution:#?}");
+    let poll = "/runs/r1/events/poll".to_string();
+    let snapshot = "/runs/r1".to_string();
+    assert_eq!(
+        waited_on(&execution),
+        [
+            snapshot.clone(),
+            poll.clone(),
+            poll.clone(),
+            poll.clone(),
+            poll,
+            snapshot
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_that_never_settles_is_not_judged() {
+    let (verdict, execution) = run(Growth::Forever).await;
+    assert_eq!(verdict, Verdict::Error, "{execution:#?}");
+    assert!(
+        execution
+            .checks
+            .iter()
+            .any(|c| c.check == STEP_COMPLETED && c.verdict == Verdict::Error),
+        "{:#?}",
+        execution.checks
+    );
+}
