@@ -287,7 +287,8 @@ pub struct WaitTerminalSpec {
     /// in a row end at the same sequence, then read the snapshot again. Events may follow the
     /// terminal event at any time, so a case comparing the log before and after an action of
     /// its own waits for this first; the step does not complete when the log never settles
-    /// before the case's deadline. An execution's log ends at its terminal event (surface X):
+    /// before the case's deadline. A reading without `lastSequence` ends the wait (the case's
+    /// own steps judge the poll). An execution's log ends at its terminal event (surface X):
     /// there it is settled at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settled: Option<bool>,

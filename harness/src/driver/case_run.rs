@@ -766,7 +766,9 @@ impl CaseRunner {
     }
 
     /// Reads a run's log (`log`, a poll) until two readings in a row end at the same
-    /// `lastSequence`, recording every reading; whether it settled before the deadline.
+    /// `lastSequence`, recording every reading; whether it settled before the deadline. A
+    /// reading without a `lastSequence` cannot say when the log settles: the wait ends there
+    /// and the case's own steps judge the poll; an unreachable host ends it unsettled.
     async fn settle(
         &self,
         log: &RequestSpec,
@@ -783,14 +785,22 @@ impl CaseRunner {
                 .driver
                 .exchange(prepared.clone(), ReadMode::Whole, deadline, started)
                 .await;
+            let unreachable = exchange
+                .transport_error
+                .as_ref()
+                .is_some_and(|t| t.unreachable);
             let last = exchange
                 .response
                 .as_ref()
                 .and_then(|r| r.json.as_ref())
                 .and_then(|body| body.get("lastSequence"))
+                .filter(|v| v.is_i64())
                 .cloned();
             exchanges.push(exchange);
-            if last.is_some() && last == previous {
+            if unreachable {
+                return Ok(false);
+            }
+            if last.is_none() || last == previous {
                 return Ok(true);
             }
             if Instant::now() + interval >= deadline {

@@ -1,6 +1,7 @@
 //! `wait_terminal` with `settled`: after the run is terminal the harness reads its log until two
-//! readings end at the same sequence (events may follow the terminal event at any time), and a
-//! log that never settles is not judged (ERROR), never passed.
+//! readings end at the same sequence (events may follow the terminal event at any time); a log
+//! that never settles is not judged (ERROR), never passed; a poll that does not say where the log
+//! ends ends the wait, and the case's own checks judge it.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -22,6 +23,8 @@ enum Growth {
     Settles(i64),
     /// One event more at every poll.
     Forever,
+    /// A poll answer without `lastSequence`.
+    Unsaid,
 }
 
 /// A finished run `r1` whose poll answers a growing `lastSequence`.
@@ -50,11 +53,11 @@ async fn serve(mut socket: TcpStream, growth: Growth, polls: Arc<AtomicI64>) {
     let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
     let body = if path.starts_with("/runs/r1/events/poll") {
         let poll = polls.fetch_add(1, Ordering::SeqCst);
-        let last = match growth {
-            Growth::Settles(n) => 4 + poll.min(n),
-            Growth::Forever => 4 + poll,
-        };
-        json!({"runId": "r1", "events": [], "lastSequence": last, "status": "completed", "isTerminal": true})
+        match growth {
+            Growth::Settles(n) => json!({"lastSequence": 4 + poll.min(n), "events": []}),
+            Growth::Forever => json!({"lastSequence": 4 + poll, "events": []}),
+            Growth::Unsaid => json!({"events": []}),
+        }
     } else {
         json!({"runId": "r1", "status": "completed"})
     };
@@ -149,5 +152,15 @@ async fn a_log_that_never_settles_is_not_judged() {
             .any(|c| c.check == STEP_COMPLETED && c.verdict == Verdict::Error),
         "{:#?}",
         execution.checks
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_without_last_sequence_ends_the_wait_and_is_judged_by_the_case() {
+    let (verdict, execution) = run(Growth::Unsaid).await;
+    assert_eq!(verdict, Verdict::Fail, "{execution:#?}");
+    assert_eq!(
+        waited_on(&execution),
+        ["/runs/r1", "/runs/r1/events/poll", "/runs/r1"]
     );
 }
