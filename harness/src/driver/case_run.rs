@@ -744,25 +744,16 @@ impl CaseRunner {
         };
         let prepared = self.prepare(request, scope, default_principal)?;
         let interval = Duration::from_millis(interval_ms.unwrap_or(25));
-        loop {
-            let exchange = self
-                .driver
-                .exchange(prepared.clone(), ReadMode::Whole, deadline, started)
-                .await;
-            let unreachable = exchange
-                .transport_error
-                .as_ref()
-                .is_some_and(|t| t.unreachable);
-            let body = exchange.response.as_ref().and_then(|r| r.json.clone());
-            let held = matches!(json_condition(body.as_ref(), until, scope)?, Ok(()));
-            if held {
-                return Ok((Some(exchange), true));
-            }
-            if unreachable || Instant::now() + interval >= deadline {
-                return Ok((Some(exchange), false));
-            }
-            tokio::time::sleep(interval).await;
-        }
+        let mut last = None;
+        let held = self
+            .repeat_until(&prepared, interval, deadline, started, |exchange| {
+                let body = exchange.response.as_ref().and_then(|r| r.json.as_ref());
+                let held = matches!(json_condition(body, until, scope)?, Ok(()));
+                last = Some(exchange);
+                Ok(held)
+            })
+            .await?;
+        Ok((last, held))
     }
 
     /// Reads a run's log (`log`, a poll) until two readings in a row end at the same
@@ -778,14 +769,10 @@ impl CaseRunner {
         exchanges: &mut Vec<Exchange>,
     ) -> Result<bool, TemplateError> {
         let prepared = self.prepare(log, scope, Principal::A)?;
-        let interval = Duration::from_millis(25);
         let mut previous: Option<Value> = None;
-        loop {
-            let exchange = self
-                .driver
-                .exchange(prepared.clone(), ReadMode::Whole, deadline, started)
-                .await;
-            let unreachable = exchange
+        let interval = Duration::from_millis(25);
+        self.repeat_until(&prepared, interval, deadline, started, |exchange| {
+            let reachable = !exchange
                 .transport_error
                 .as_ref()
                 .is_some_and(|t| t.unreachable);
@@ -797,16 +784,39 @@ impl CaseRunner {
                 .filter(|v| v.is_i64())
                 .cloned();
             exchanges.push(exchange);
-            if unreachable {
-                return Ok(false);
-            }
-            if last.is_none() || last == previous {
+            let settled = reachable && (last.is_none() || last == previous);
+            previous = last;
+            Ok(settled)
+        })
+        .await
+    }
+
+    /// Sends `prepared` every `interval`, handing each exchange to `holds`, until it says the
+    /// exchange holds the condition (true), the host is unreachable or the deadline is near
+    /// (false).
+    async fn repeat_until(
+        &self,
+        prepared: &PreparedRequest,
+        interval: Duration,
+        deadline: Instant,
+        started: Instant,
+        mut holds: impl FnMut(Exchange) -> Result<bool, TemplateError>,
+    ) -> Result<bool, TemplateError> {
+        loop {
+            let exchange = self
+                .driver
+                .exchange(prepared.clone(), ReadMode::Whole, deadline, started)
+                .await;
+            let unreachable = exchange
+                .transport_error
+                .as_ref()
+                .is_some_and(|t| t.unreachable);
+            if holds(exchange)? {
                 return Ok(true);
             }
-            if Instant::now() + interval >= deadline {
+            if unreachable || Instant::now() + interval >= deadline {
                 return Ok(false);
             }
-            previous = last;
             tokio::time::sleep(interval).await;
         }
     }

@@ -3,18 +3,18 @@
 //! when the case's own budget ran out; never PASS) within the case's time bound, never hangs, panics, or buffers without
 //! bound.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use harness::case::lint_case;
 use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits, STEP_COMPLETED};
-use harness::target::Target;
 use harness::transcript::BodyEnd;
 use harness::verdict::Verdict;
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
+
+use super::raw_host::{external_target, request_path};
 
 /// Serves one behaviour per path, on raw TCP so nothing tidies the bytes up.
 async fn hostile_host() -> String {
@@ -32,17 +32,9 @@ async fn hostile_host() -> String {
 }
 
 async fn serve(mut socket: TcpStream) {
-    let mut buffer = vec![0u8; 8192];
-    let mut read = 0;
-    // Read the request head.
-    while !buffer[..read].windows(4).any(|w| w == b"\r\n\r\n") {
-        match socket.read(&mut buffer[read..]).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => read += n,
-        }
-    }
-    let head = String::from_utf8_lossy(&buffer[..read]).to_string();
-    let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let Some(path) = request_path(&mut socket).await else {
+        return;
+    };
     let sse_head =
         b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
     let chunk = |bytes: &[u8]| {
@@ -114,22 +106,6 @@ async fn serve(mut socket: TcpStream) {
     }
 }
 
-fn target(base_url: String) -> Target {
-    Target {
-        kind: "external".into(),
-        base_url,
-        headers: Vec::new(),
-        principals: BTreeMap::new(),
-        providers: BTreeMap::new(),
-        facts: BTreeMap::new(),
-        capabilities: Default::default(),
-        canary: None,
-        upstream: None,
-        implementation: None,
-        unjudgeable: Default::default(),
-    }
-}
-
 fn case(path: &str, stream: bool) -> harness::case::Case {
     let step = if stream {
         json!({"id": "s", "stream": {"path": path}, "expect": [
@@ -156,7 +132,7 @@ async fn judge(path: &str, stream: bool) -> (Verdict, harness::driver::CaseExecu
     };
     let runner = CaseRunner {
         driver: HttpDriver::new(&ClientOptions::default(), limits).unwrap(),
-        target: Arc::new(target(base)),
+        target: Arc::new(external_target(base)),
         time_scale: 1.0,
         proptest_seed: 1,
         regressions_dir: None,
@@ -293,7 +269,7 @@ async fn an_unreachable_target_is_an_error_not_a_failure() {
     drop(listener);
     let runner = CaseRunner {
         driver: HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap(),
-        target: Arc::new(target(format!("http://{address}"))),
+        target: Arc::new(external_target(format!("http://{address}"))),
         time_scale: 1.0,
         proptest_seed: 1,
         regressions_dir: None,

@@ -9,6 +9,7 @@ mod coverage_report;
 mod hostile_host;
 mod hygiene;
 mod published_schemas;
+mod raw_host;
 mod report_console;
 mod report_formats;
 mod report_snapshots;

@@ -3,18 +3,18 @@
 //! that never settles is not judged (ERROR), never passed; a poll that does not say where the log
 //! ends ends the wait, and the case's own checks judge it.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use harness::case::lint_case;
 use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits, STEP_COMPLETED};
-use harness::target::Target;
 use harness::verdict::Verdict;
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
+
+use super::raw_host::{external_target, request_path};
 
 /// How the fake host's finished log grows.
 #[derive(Clone, Copy)]
@@ -41,16 +41,9 @@ async fn finished_run_host(growth: Growth) -> String {
 }
 
 async fn serve(mut socket: TcpStream, growth: Growth, polls: Arc<AtomicI64>) {
-    let mut buffer = vec![0u8; 8192];
-    let mut read = 0;
-    while !buffer[..read].windows(4).any(|w| w == b"\r\n\r\n") {
-        match socket.read(&mut buffer[read..]).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => read += n,
-        }
-    }
-    let head = String::from_utf8_lossy(&buffer[..read]).to_string();
-    let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let Some(path) = request_path(&mut socket).await else {
+        return;
+    };
     let body = if path.starts_with("/runs/r1/events/poll") {
         let poll = polls.fetch_add(1, Ordering::SeqCst);
         match growth {
@@ -70,19 +63,6 @@ async fn serve(mut socket: TcpStream, growth: Growth, polls: Arc<AtomicI64>) {
 }
 
 async fn run(growth: Growth) -> (Verdict, harness::driver::CaseExecution) {
-    let target = Target {
-        kind: "external".into(),
-        base_url: finished_run_host(growth).await,
-        headers: Vec::new(),
-        principals: BTreeMap::new(),
-        providers: BTreeMap::new(),
-        facts: BTreeMap::new(),
-        capabilities: Default::default(),
-        canary: None,
-        upstream: None,
-        implementation: None,
-        unjudgeable: Default::default(),
-    };
     let case = json!({
         "id": "w.settled.probe", "title": "settled", "requirements": ["events.poll.last-sequence-highest"],
         "level": "MUST", "surface": "openwop", "timeout_ms": 1500, "steps": [
@@ -97,7 +77,7 @@ async fn run(growth: Growth) -> (Verdict, harness::driver::CaseExecution) {
         .case;
     let runner = CaseRunner {
         driver: HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap(),
-        target: Arc::new(target),
+        target: Arc::new(external_target(finished_run_host(growth).await)),
         time_scale: 1.0,
         proptest_seed: 1,
         regressions_dir: None,

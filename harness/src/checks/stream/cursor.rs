@@ -1,6 +1,8 @@
 //! `exclusive_after`: a resumed read sends exactly the events after the cursor.
 
 use super::terminal::{comparable_lengths, is_terminal};
+use serde_json::Value;
+
 use crate::case::ExclusiveAfterExpect;
 use crate::checks::Outcome;
 use crate::checks::events::{ObservedEvent, observe};
@@ -20,19 +22,7 @@ pub(in crate::checks) fn exclusive_after(
         Ok(v) => v,
         Err(e) => return out.template(&e),
     };
-    // Cursors may exceed 64 bits (a well-formed decimal integer past the end of any log).
-    let Some(cursor) = cursor
-        .as_u64()
-        .map(i128::from)
-        .or_else(|| cursor.as_i64().map(i128::from))
-        .or_else(|| cursor.as_str().and_then(|s| s.parse::<i128>().ok()))
-        .or_else(|| {
-            cursor
-                .as_str()
-                .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-                .map(|_| i128::MAX)
-        })
-    else {
+    let Some(cursor) = cursor_integer(&cursor) else {
         return out.fail(
             "the cursor is not an integer",
             "an integer cursor",
@@ -138,4 +128,20 @@ pub(in crate::checks) fn exclusive_after(
         "exactly the {} event(s) after {cursor}, in log order{past_terminal}",
         got.len()
     ))
+}
+
+/// A cursor a case gives, as a JSON integer or decimal text. Cursors may exceed 64 bits (a
+/// well-formed decimal integer past the end of any log); one beyond `i128` is `i128::MAX`.
+pub(super) fn cursor_integer(cursor: &Value) -> Option<i128> {
+    cursor
+        .as_u64()
+        .map(i128::from)
+        .or_else(|| cursor.as_i64().map(i128::from))
+        .or_else(|| cursor.as_str().and_then(|s| s.parse::<i128>().ok()))
+        .or_else(|| {
+            cursor
+                .as_str()
+                .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+                .map(|_| i128::MAX)
+        })
 }

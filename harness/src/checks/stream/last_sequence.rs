@@ -10,6 +10,7 @@
 
 use serde_json::Value;
 
+use super::cursor::cursor_integer;
 use crate::case::LastSequenceExpect;
 use crate::checks::Outcome;
 use crate::template::TemplateError;
@@ -30,7 +31,7 @@ pub(in crate::checks) fn last_sequence(
             .scope
             .expand(value)
             .map_err(|e| Box::new(out.template(&e)))?;
-        integer(&expanded).map(Some).ok_or_else(|| {
+        cursor_integer(&expanded).map(Some).ok_or_else(|| {
             Box::new(out.template(&TemplateError::Missing(
                 value.to_string(),
                 format!("a bound of `last_sequence` must be an integer, got {expanded}"),
@@ -45,7 +46,8 @@ pub(in crate::checks) fn last_sequence(
         .json
         .as_ref()
         .and_then(|body| body.get("lastSequence"))
-        .and_then(integer);
+        .and_then(Value::as_i64)
+        .map(i128::from);
     let Some(reported) = reported else {
         return out.fail(
             "the body has no integer `lastSequence`",
@@ -103,13 +105,4 @@ pub(in crate::checks) fn last_sequence(
             reported.to_string(),
         )
     }
-}
-
-/// An integer given as a JSON number or as decimal text.
-fn integer(value: &Value) -> Option<i128> {
-    value
-        .as_i64()
-        .map(i128::from)
-        .or_else(|| value.as_u64().map(i128::from))
-        .or_else(|| value.as_str().and_then(|s| s.trim().parse().ok()))
 }

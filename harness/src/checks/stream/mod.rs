@@ -1,6 +1,7 @@
 //! Checks on event logs, one concept per module: validity ([`validity`]), sequences
-//! ([`sequence`]), the exclusive cursor ([`cursor`]), poll's `lastSequence` ([`last_sequence`]), terminal rules ([`terminal`]), ordering
-//! ([`order`], by [`selector`]s), SSE frames ([`frames`]), how the stream was held
+//! ([`sequence`]), the exclusive cursor ([`cursor`]), poll's `lastSequence`
+//! ([`last_sequence`]), terminal rules ([`terminal`]), ordering ([`order`], by
+//! [`selector`]s), SSE frames ([`frames`]), how the stream was held
 //! ([`connection`]), materialisation ([`fold`]), event sets ([`event_set`]) and arrival spacing
 //! ([`gaps`]). What they share, reading a step's events, is in `observed`.
 

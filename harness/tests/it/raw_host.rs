@@ -1,0 +1,40 @@
+//! What the raw-TCP hosts of these tests share: reading a request's path off the socket, and
+//! the target that points the harness at such a host.
+
+use std::collections::BTreeMap;
+
+use harness::target::Target;
+use tokio::io::AsyncReadExt;
+use tokio::net::TcpStream;
+
+/// Reads a request head off the socket and returns its path (`None` when the peer closed
+/// before the head was complete).
+pub async fn request_path(socket: &mut TcpStream) -> Option<String> {
+    let mut buffer = vec![0u8; 8192];
+    let mut read = 0;
+    while !buffer[..read].windows(4).any(|w| w == b"\r\n\r\n") {
+        match socket.read(&mut buffer[read..]).await {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => read += n,
+        }
+    }
+    let head = String::from_utf8_lossy(&buffer[..read]).to_string();
+    Some(head.split_whitespace().nth(1).unwrap_or("/").to_string())
+}
+
+/// An external target at `base_url` with nothing configured.
+pub fn external_target(base_url: String) -> Target {
+    Target {
+        kind: "external".into(),
+        base_url,
+        headers: Vec::new(),
+        principals: BTreeMap::new(),
+        providers: BTreeMap::new(),
+        facts: BTreeMap::new(),
+        capabilities: Default::default(),
+        canary: None,
+        upstream: None,
+        implementation: None,
+        unjudgeable: Default::default(),
+    }
+}
