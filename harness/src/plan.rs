@@ -56,6 +56,10 @@ pub struct ProviderToConfigure {
     /// The base URL to configure, when the fake providers' address is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
+    /// The requests the host will make, relative to the base URL (`POST /v1/messages`, …;
+    /// the text formats' paths are served with and without `/v1`).
+    #[serde(default)]
+    pub paths: Vec<String>,
     /// Whether the host lists the provider in `GET /v1/providers`.
     pub listed_by_host: bool,
 }
@@ -156,6 +160,12 @@ pub fn plan(
             roles: vec![binding.role.clone()],
             models: binding.model.clone().into_iter().collect(),
             base_url: base_url(&binding.provider),
+            paths: binding
+                .wire_format
+                .paths()
+                .iter()
+                .map(|p| (*p).to_string())
+                .collect(),
             listed_by_host: listed_providers.contains(&binding.provider),
         });
     }
@@ -230,7 +240,17 @@ impl RunPlan {
                 ),
                 if p.listed_by_host { "" } else { "  [the host does not list this provider]" }
             );
+            let base = p.base_url.as_deref().unwrap_or("<base URL>");
+            for path in &p.paths {
+                let (method, path) = path.split_once(' ').unwrap_or(("", path));
+                let _ = writeln!(out, "      the host calls {method} {base}{path}");
+            }
         }
+        out.push_str(
+            "  (configure the base URL exactly: the host's adapter appends the paths above; the \
+             text formats' paths are also served without `/v1`, for adapters whose base URL \
+             ends in `/v1`)\n",
+        );
         out.push_str("\nFixtures to seed:\n");
         for f in &self.fixtures {
             let _ = writeln!(
@@ -345,6 +365,11 @@ mod tests {
             Some("http://fakes/anthropic")
         );
         assert_eq!(plan.providers[0].wire_format, "anthropic-messages");
+        assert_eq!(plan.providers[0].paths, ["POST /v1/messages"]);
+        assert!(
+            plan.to_text()
+                .contains("the host calls POST http://fakes/anthropic/v1/messages")
+        );
         assert!(!plan.providers[0].listed_by_host);
         assert_eq!(plan.fixtures.len(), 1);
         assert!(!plan.fixtures[0].seeded);

@@ -28,9 +28,24 @@ pub struct ProbeFindings {
     /// The discovery documents that answered, by path: SHA-256 (hex) of each body as received
     /// (a claim records them).
     pub documents: std::collections::BTreeMap<String, String>,
+    /// The host's provider manifests: provider id → model ids in manifest order.
+    pub manifests: BTreeMap<String, Vec<String>>,
 }
 
 impl ProbeFindings {
+    /// Applies the role bindings to what was found: roles sharing one of the host's providers
+    /// whose calls the fake providers cannot tell apart (a role without a model when the host
+    /// lists too few, two roles on one model) are not available to cases: BLOCKED with the
+    /// reason, in `plan` and `run` alike (both call this with the same bindings).
+    pub fn scope_roles(&mut self, bindings: &[crate::upstream::RoleBinding]) {
+        let models = crate::upstream::models_for(bindings, &self.manifests);
+        for (role, why) in crate::upstream::indistinct_roles(bindings, &models) {
+            let need = format!("provider:{role}");
+            self.capabilities.remove(&need);
+            self.unjudgeable.insert(need, why);
+        }
+    }
+
     /// Records what probing found in the target (capabilities, what could not be established,
     /// the self-description); the notes stay here for the caller to report.
     pub fn apply_to(&self, target: &mut Target) {
@@ -44,6 +59,36 @@ impl ProbeFindings {
         );
         target.implementation = self.implementation.clone();
     }
+}
+
+/// Whether a provider manifest lists a model that can play `role`: for `media` one that is
+/// asynchronous or outputs an image, audio or video; for a text role one that outputs text or
+/// has the `text-generation` ability.
+fn role_capable(role: &str, manifest: &Value) -> bool {
+    let models = manifest.get("models").and_then(Value::as_array);
+    models.into_iter().flatten().any(|model| {
+        let outputs: Vec<&str> = model
+            .get("output_modalities")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        if role == "media" {
+            model.get("async").and_then(Value::as_bool) == Some(true)
+                || outputs
+                    .iter()
+                    .any(|m| matches!(*m, "image" | "audio" | "video"))
+        } else {
+            outputs.contains(&"text")
+                || model
+                    .get("abilities")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .any(|a| a.as_str() == Some("text-generation"))
+        }
+    })
 }
 
 /// What a discovery request gave.
@@ -71,6 +116,11 @@ fn document(path: &str, exchange: &crate::transcript::Exchange) -> Document {
         .map(|h| h.value.clone())
         .unwrap_or_else(|| "no content-type".into());
     match (&response.json, response.status) {
+        // JSON by its media type only: a `text/plain` body that happens to parse is not the
+        // document (the README: anything else is unreadable).
+        (Some(_), 200) if !is_json_media_type(&content_type) => Document::Unreadable(format!(
+            "GET {path} answered 200 ({content_type}), not JSON by its media type (application/json or +json)"
+        )),
         (Some(json), 200) => Document::Read(json.clone()),
         (None, 200) => Document::Unreadable(format!(
             "GET {path} answered 200 ({content_type}) with a body that is not JSON"
@@ -79,6 +129,21 @@ fn document(path: &str, exchange: &crate::transcript::Exchange) -> Document {
             Document::Unreadable(format!("GET {path} answered {status} ({content_type})"))
         }
     }
+}
+
+/// Whether a `Content-Type` value names JSON: `application/json` or a `+json` suffix type,
+/// parameters ignored, case-insensitively.
+fn is_json_media_type(content_type: &str) -> bool {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || essence
+            .split_once('/')
+            .is_some_and(|(_, subtype)| subtype.ends_with("+json"))
 }
 
 /// Records the digest of a document's body, when it answered.
@@ -150,34 +215,45 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
     if execution {
         let providers = fetch(get("/v1/providers", false)).await;
         record_document(&mut found, "/v1/providers", &providers);
-        let manifests = match document("/v1/providers", &providers) {
-            Document::Read(body) => body.get("data").and_then(Value::as_array).map(|data| {
-                data.iter()
-                    .filter_map(|m| {
-                        let id = m.get("provider").and_then(Value::as_str)?;
-                        let models = m
-                            .get("models")
-                            .and_then(Value::as_array)
-                            .into_iter()
-                            .flatten()
-                            .filter_map(|model| model.get("model").and_then(Value::as_str))
-                            .map(String::from)
-                            .collect::<Vec<_>>();
-                        Some((id.to_string(), models))
-                    })
-                    .collect::<BTreeMap<String, Vec<String>>>()
-            }),
+        let data = match document("/v1/providers", &providers) {
+            Document::Read(body) => body.get("data").and_then(Value::as_array).cloned(),
             _ => None,
         };
+        let manifests = data.as_ref().map(|data| {
+            data.iter()
+                .filter_map(|m| {
+                    let id = m.get("provider").and_then(Value::as_str)?;
+                    let models = m
+                        .get("models")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|model| model.get("model").and_then(Value::as_str))
+                        .map(String::from)
+                        .collect::<Vec<_>>();
+                    Some((id.to_string(), models))
+                })
+                .collect::<BTreeMap<String, Vec<String>>>()
+        });
         if let (Some(manifests), Some(upstream)) = (&manifests, &target.upstream) {
             upstream.learn_models(manifests);
         }
+        found.manifests = manifests.clone().unwrap_or_default();
         let listed = manifests.map(|m| m.into_keys().collect::<BTreeSet<String>>());
         match listed {
             Some(ids) => {
                 for (role, id) in &target.providers {
                     if ids.contains(id.as_str()) {
                         found.capabilities.insert(format!("provider:{role}"));
+                    } else if !ids.is_empty()
+                        && !data
+                            .iter()
+                            .flatten()
+                            .any(|manifest| role_capable(role, manifest))
+                    {
+                        // The host has providers, but no model of any can play the role (no
+                        // media-capable model for `media`): the host lacks the capability,
+                        // which is SKIP (the need's reason says so), not BLOCKED.
                     } else if !ids.is_empty() {
                         // The host has providers, but none the harness's fake for this role
                         // stands behind: the harness cannot judge, the host lacks nothing.
@@ -273,6 +349,9 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                 "the stream modes were not probed: the host does not list fixture `conformance-noop`, the run the probe needs".into(),
             );
         }
+    }
+    if let Some(upstream) = &target.upstream {
+        found.scope_roles(&upstream.bindings());
     }
     if target.principals.contains_key("b") {
         found.capabilities.insert("tenant-b".into());
@@ -385,6 +464,36 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn discovery_is_json_by_its_media_type_only() {
+        for json in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "Application/JSON",
+            "application/problem+json",
+        ] {
+            assert!(is_json_media_type(json), "{json}");
+        }
+        for other in [
+            "text/plain",
+            "text/json-ish",
+            "application/jsonl",
+            "no content-type",
+        ] {
+            assert!(!is_json_media_type(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn a_role_is_capable_by_the_models_the_manifest_lists() {
+        let text = json!({"provider": "a", "models": [{"model": "m", "abilities": ["text-generation"], "output_modalities": ["text"], "async": false}]});
+        let media = json!({"provider": "f", "models": [{"model": "i", "abilities": ["image-generation"], "output_modalities": ["image"], "async": true}]});
+        assert!(role_capable("text-primary", &text));
+        assert!(!role_capable("media", &text));
+        assert!(role_capable("media", &media));
+        assert!(!role_capable("text-secondary", &media));
+    }
 
     #[test]
     fn facets_give_capabilities_by_their_shape() {

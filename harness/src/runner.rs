@@ -180,6 +180,7 @@ pub async fn run(
         summary,
         not_judged,
         surfaces,
+        unmatched_provider_requests: unmatched_provider_requests(target),
         requirements: requirement_results(&results),
         streaming: crate::report::streaming::streaming_metrics(
             results
@@ -189,6 +190,45 @@ pub async fn run(
         cases: results,
         differential: None,
     }
+}
+
+/// Most distinct unmatched provider requests a report lists.
+const UNMATCHED_SHOWN: usize = 20;
+
+/// The requests that reached the fake providers' listener and matched no fake, grouped (`METHOD
+/// /path → status (×n)`, first arrival first), secrets scrubbed.
+fn unmatched_provider_requests(target: &Target) -> Vec<String> {
+    let Some(upstream) = &target.upstream else {
+        return Vec::new();
+    };
+    let mut grouped: Vec<(String, usize)> = Vec::new();
+    for line in upstream.unmatched_requests() {
+        match grouped.iter_mut().find(|(known, _)| *known == line) {
+            Some((_, count)) => *count += 1,
+            None => grouped.push((line, 1)),
+        }
+    }
+    let more = grouped.len().saturating_sub(UNMATCHED_SHOWN);
+    let secrets = target.secrets();
+    let mut out: Vec<String> = grouped
+        .into_iter()
+        .take(UNMATCHED_SHOWN)
+        .map(|(line, count)| {
+            let mut line = if count > 1 {
+                format!("{line} (×{count})")
+            } else {
+                line
+            };
+            for secret in &secrets {
+                line = line.replace(secret.as_str(), "[REDACTED]");
+            }
+            line
+        })
+        .collect();
+    if more > 0 {
+        out.push(format!("… and {more} more distinct request(s)"));
+    }
+    out
 }
 
 /// SHA-256 of a case set, in the order given: each case's id and file digest (the report's

@@ -36,6 +36,36 @@ pub trait Upstream: Send + Sync {
     /// The host's provider manifests (provider id → model ids in manifest order), for roles
     /// bound to one provider without a model. The default ignores them.
     fn learn_models(&self, _manifests: &BTreeMap<String, Vec<String>>) {}
+    /// The role bindings the fakes serve (`plan` applies the same ones to what it foresees).
+    fn bindings(&self) -> Vec<crate::upstream::RoleBinding> {
+        Vec::new()
+    }
+    /// Where the fake instance a role is bound to listens: the fake's name, its base URL and
+    /// the requests a host makes there (`POST /v1/messages`, …). `None` when not bound.
+    fn role_endpoint(&self, _role: &str) -> Option<RoleEndpoint> {
+        None
+    }
+    /// Requests that carried a script's marker but matched no fake (a wrong path or instance),
+    /// as `METHOD /path → status`.
+    fn stray_requests(&self, _script_id: &str) -> Vec<String> {
+        Vec::new()
+    }
+    /// Every request that reached the providers listener and matched no fake (no or an unknown
+    /// marker, an unknown instance or endpoint), as `METHOD /path → status`, in arrival order.
+    fn unmatched_requests(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// Where a role's fake instance listens (for the cause of a BLOCKED case and for `plan`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoleEndpoint {
+    /// The fake instance's name.
+    pub instance: String,
+    /// The base URL to configure the host's provider with.
+    pub base_url: String,
+    /// The requests a host makes relative to the base URL.
+    pub paths: Vec<String>,
 }
 
 /// How often one fake instance (or one model of it) was called for a script.
@@ -177,6 +207,16 @@ impl Target {
             return NeedStatus::Unjudgeable(
                 "the operator gave no second principal (--auth-b or CONFORMANCE_AUTH_B)".into(),
             );
+        }
+        if let Some(role) = need.strip_prefix("provider:") {
+            let capable = if role == "media" {
+                "media-capable model (asynchronous, or with image, audio or video output)"
+            } else {
+                "text-capable model"
+            };
+            return NeedStatus::Lacking(format!(
+                "the host lists no {capable} for role `{role}` in GET /v1/providers"
+            ));
         }
         NeedStatus::Lacking(format!("the target does not have {need}"))
     }

@@ -31,6 +31,22 @@ impl ProviderKind {
         }
     }
 
+    /// The requests a host makes to an instance of this kind, relative to its base URL (the
+    /// text formats' paths are also served without the `/v1` segment).
+    pub fn paths(self) -> &'static [&'static str] {
+        match self {
+            ProviderKind::OpenaiChat => &["POST /v1/chat/completions"],
+            ProviderKind::OpenaiResponses => &["POST /v1/responses"],
+            ProviderKind::AnthropicMessages => &["POST /v1/messages"],
+            ProviderKind::AsyncMedia => &[
+                "POST /<model-id>",
+                "GET /requests/<id>/status",
+                "GET /requests/<id>",
+                "PUT /requests/<id>/cancel",
+            ],
+        }
+    }
+
     /// Parses a kind name as written in configuration.
     pub fn parse(name: &str) -> Option<ProviderKind> {
         [

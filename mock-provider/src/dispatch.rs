@@ -106,13 +106,18 @@ enum Route {
     Unknown,
 }
 
+/// The endpoint a request to an instance of `kind` reaches: `rest` is the path after the
+/// instance. The text formats' paths are served with and without the `/v1` segment real SDK
+/// base URLs carry (`<base>/v1/responses` and `<base>/responses` alike): a host whose adapter
+/// appends the path to a base that already ends in `/v1` reaches the fake either way.
 fn route(kind: ProviderKind, method: &str, rest: &str) -> Route {
-    match (kind, method, rest) {
-        (ProviderKind::OpenaiChat, "POST", "v1/chat/completions") => {
+    let text_path = rest.strip_prefix("v1/").unwrap_or(rest);
+    match (kind, method, text_path) {
+        (ProviderKind::OpenaiChat, "POST", "chat/completions") => {
             Route::Call(Endpoint::ChatCompletions)
         }
-        (ProviderKind::OpenaiResponses, "POST", "v1/responses") => Route::Call(Endpoint::Responses),
-        (ProviderKind::AnthropicMessages, "POST", "v1/messages") => Route::Call(Endpoint::Messages),
+        (ProviderKind::OpenaiResponses, "POST", "responses") => Route::Call(Endpoint::Responses),
+        (ProviderKind::AnthropicMessages, "POST", "messages") => Route::Call(Endpoint::Messages),
         (ProviderKind::AsyncMedia, _, _) => {
             let parts: Vec<&str> = rest.split('/').collect();
             match (method, parts.as_slice()) {
@@ -181,6 +186,14 @@ fn script_key(script: &Script, instance: &ProviderInstance, request: &IncomingRe
         .map(|model| format!("{}@{model}", instance.name))
         .filter(|scoped| script.calls.contains_key(scoped))
         .unwrap_or_else(|| instance.name.clone())
+}
+
+/// The one script a request's body names, if exactly one.
+fn single_marker(request: &IncomingRequest) -> Option<String> {
+    match marked_script_ids(&request.body).as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
 }
 
 fn new_request_id() -> String {
@@ -273,7 +286,7 @@ impl ProviderState {
                 Attribution {
                     instance: instance_name.to_owned(),
                     endpoint: Endpoint::Unknown,
-                    script_id: None,
+                    script_id: single_marker(request),
                     script_key: None,
                     call_index: None,
                     credential: None,
@@ -304,16 +317,21 @@ impl ProviderState {
                         attribution.endpoint = endpoint;
                         self.handle_job(&mut inner, instance, request, &job_id, &mut attribution)
                     }
-                    Route::Unknown => ResponsePlan::respond(mock_error(
-                        instance.kind,
-                        404,
-                        "mock_provider_unknown_endpoint",
-                        &format!(
-                            "no endpoint {} /{rest} on a {} instance",
-                            request.method, instance.kind
-                        ),
-                        &request_id,
-                    )),
+                    Route::Unknown => {
+                        // Not a call, but whose request it was is worth knowing: a host
+                        // configured with a wrong base path still sends the case's marker.
+                        attribution.script_id = single_marker(request);
+                        ResponsePlan::respond(mock_error(
+                            instance.kind,
+                            404,
+                            "mock_provider_unknown_endpoint",
+                            &format!(
+                                "no endpoint {} /{rest} on a {} instance",
+                                request.method, instance.kind
+                            ),
+                            &request_id,
+                        ))
+                    }
                 };
                 let plan = if served_by == Backend::Wiremock && plan.needs_streaming_backend() {
                     ResponsePlan::respond(mock_error(

@@ -67,8 +67,9 @@
 //!
 //! | instance kind | endpoints under the base URL |
 //! |---|---|
-//! | `openai-chat` | `POST /v1/chat/completions` |
-//! | `anthropic-messages` | `POST /v1/messages` |
+//! | `openai-chat` | `POST /v1/chat/completions` (or `POST /chat/completions`) |
+//! | `openai-responses` | `POST /v1/responses` (or `POST /responses`) |
+//! | `anthropic-messages` | `POST /v1/messages` (or `POST /messages`) |
 //! | `async-media` | `POST /<model-id>` (submit), `GET /requests/<id>/status[?logs=1]`, `GET /requests/<id>`, `PUT /requests/<id>/cancel` |
 //!
 //! # Credentials
@@ -166,7 +167,9 @@
 //! | unknown async job id | 404 `{"detail":"Request not found"}` |
 //!
 //! All of them are recorded; [`FakeProviders::unmatched_calls`] lists those that matched no
-//! registered script.
+//! registered script. A request to an unknown instance or endpoint whose body carries exactly
+//! one marker is attributed to that script (`script_id` set, no call index), so
+//! [`FakeProviders::calls`] shows a host that sends a script's calls to the wrong path.
 //!
 //! # Faults
 //!

@@ -430,6 +430,39 @@ fn lint_steps(
         {
             report(&format!("{at}/id"), format!("step id `{id}` is used twice"));
         }
+        for (j, evidence) in step.evidence.iter().enumerate() {
+            let scripted = case
+                .scripts
+                .get(&evidence.script)
+                .and_then(|script| script.get("calls"))
+                .and_then(|calls| calls.get(&evidence.role));
+            match scripted {
+                None if !case.scripts.contains_key(&evidence.script) => report(
+                    &format!("{at}/evidence/{j}/script"),
+                    format!("the case has no script `{}`", evidence.script),
+                ),
+                None => report(
+                    &format!("{at}/evidence/{j}/role"),
+                    format!(
+                        "script `{}` scripts no calls for role `{}`",
+                        evidence.script, evidence.role
+                    ),
+                ),
+                Some(list) => {
+                    let scripted = list.as_array().map_or(0, Vec::len);
+                    let wanted = evidence.calls.unwrap_or(1) as usize;
+                    if wanted > scripted {
+                        report(
+                            &format!("{at}/evidence/{j}/calls"),
+                            format!(
+                                "script `{}` scripts {scripted} call(s) for role `{}`, fewer than the {wanted} the step depends on",
+                                evidence.script, evidence.role
+                            ),
+                        );
+                    }
+                }
+            }
+        }
         for (j, check) in step.expect.iter().enumerate() {
             lint_check(
                 case,

@@ -95,6 +95,11 @@ pub struct Step {
     /// ends without its `until.event`), the case is BLOCKED with this text, and no later step
     /// runs.
     pub precondition: Option<String>,
+    /// The scripted provider behaviours the step's checks depend on: the checks are judged only
+    /// when the fake providers saw the host consume them; otherwise the case is BLOCKED with the
+    /// cause (the host never called the fake; where it listens; the requests that reached the
+    /// providers listener and matched no fake), and no later step runs.
+    pub evidence: Vec<EvidenceExpect>,
     /// What the step does.
     pub action: StepAction,
     /// Checks on what this step recorded.
@@ -120,6 +125,11 @@ exactly_one_of! {
         /// `until.event`), the case is BLOCKED with this text, never judged against the host.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         precondition: Option<String>,
+        /// The scripted provider behaviours (an output, an error, a fault, a second attempt,
+        /// an echoed canary) the step's checks depend on: judged only when the fake providers
+        /// saw the host consume them, otherwise the case is BLOCKED with the cause.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        evidence: Vec<EvidenceExpect>,
     }
     /// The closed set of step actions; the key of each in a case file is its snake_case name.
     // Case data is read once and held by reference: variant sizes do not matter.
@@ -161,6 +171,7 @@ impl TryFrom<RawStep> for Step {
             id: raw.id,
             note: raw.note,
             precondition: raw.precondition,
+            evidence: raw.evidence,
             action,
             expect: raw.expect,
         })
@@ -173,6 +184,7 @@ impl From<Step> for RawStep {
             step.id,
             step.note,
             step.precondition,
+            step.evidence,
             step.action,
             step.expect,
         )
@@ -832,6 +844,21 @@ pub struct ProviderCallsExpect {
     /// At most this many calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<u32>,
+}
+
+/// A scripted provider behaviour a step's checks depend on: at least `calls` calls of the
+/// case's script `script` played by role `role` (what the fake providers saw the host consume).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EvidenceExpect {
+    /// The case's local script name.
+    pub script: String,
+    /// The provider role whose calls the checks depend on.
+    pub role: String,
+    /// At least this many calls (default 1: the first scripted behaviour was consumed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub calls: Option<u32>,
 }
 
 /// A condition on every event that matches a filter.

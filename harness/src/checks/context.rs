@@ -75,6 +75,21 @@ impl Outcome<'_> {
         )
     }
 
+    /// The check could not be judged: what it reads never arrived (ERROR, never the host's
+    /// failure nor a pass).
+    pub(crate) fn not_judged(
+        &self,
+        message: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> CheckOutcome {
+        self.make(
+            Verdict::Error,
+            format!("not judged: {}", message.into()),
+            None,
+            Some(actual.into()),
+        )
+    }
+
     /// A failure at a different level than the check's (e.g. INFO for what the chapter leaves
     /// unconstrained).
     pub(crate) fn fail_at(

@@ -329,7 +329,16 @@ fn each_selected(
     judge: Judge,
 ) -> Vec<CheckOutcome> {
     let mut outcomes = Vec::new();
+    let missing = step
+        .exchanges
+        .iter()
+        .filter(|e| e.response.is_none())
+        .count();
     for (i, exchange) in step.exchanges.iter().enumerate() {
+        if exchange.response.is_none() {
+            // Checks over a response that never arrived judge nothing (said once below).
+            continue;
+        }
         if status.is_some_and(|s| exchange.response.as_ref().map(|r| r.status) != Some(s)) {
             continue;
         }
@@ -350,6 +359,15 @@ fn each_selected(
             outcomes.extend(judge(check, &inner));
         }
     }
+    if missing > 0 {
+        outcomes.push(out.not_judged(
+            format!(
+                "{missing} of the step's {} response(s) never arrived",
+                step.exchanges.len()
+            ),
+            "no response",
+        ));
+    }
     if outcomes.is_empty() {
         outcomes.push(out.fail("the step has no responses to check", "responses", "none"));
     }
@@ -366,6 +384,16 @@ pub(super) fn responses(
         .iter()
         .filter_map(|e| e.response.as_ref())
         .collect();
+    let missing = step.exchanges.len() - responses.len();
+    let never_arrived = || {
+        out.not_judged(
+            format!(
+                "{missing} of the step's {} response(s) never arrived",
+                step.exchanges.len()
+            ),
+            format!("{} response(s)", responses.len()),
+        )
+    };
     if let Some(counts) = &expect.status_counts {
         let mut wanted = std::collections::BTreeMap::<String, u64>::new();
         for (status, count) in counts {
@@ -390,9 +418,8 @@ pub(super) fn responses(
         for r in &responses {
             *actual.entry(r.status.to_string()).or_default() += 1;
         }
-        let missing = step.exchanges.len() - responses.len();
         if missing > 0 {
-            actual.insert("no response".into(), missing as u64);
+            return never_arrived();
         }
         if &actual != counts {
             return out.fail(
@@ -408,6 +435,9 @@ pub(super) fn responses(
             .map(|r| r.json.as_ref().and_then(|j| j.pointer(pointer)))
             .collect();
         let first = values.first().copied().flatten();
+        if responses.is_empty() {
+            return never_arrived();
+        }
         if first.is_none()
             || values
                 .iter()
@@ -423,6 +453,10 @@ pub(super) fn responses(
                 rendered.join(", "),
             );
         }
+    }
+    if missing > 0 {
+        // What arrived agrees, but the rest was never seen: no pass on half the evidence.
+        return never_arrived();
     }
     out.pass(format!("{} responses as expected", responses.len()))
 }

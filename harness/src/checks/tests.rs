@@ -837,3 +837,52 @@ fn event_gaps_reads_the_hosts_timestamps_before_arrival_times() {
         render(&outcomes)
     );
 }
+
+#[test]
+fn checks_over_responses_that_never_arrived_are_not_judged() {
+    let ok = |status: u16| json_response(status, json!({}));
+    // A host that accepts connections and never answers: no response at all, or some of them.
+    let mut none = Transcript::of(vec![ok(202), ok(200)]);
+    let mut some = none.clone();
+    if let Some(step) = &mut none.step {
+        for exchange in &mut step.exchanges {
+            exchange.response = None;
+        }
+    }
+    if let Some(step) = &mut some.step {
+        step.exchanges[1].response = None;
+    }
+    for check in [
+        json!({"responses": {"same_at": "/execution_id"}}),
+        json!({"responses": {"status_counts": {"202": 1, "200": 1}}}),
+        json!({"each": [{"status_in": [200, 202]}]}),
+    ] {
+        for (name, on) in [("none", &none), ("some", &some)] {
+            let outcomes = judge(&parse(&check), CaseSurface::Execution, Level::Must, on);
+            assert!(
+                outcomes.iter().any(|o| o.verdict == Verdict::Error)
+                    && outcomes
+                        .iter()
+                        .all(|o| matches!(o.verdict, Verdict::Error | Verdict::Pass)),
+                "{check} over {name}: {}",
+                render(&outcomes)
+            );
+        }
+    }
+    // What arrived and disagrees is still the host's failure.
+    let mut disagree = Transcript::of(vec![
+        json_response(202, json!({"execution_id": "a"})),
+        json_response(200, json!({"execution_id": "b"})),
+        ok(200),
+    ]);
+    if let Some(step) = &mut disagree.step {
+        step.exchanges[2].response = None;
+    }
+    let outcomes = judge(
+        &parse(&json!({"responses": {"same_at": "/execution_id"}})),
+        CaseSurface::Execution,
+        Level::Must,
+        &disagree,
+    );
+    assert_eq!(outcomes[0].verdict, Verdict::Fail, "{}", render(&outcomes));
+}

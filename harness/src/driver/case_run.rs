@@ -366,6 +366,21 @@ impl CaseRunner {
             state.error = Some(format!("{location}: the target could not be reached"));
             state.stopped = true;
         }
+        if !state.stopped
+            && let Some(outcome) = self.missing_evidence(step, location, &record, state)
+        {
+            // The step's checks depend on a provider behaviour the host never consumed: they
+            // would judge a path the host did not take (or one it could not reach), so none of
+            // them is evaluated and the case is BLOCKED with the cause.
+            state.checks.push(outcome);
+            state.stopped = true;
+            if let Some(id) = &step.id {
+                state.scope.steps.insert(id.clone(), step_view(&record));
+                state.by_id.insert(id.clone(), record.clone());
+            }
+            state.transcript.push(record);
+            return;
+        }
         let precondition = step.precondition.as_deref();
         if let Some(what) = precondition
             && !state.stopped
@@ -450,6 +465,90 @@ impl CaseRunner {
             }
         }
         state.transcript.push(record);
+    }
+
+    /// The BLOCKED outcome of a step whose `evidence` the fake providers did not see consumed,
+    /// with the cause: which fake the host never called (or called too few times), where it
+    /// listens, and the requests that reached the providers listener and matched no fake (this
+    /// case's first, else any). `None` when every behaviour was consumed.
+    fn missing_evidence(
+        &self,
+        step: &Step,
+        location: &str,
+        record: &StepRecord,
+        state: &CaseState<'_>,
+    ) -> Option<CheckOutcome> {
+        let upstream = self.target.upstream.as_ref()?;
+        let mut causes = Vec::new();
+        let mut stray = Vec::new();
+        for evidence in &step.evidence {
+            let wanted = evidence.calls.unwrap_or(1);
+            let seen: u32 = record
+                .provider_calls
+                .iter()
+                .filter(|c| {
+                    c.script == evidence.script && c.role.as_deref() == Some(evidence.role.as_str())
+                })
+                .map(|c| c.count)
+                .sum();
+            if seen >= wanted {
+                continue;
+            }
+            let endpoint = upstream.role_endpoint(&evidence.role);
+            let who = endpoint.as_ref().map_or_else(
+                || format!("role `{}`", evidence.role),
+                |e| format!("`{}` (role `{}`)", e.instance, evidence.role),
+            );
+            let what = if seen == 0 {
+                format!(
+                    "the host never called {who} for script `{}`",
+                    evidence.script
+                )
+            } else {
+                format!(
+                    "the host called {who} {seen} time(s) for script `{}`, and the step's checks depend on call {wanted}",
+                    evidence.script
+                )
+            };
+            let where_ = endpoint.map_or_else(String::new, |e| {
+                format!("; it listens at {} ({})", e.base_url, e.paths.join(", "))
+            });
+            causes.push(format!("{what}{where_}"));
+            if let Some(id) = state.scripts.get(&evidence.script) {
+                stray.extend(upstream.stray_requests(id));
+            }
+        }
+        if causes.is_empty() {
+            return None;
+        }
+        stray.dedup();
+        let unmatched = if stray.is_empty() {
+            let mut any = upstream.unmatched_requests();
+            let more = any.len().saturating_sub(5);
+            any.truncate(5);
+            match (any.is_empty(), more) {
+                (true, _) => "none".to_string(),
+                (false, 0) => any.join(", "),
+                (false, more) => format!("{}, and {more} more", any.join(", ")),
+            }
+        } else {
+            stray.join(", ")
+        };
+        let message = format!(
+            "not judged: the step's checks depend on a scripted provider behaviour the host did not consume: {}; requests that reached the providers listener and matched no fake: {unmatched}",
+            causes.join("; ")
+        );
+        Some(CheckOutcome {
+            check: EVIDENCE.into(),
+            location: format!("{location}/evidence"),
+            step: Some(record.step.clone()),
+            level: state.case.level,
+            requirements: state.case.requirements.clone(),
+            verdict: Verdict::Blocked,
+            message,
+            expected: Some("the fake providers saw the host consume the scripted behaviour".into()),
+            actual: Some(causes.join("; ")),
+        })
     }
 
     /// Performs one non-structural action (request, stream, poll, wait, concurrent).
@@ -603,7 +702,11 @@ impl CaseRunner {
                                 .exchange(prepared.clone(), mode.clone(), deadline, started)
                         }))
                         .await;
-                        Ok(record("concurrent", exchanges, true))
+                        // Copies the case's budget cut off before any answer were not observed:
+                        // the step is not judged (as a lone request's), never failed.
+                        let completed = Instant::now() < deadline
+                            || exchanges.iter().all(|e| e.response.is_some());
+                        Ok(record("concurrent", exchanges, completed))
                     }
                     // Structural actions run their own steps (see `run_step`); nested in a
                     // `parallel` they record nothing.
@@ -954,6 +1057,10 @@ impl crate::generate::GenerateRunner for CaseRunner {
         CaseRunner::run_steps(self, steps, base, state)
     }
 }
+
+/// The implicit check a step with `evidence` fails (BLOCKED) when the fake providers did not see
+/// the host consume the scripted behaviour its checks depend on.
+pub const EVIDENCE: &str = "implicit:evidence";
 
 /// The implicit check a step the case's budget cut short fails (ERROR); the checks of that step
 /// are not judged (ERROR too, at `<its location>/expect/<n>`).

@@ -5,5 +5,7 @@ pub mod case_run;
 pub(crate) mod case_state;
 pub mod http;
 
-pub use case_run::{CaseExecution, CaseRunner, DEFAULT_CASE_TIMEOUT_MS, STEP_COMPLETED, step_view};
+pub use case_run::{
+    CaseExecution, CaseRunner, DEFAULT_CASE_TIMEOUT_MS, EVIDENCE, STEP_COMPLETED, step_view,
+};
 pub use http::{ClientOptions, HttpDriver, Limits, PreparedRequest, ReadMode, StopCondition};

@@ -175,6 +175,12 @@ pub fn summary_text(report: &RunReport, written: Option<&WrittenReports>) -> Str
     for what in &report.not_judged {
         out.push_str(&format!("  not judged: {}\n", one_line(what)));
     }
+    if !report.unmatched_provider_requests.is_empty() {
+        out.push_str("  requests that reached the fake providers and matched no fake (is the host's provider base URL the one `plan` prints?):\n");
+        for line in &report.unmatched_provider_requests {
+            out.push_str(&format!("    {}\n", one_line(line)));
+        }
+    }
     let code = exit_code(report.verdict);
     out.push_str(&format!(
         "  exit code {code}: {}\n",

@@ -107,6 +107,13 @@ fn summary(out: &mut String, report: &RunReport) {
         }
         out.push_str("</ul></div>\n");
     }
+    if !report.unmatched_provider_requests.is_empty() {
+        out.push_str("<div class=\"box error\"><strong>Requests to the fake providers that matched no fake</strong> — is the host's provider base URL the one <code>conformance plan</code> prints?<ul>");
+        for line in &report.unmatched_provider_requests {
+            let _ = write!(out, "<li><code>{}</code></li>", esc(line));
+        }
+        out.push_str("</ul></div>\n");
+    }
     let shown: Vec<_> = report
         .surfaces
         .iter()

@@ -68,6 +68,14 @@ pub fn to_markdown(report: &RunReport) -> String {
         }
         out.push('\n');
     }
+    if !report.unmatched_provider_requests.is_empty() {
+        out.push_str("### Requests to the fake providers that matched no fake\n\n");
+        out.push_str("Is the host's provider base URL the one `conformance plan` prints?\n\n");
+        for line in &report.unmatched_provider_requests {
+            let _ = writeln!(out, "- `{}`", cell(line));
+        }
+        out.push('\n');
+    }
     let shown: Vec<_> = report
         .surfaces
         .iter()

@@ -257,6 +257,14 @@ pub fn merge_partitions(
     merged.options.filters = selection(first);
     merged.options.case_set_digest = case_set_digest;
     merged.run_errors = crate::runner::sanity_errors(&cases);
+    merged.unmatched_provider_requests = Vec::new();
+    for (_, report) in named {
+        for line in &report.unmatched_provider_requests {
+            if !merged.unmatched_provider_requests.contains(line) {
+                merged.unmatched_provider_requests.push(line.clone());
+            }
+        }
+    }
     merged.cases = cases;
     merged.surfaces = surfaces;
     crate::runner::refresh(&mut merged);

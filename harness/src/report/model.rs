@@ -62,6 +62,11 @@ pub struct RunReport {
     /// selected cases prove were judged.
     #[serde(default)]
     pub surfaces: Vec<SurfaceJudgement>,
+    /// Requests that reached the fake providers' listener and matched no fake (a host
+    /// configured with a wrong base path or instance, a request without a script marker), as
+    /// `METHOD /path → status (×count)`, in order of first arrival; the query is never shown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unmatched_provider_requests: Vec<String>,
     /// Per-requirement verdicts (every requirement any case proves).
     pub requirements: Vec<RequirementResult>,
     /// Per-case results, in run order.

@@ -23,7 +23,17 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 
-use crate::target::{ProviderCalls, Upstream};
+use crate::target::{ProviderCalls, RoleEndpoint, Upstream};
+
+/// One recorded request as `METHOD /path → status` (never its query, body or credential).
+fn request_line(call: &mock_provider::RecordedCall) -> String {
+    let status = call
+        .response_status
+        .map_or_else(|| "reset".to_string(), |status| status.to_string());
+    // The query is left out: a host may put a key there.
+    let path = call.path.split('?').next().unwrap_or_default();
+    format!("{} {path} → {status}", call.method)
+}
 
 pub use binding::{
     BindingError, ProvidersFile, ProvidersFileRole, ROLES, RoleBinding, WireFormat, instances_for,
@@ -215,31 +225,148 @@ impl Upstream for FakeUpstream {
             .collect()
     }
 
-    fn learn_models(&self, manifests: &BTreeMap<String, Vec<String>>) {
-        let mut models = self.models.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut by_provider: BTreeMap<&str, Vec<&RoleBinding>> = BTreeMap::new();
-        for binding in &self.bindings {
-            by_provider
-                .entry(binding.provider.as_str())
-                .or_default()
-                .push(binding);
-        }
-        for (provider, sharing) in by_provider {
-            if sharing.len() < 2 {
-                continue;
-            }
-            let listed = manifests.get(provider).cloned().unwrap_or_default();
-            let mut free = listed
+    fn role_endpoint(&self, role: &str) -> Option<RoleEndpoint> {
+        let binding = self.bindings.iter().find(|b| b.role == role)?;
+        let instance = self.instances.get(&binding.provider)?.clone();
+        Some(RoleEndpoint {
+            base_url: self.providers.base_url(&instance)?,
+            instance,
+            paths: binding
+                .wire_format
+                .paths()
                 .iter()
-                .filter(|m| !sharing.iter().any(|b| b.model.as_ref() == Some(m)));
-            let mut roles: Vec<&&RoleBinding> =
-                sharing.iter().filter(|b| b.model.is_none()).collect();
-            roles.sort_by(|a, b| a.role.cmp(&b.role));
-            for binding in roles {
-                if let Some(model) = free.next() {
-                    models.insert(binding.role.clone(), model.clone());
-                }
+                .map(|p| (*p).to_string())
+                .collect(),
+        })
+    }
+
+    fn stray_requests(&self, script_id: &str) -> Vec<String> {
+        self.providers
+            .calls(script_id)
+            .iter()
+            .filter(|call| call.call_index.is_none())
+            .map(request_line)
+            .collect()
+    }
+
+    fn unmatched_requests(&self) -> Vec<String> {
+        self.providers
+            .unmatched_calls()
+            .iter()
+            .map(request_line)
+            .collect()
+    }
+
+    fn learn_models(&self, manifests: &BTreeMap<String, Vec<String>>) {
+        let learned = models_for(&self.bindings, manifests);
+        self.models
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(learned);
+    }
+
+    fn bindings(&self) -> Vec<RoleBinding> {
+        self.bindings.clone()
+    }
+}
+
+/// The model each role's calls name: the bound one, else, for roles sharing one of the host's
+/// providers, that provider's models from its manifest (`GET /v1/providers`, in manifest order)
+/// not bound to another role, handed out in role order. A role alone on its provider needs no
+/// model and gets none unless bound.
+pub fn models_for(
+    bindings: &[RoleBinding],
+    manifests: &BTreeMap<String, Vec<String>>,
+) -> BTreeMap<String, String> {
+    let mut models: BTreeMap<String, String> = bindings
+        .iter()
+        .filter_map(|b| Some((b.role.clone(), b.model.clone()?)))
+        .collect();
+    let mut by_provider: BTreeMap<&str, Vec<&RoleBinding>> = BTreeMap::new();
+    for binding in bindings {
+        by_provider
+            .entry(binding.provider.as_str())
+            .or_default()
+            .push(binding);
+    }
+    for (provider, sharing) in by_provider {
+        if sharing.len() < 2 {
+            continue;
+        }
+        let listed = manifests.get(provider).cloned().unwrap_or_default();
+        let mut free = listed
+            .iter()
+            .filter(|m| !sharing.iter().any(|b| b.model.as_ref() == Some(m)));
+        let mut roles: Vec<&&RoleBinding> = sharing.iter().filter(|b| b.model.is_none()).collect();
+        roles.sort_by(|a, b| a.role.cmp(&b.role));
+        for binding in roles {
+            if let Some(model) = free.next() {
+                models.insert(binding.role.clone(), model.clone());
             }
         }
     }
+    models
+}
+
+/// The roles whose calls the fake providers cannot tell apart, with why: of roles sharing one
+/// of the host's providers, when one has no model (`models`: what [`models_for`] gives) or two
+/// have the same one, every role but the first (in role order), so cases naming both are
+/// BLOCKED and cases naming the first alone still run. The one rule `plan` and `run` apply
+/// (the probe's `scope_roles`).
+pub fn indistinct_roles(
+    bindings: &[RoleBinding],
+    models: &BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    let mut by_provider: BTreeMap<&str, Vec<&RoleBinding>> = BTreeMap::new();
+    for binding in bindings {
+        by_provider
+            .entry(binding.provider.as_str())
+            .or_default()
+            .push(binding);
+    }
+    let mut out = BTreeMap::new();
+    for (provider, mut sharing) in by_provider {
+        if sharing.len() < 2 {
+            continue;
+        }
+        sharing.sort_by(|a, b| a.role.cmp(&b.role));
+        let roles: Vec<&str> = sharing.iter().map(|b| b.role.as_str()).collect();
+        let unmodelled: Vec<&str> = roles
+            .iter()
+            .copied()
+            .filter(|role| !models.contains_key(*role))
+            .collect();
+        let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut twice = None;
+        for role in &roles {
+            if let Some(model) = models.get(*role)
+                && let Some(other) = seen.insert(model, role)
+            {
+                twice = Some((other, *role, model.as_str()));
+            }
+        }
+        let why = match (unmodelled.as_slice(), twice) {
+            ([], None) => continue,
+            ([], Some((a, b, model))) => format!(
+                "roles `{a}` and `{b}` are bound to the host's provider `{provider}` and one model `{model}`: the fake providers cannot tell their calls apart (bind each to its own model)"
+            ),
+            (missing, _) => format!(
+                "roles {} share the host's provider `{provider}` and {} no model (the host's GET /v1/providers lists too few for it): bind each role to its own model (--bind ROLE={provider},FORMAT,MODEL)",
+                roles
+                    .iter()
+                    .map(|r| format!("`{r}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                missing
+                    .iter()
+                    .map(|r| format!("`{r}` has"))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+            ),
+        };
+        for role in roles.iter().skip(1) {
+            out.insert((*role).to_string(), why.clone());
+        }
+    }
+    out
 }

@@ -306,6 +306,7 @@ fn report(cases: Vec<CaseResult>) -> RunReport {
         requirements: vec![],
         streaming: Default::default(),
         cases,
+        unmatched_provider_requests: Vec::new(),
         differential: None,
     }
 }

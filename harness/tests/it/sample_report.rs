@@ -548,6 +548,7 @@ pub fn realistic_report() -> RunReport {
                 .map(|c| (c.id.as_str(), c.transcript.as_slice())),
         ),
         cases,
+        unmatched_provider_requests: Vec::new(),
         differential: None,
     }
 }

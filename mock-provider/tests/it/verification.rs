@@ -190,3 +190,60 @@ async fn a_model_scoped_key_of_an_unknown_instance_is_refused() {
     });
     assert!(refused.is_err());
 }
+
+#[tokio::test]
+async fn text_paths_are_served_with_and_without_the_v1_segment() {
+    let providers = start().await;
+    let id = register(
+        &providers,
+        "openai-primary",
+        vec![
+            behaviour(json!({"kind": "completion"})),
+            behaviour(json!({"kind": "completion"})),
+        ],
+    );
+    let base = providers.base_url("openai-primary").unwrap();
+    for path in ["/v1/chat/completions", "/chat/completions"] {
+        let response = client()
+            .post(format!("{base}{path}"))
+            .bearer_auth(CANARY)
+            .json(&openai_body(&id, false, false))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+    }
+    assert_eq!(providers.call_count(&id, "openai-primary"), 2);
+    assert!(providers.unmatched_calls().is_empty());
+}
+
+#[tokio::test]
+async fn a_scripts_request_to_a_wrong_path_is_attributed_to_it_without_being_a_call() {
+    let providers = start().await;
+    let id = register(
+        &providers,
+        "openai-primary",
+        vec![behaviour(json!({"kind": "completion"}))],
+    );
+    let base = providers.base_url("openai-primary").unwrap();
+    let response = client()
+        .post(format!("{base}/wrong/v1/chat/completions"))
+        .bearer_auth(CANARY)
+        .json(&openai_body(&id, false, false))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+    assert_eq!(providers.call_count(&id, "openai-primary"), 0);
+    let calls = providers.calls(&id);
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].endpoint, Endpoint::Unknown);
+    assert_eq!(calls[0].call_index, None);
+    assert_eq!(calls[0].path, "/openai-primary/wrong/v1/chat/completions");
+    assert_eq!(providers.unmatched_calls().len(), 1);
+    assert_eq!(
+        mock_provider::ProviderKind::OpenaiResponses.paths(),
+        ["POST /v1/responses"]
+    );
+    let _ = marker(&id);
+}

@@ -700,7 +700,7 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
     let driver = driver_of(&args)?;
     // Nothing runs: the fake providers are not started, only their addresses foreseen.
     let mut target = external_target(&args.external, &url, false).await?;
-    let findings = harness::probe::probe(
+    let mut findings = harness::probe::probe(
         &driver,
         &target,
         Duration::from_secs(10).mul_f64(args.time_scale),
@@ -717,9 +717,11 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
             target.base_url
         )));
     }
+    let bindings = bindings_from(&args.external)?;
+    // The same scoping of shared providers a run applies once its fakes learned the models.
+    findings.scope_roles(&bindings);
     findings.apply_to(&mut target);
     apply_facts_and_overrides(&mut target, &args)?;
-    let bindings = bindings_from(&args.external)?;
     let names = harness::upstream::instances_for(&bindings)
         .map(|(_, names)| names)
         .map_err(|e| usage(e.to_string()))?;
