@@ -393,6 +393,12 @@ pub enum BuiltInProviders {
     ResponsesAndMedia,
     /// One provider (OpenAI Chat Completions) with two models, nothing else.
     OneProviderTwoModels,
+    /// A known-bad configuration, not a host's setup (not in [`BuiltInProviders::ALL`]): the
+    /// standard providers with every base URL one path segment off (`<base>/misdirected`), so
+    /// every call the runtime makes reaches the fake providers' listener and matches no fake.
+    /// No case whose checks depend on a provider call may PASS against it
+    /// (`provider_setups.rs`).
+    Misdirected,
 }
 
 impl BuiltInProviders {
@@ -411,6 +417,7 @@ impl BuiltInProviders {
             BuiltInProviders::AnthropicAndMedia => "anthropic-and-media",
             BuiltInProviders::ResponsesAndMedia => "responses-and-media",
             BuiltInProviders::OneProviderTwoModels => "one-provider-two-models",
+            BuiltInProviders::Misdirected => "misdirected",
         }
     }
 
@@ -430,7 +437,7 @@ impl BuiltInProviders {
         };
         let media = || bind("media", "fal", WireFormat::AsyncMedia);
         match self {
-            BuiltInProviders::Standard => RoleBinding::defaults(),
+            BuiltInProviders::Standard | BuiltInProviders::Misdirected => RoleBinding::defaults(),
             BuiltInProviders::AnthropicAndMedia => vec![
                 bind("text-primary", "anthropic", WireFormat::AnthropicMessages),
                 bind("text-secondary", "anthropic", WireFormat::AnthropicMessages),
@@ -470,7 +477,12 @@ impl BuiltInProviders {
             };
             let model = match binding.wire_format {
                 WireFormat::AsyncMedia => media_model(),
-                format if self == BuiltInProviders::Standard => {
+                format
+                    if matches!(
+                        self,
+                        BuiltInProviders::Standard | BuiltInProviders::Misdirected
+                    ) =>
+                {
                     text_model(&format!("{}-fake", model_stem(format)))
                 }
                 format => text_model(&format!("{}-1", model_stem(format))),
@@ -478,7 +490,12 @@ impl BuiltInProviders {
             configs.push(ProviderConfig {
                 id: binding.provider.clone(),
                 kind,
-                base_url: base(&binding.provider),
+                base_url: match self {
+                    BuiltInProviders::Misdirected => {
+                        format!("{}/misdirected", base(&binding.provider))
+                    }
+                    _ => base(&binding.provider),
+                },
                 credential_env: CREDENTIAL_ENV.into(),
                 models: vec![model],
             });

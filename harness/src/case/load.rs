@@ -525,6 +525,38 @@ fn unencoded_run_ids(path: &str) -> Vec<&str> {
     out
 }
 
+/// A check whose level is above every requirement it cites (a MUST check citing only SHOULD
+/// requirements): its FAIL would cite no MUST. CONTRACT and MAY checks are never above.
+pub fn level_above_requirements(case: &Case, check: &Check) -> Option<String> {
+    use crate::verdict::Level;
+    let level = check.level.unwrap_or(case.level);
+    if !matches!(level, Level::Must | Level::Should) {
+        return None;
+    }
+    let registry = spec::requirements::registry();
+    let cited = check.requirements.as_ref().unwrap_or(&case.requirements);
+    let levels: Vec<(String, Level)> = cited
+        .iter()
+        .filter_map(|id| {
+            let record = registry.get(id)?;
+            Some((id.clone(), Level::of_requirement(record.level)))
+        })
+        .collect();
+    let highest = levels.iter().map(|(_, l)| *l).min()?;
+    (level < highest).then(|| {
+        format!(
+            "the check's level {} is above the requirements it cites ({}): a failure must cite a requirement of its level (lower the check's level, or cite the {} requirement it proves)",
+            level.as_str(),
+            levels
+                .iter()
+                .map(|(id, l)| format!("{id} {}", l.as_str()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            level.as_str()
+        )
+    })
+}
+
 fn lint_check(
     case: &Case,
     check: &Check,
@@ -541,6 +573,9 @@ fn lint_check(
                 format!("unknown requirement `{id}`"),
             );
         }
+    }
+    if let Some(problem) = level_above_requirements(case, check) {
+        report(&format!("{at}/level"), problem);
     }
     match &check.kind {
         CheckKind::Schema(name) if spec::schema::Published::from_name(name).is_none() => report(
@@ -758,6 +793,49 @@ mod tests {
                        "expect": [{"status": 202}, {"json": {"pointer": "/execution_id", "type": "string"}}]},
                       {"request": {"path": "/v1/executions/${steps.create.body.execution_id}"}, "expect": [{"status": 200}]}]
         })
+    }
+
+    #[test]
+    fn a_check_above_its_requirements_level_is_reported() {
+        let mut case = minimal();
+        case["steps"][0]["expect"][1] = json!({
+            "requirements": ["events.stream-mode.should-implement-values"],
+            "json": {"pointer": "/execution_id", "type": "string"}
+        });
+        let problems = lint(case.clone()).unwrap_err();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.pointer == "/steps/0/expect/1/level" && p.message.contains("above")),
+            "{problems:?}"
+        );
+        // At the requirement's own level (or CONTRACT) it is fine.
+        case["steps"][0]["expect"][1]["level"] = json!("SHOULD");
+        assert!(lint(case.clone()).is_ok());
+        case["steps"][0]["expect"][1]["level"] = json!("CONTRACT");
+        assert!(lint(case).is_ok());
+    }
+
+    #[test]
+    fn evidence_names_a_script_and_a_role_it_scripts() {
+        let mut case = minimal();
+        case["scripts"] = json!({"main": {"calls": {"text-primary": [{"kind": "completion"}]}}});
+        case["steps"][1]["evidence"] = json!([
+            {"script": "nope", "role": "text-primary"},
+            {"script": "main", "role": "media"},
+            {"script": "main", "role": "text-primary", "calls": 2}
+        ]);
+        let problems = lint(case.clone()).unwrap_err();
+        let pointers: Vec<&str> = problems.iter().map(|p| p.pointer.as_str()).collect();
+        for pointer in [
+            "/steps/1/evidence/0/script",
+            "/steps/1/evidence/1/role",
+            "/steps/1/evidence/2/calls",
+        ] {
+            assert!(pointers.contains(&pointer), "{pointer}: {problems:?}");
+        }
+        case["steps"][1]["evidence"] = json!([{"script": "main", "role": "text-primary"}]);
+        assert!(lint(case).is_ok());
     }
 
     #[test]

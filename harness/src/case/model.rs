@@ -431,6 +431,10 @@ pub struct Check {
     /// A precondition, not an assertion: when it does not hold the case cannot be set up, so it
     /// is not judged (BLOCKED with this check's message), and no later step runs.
     pub precondition: Option<bool>,
+    /// The premise of the check, on the step's (last) JSON body: when it does not hold (the
+    /// execution did not fail, no fallback occurred) the check does not apply to the path the
+    /// host took and is not judged (no outcome).
+    pub when: Option<JsonExpect>,
     /// What the check asserts.
     pub kind: CheckKind,
 }
@@ -455,6 +459,10 @@ exactly_one_of! {
         /// so it is not judged (BLOCKED with this check's message), and no later step runs.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         precondition: Option<bool>,
+        /// The premise of the check, a condition on the step's (last) JSON body: when it does
+        /// not hold, the check does not apply to the path the host took and is not judged.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<JsonExpect>,
     }
     /// The closed vocabulary of check kinds; the key of each in a case file is its snake_case
     /// name. A new kind is one line here and one arm in [`crate::checks::evaluate`].
@@ -541,6 +549,7 @@ impl TryFrom<RawCheck> for Check {
             requirements: raw.requirements,
             note: raw.note,
             precondition: raw.precondition,
+            when: raw.when,
             kind,
         })
     }
@@ -553,6 +562,7 @@ impl From<Check> for RawCheck {
             check.requirements,
             check.note,
             check.precondition,
+            check.when,
             check.kind,
         )
     }

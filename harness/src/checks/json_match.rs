@@ -20,6 +20,37 @@ pub fn json_condition(
     expect: &JsonExpect,
     scope: &Scope,
 ) -> Result<Result<(), Mismatch>, TemplateError> {
+    // `*` as a whole pointer segment: the condition holds for every element of the array there
+    // (`/facts/*/unit`), so a rule about every item is not read off the first one alone.
+    if let Some((head, tail)) = split_wildcard(&expect.pointer) {
+        let container = document.and_then(|d| {
+            if head.is_empty() {
+                Some(d)
+            } else {
+                d.pointer(head)
+            }
+        });
+        let Some(items) = container.and_then(Value::as_array) else {
+            if expect.optional == Some(true) && container.is_none() {
+                return Ok(Ok(()));
+            }
+            return Ok(Err(Mismatch {
+                expected: format!("an array at `{head}`"),
+                actual: container.map_or_else(|| "(absent)".to_string(), Value::to_string),
+            }));
+        };
+        for (i, item) in items.iter().enumerate() {
+            let mut each = expect.clone();
+            each.pointer = tail.to_string();
+            if let Err(mismatch) = json_condition(Some(item), &each, scope)? {
+                return Ok(Err(Mismatch {
+                    expected: format!("at `{head}/{i}{tail}`: {}", mismatch.expected),
+                    actual: mismatch.actual,
+                }));
+            }
+        }
+        return Ok(Ok(()));
+    }
     let found = document.and_then(|d| d.pointer(&expect.pointer));
     let render = |v: Option<&Value>| v.map_or_else(|| "(absent)".to_string(), |v| v.to_string());
     let mismatch = |expected: String| {
@@ -191,8 +222,56 @@ fn is_type(value: &Value, kind: JsonType) -> bool {
     }
 }
 
+/// A pointer with a `*` segment split around its first one: (`/facts`, `/unit`) for
+/// `/facts/*/unit`; `None` without one.
+fn split_wildcard(pointer: &str) -> Option<(&str, &str)> {
+    let mut at = 0;
+    for segment in pointer.split('/').skip(1) {
+        let start = at + 1;
+        if segment == "*" {
+            return Some((&pointer[..at], &pointer[start + 1..]));
+        }
+        at = start + segment.len();
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_wildcard_segment_holds_for_every_element() {
+        use serde_json::json;
+        let expect = |pointer: &str| JsonExpect {
+            pointer: pointer.into(),
+            json_type: Some(crate::case::JsonType::Number),
+            min: Some(0.0),
+            ..JsonExpect::default()
+        };
+        let scope = Scope::default();
+        let good = json!({"facts": [{"quantity": 1}, {"quantity": 2}, {"quantity": 0}]});
+        let bad = json!({"facts": [{"quantity": 1}, {"quantity": 2}, {"quantity": -3}]});
+        assert!(matches!(
+            json_condition(Some(&good), &expect("/facts/*/quantity"), &scope),
+            Ok(Ok(()))
+        ));
+        let Ok(Err(mismatch)) = json_condition(Some(&bad), &expect("/facts/*/quantity"), &scope)
+        else {
+            panic!("a bad third fact must fail");
+        };
+        assert!(
+            mismatch.expected.contains("/facts/2/quantity"),
+            "{mismatch:?}"
+        );
+        assert!(matches!(
+            json_condition(Some(&json!({})), &expect("/facts/*/quantity"), &scope),
+            Ok(Err(_))
+        ));
+        assert_eq!(split_wildcard("/facts/*/unit"), Some(("/facts", "/unit")));
+        assert_eq!(split_wildcard("/*"), Some(("", "")));
+        assert_eq!(split_wildcard("/a/b"), None);
+        assert_eq!(split_wildcard("/a*/b"), None);
+    }
+
     use super::*;
     use serde_json::json;
 

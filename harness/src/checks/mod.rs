@@ -38,6 +38,19 @@ pub fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
         ctx,
     };
     let step = ctx.step;
+    if let Some(premise) = &check.when {
+        let body = step
+            .exchanges
+            .last()
+            .and_then(|e| e.response.as_ref())
+            .and_then(|r| r.json.as_ref());
+        match json_condition(body, premise, ctx.scope) {
+            Ok(Ok(())) => {}
+            // The premise did not happen on the path the host took: nothing to judge there.
+            Ok(Err(_)) => return Vec::new(),
+            Err(error) => return vec![out.template(&error)],
+        }
+    }
     let one = |outcome: CheckOutcome| vec![outcome];
     match &check.kind {
         CheckKind::Status(status) => {

@@ -9,6 +9,7 @@ mod external_target;
 mod kill_matrix;
 mod load;
 mod plan;
+mod plan_equals_run;
 mod provider_setups;
 mod rechunking_proxy;
 mod tolerance_matrix;

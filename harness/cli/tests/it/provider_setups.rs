@@ -305,3 +305,100 @@ async fn the_run_events_ai_node_calls_an_openai_responses_provider() {
     let failed = failures(&report);
     assert!(failed.is_empty(), "{failed:#?}");
 }
+
+/// The steps of a case, nested ones included.
+fn all_steps(steps: &[harness::case::Step]) -> Vec<&harness::case::Step> {
+    use harness::case::StepAction;
+    let mut out = Vec::new();
+    for step in steps {
+        out.push(step);
+        match &step.action {
+            StepAction::Parallel(inner) => out.extend(all_steps(inner)),
+            StepAction::Repeat(repeat) => out.extend(all_steps(&repeat.steps)),
+            StepAction::Generate(generate) => out.extend(all_steps(&generate.steps)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Execution cases that script fake providers but whose checks judge only what needs no
+/// provider call (refusals before any call, the 202 of a submission): no step has `evidence`.
+const JUDGED_WITHOUT_A_PROVIDER_CALL: [&str; 5] = [
+    "x.admission.contract-bounds",
+    "x.admission.malformed-requests",
+    "x.admission.unsatisfiable-requirements",
+    "x.idempotency.malformed-key-refused",
+    "x.submission.accepted-202",
+];
+
+#[test]
+fn every_execution_case_that_scripts_a_provider_says_which_step_depends_on_its_calls() {
+    for loaded in corpus()
+        .iter()
+        .filter(|c| c.case.surface == CaseSurface::Execution && !c.case.scripts.is_empty())
+    {
+        let with_evidence = all_steps(&loaded.case.steps)
+            .iter()
+            .any(|s| !s.evidence.is_empty());
+        let listed = JUDGED_WITHOUT_A_PROVIDER_CALL.contains(&loaded.case.id.as_str());
+        assert!(
+            with_evidence != listed,
+            "{}: a case scripting providers either has a step with `evidence` or is listed as judged without a provider call (not both)",
+            loaded.case.id
+        );
+    }
+}
+
+/// The kill matrix's check of the evidence preconditions: the built-in runtime with every
+/// provider base URL one path segment off (a known-bad configuration, the fakes unreachable).
+/// No case whose checks depend on a provider call PASSes; each is BLOCKED with the cause (the
+/// fake the host never called, where it listens, the requests that matched no fake), and the
+/// report lists the unmatched requests.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_providers_misdirected_no_provider_dependent_case_passes() {
+    let options = BuiltInOptions {
+        providers: BuiltInProviders::Misdirected,
+        ..BuiltInOptions::default()
+    };
+    let report = run_surface(options, CaseSurface::Execution).await;
+    let cases = corpus();
+    let dependent: BTreeSet<&str> = cases
+        .iter()
+        .filter(|c| {
+            all_steps(&c.case.steps)
+                .iter()
+                .any(|s| !s.evidence.is_empty())
+        })
+        .map(|c| c.case.id.as_str())
+        .collect();
+    assert!(dependent.len() >= 40, "{dependent:?}");
+    let mut wrong = Vec::new();
+    for case in report
+        .cases
+        .iter()
+        .filter(|c| dependent.contains(c.id.as_str()))
+    {
+        let reason = case.reason.clone().unwrap_or_default();
+        let blocked_with_the_cause = case.verdict == Verdict::Blocked
+            && reason.contains("the host never called")
+            && reason.contains("it listens at http://")
+            && reason.contains("/misdirected/");
+        // A failure a step found before the evidence was needed stands (a FAIL is the host's).
+        if !blocked_with_the_cause && case.verdict != Verdict::Fail {
+            wrong.push(format!("{} {:?}: {reason}", case.id, case.verdict));
+        }
+        assert_ne!(case.verdict, Verdict::Pass, "{}: {reason}", case.id);
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert!(
+        report
+            .unmatched_provider_requests
+            .iter()
+            .any(|line| line.contains("/misdirected/")),
+        "{:?}",
+        report.unmatched_provider_requests
+    );
+    let summary = harness::report::console::summary_text(&report, None);
+    assert!(summary.contains("matched no fake"), "{summary}");
+}
