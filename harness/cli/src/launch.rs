@@ -394,8 +394,10 @@ pub enum BuiltInProviders {
     /// One provider (OpenAI Chat Completions) with two models, nothing else.
     OneProviderTwoModels,
     /// A known-bad configuration, not a host's setup (not in [`BuiltInProviders::ALL`]): the
-    /// standard providers with every base URL one path segment off (`<base>/misdirected`), so
-    /// every call the runtime makes reaches the fake providers' listener and matches no fake.
+    /// standard providers with every base URL's instance segment misspelt
+    /// (`http://ADDR/<instance>-misdirected`), so every call the runtime makes reaches the fake
+    /// providers' listener and matches no fake (a path appended to a right base would still
+    /// reach the fal queue's fake, whose model ids may hold slashes).
     /// No case whose checks depend on a provider call may PASS against it
     /// (`provider_setups.rs`).
     Misdirected,
@@ -492,7 +494,7 @@ impl BuiltInProviders {
                 kind,
                 base_url: match self {
                     BuiltInProviders::Misdirected => {
-                        format!("{}/misdirected", base(&binding.provider))
+                        format!("{}-misdirected", base(&binding.provider))
                     }
                     _ => base(&binding.provider),
                 },
