@@ -30,6 +30,10 @@ pub struct ProbeFindings {
     pub documents: std::collections::BTreeMap<String, String>,
     /// The host's provider manifests: provider id → model ids in manifest order.
     pub manifests: BTreeMap<String, Vec<String>>,
+    /// Facts learned from the host (`openwop_version`: the `OpenWOP-Version` every surface-W
+    /// request carries, the highest 2.x discovery lists); an operator's fact of the same name
+    /// wins.
+    pub facts: std::collections::BTreeMap<String, Value>,
 }
 
 impl ProbeFindings {
@@ -58,6 +62,60 @@ impl ProbeFindings {
                 .map(|(need, why)| (need.clone(), why.clone())),
         );
         target.implementation = self.implementation.clone();
+        for (name, value) in &self.facts {
+            target
+                .facts
+                .entry(name.clone())
+                .or_insert_with(|| value.clone());
+        }
+    }
+}
+
+/// The request and response header naming the OpenWOP protocol version.
+pub const VERSION_HEADER: &str = "OpenWOP-Version";
+
+/// The fact holding the `OpenWOP-Version` every surface-W request carries.
+pub const VERSION_FACT: &str = "openwop_version";
+
+/// The capability marking a host whose discovery offers no OpenWOP 2.x document: surface W is
+/// not served (the reason is in the probe's notes and [`Target::need_status`]).
+pub const V1_ONLY: &str = "openwop-serves:v1-only";
+
+/// The `protocolVersions` a discovery document lists (`M.m` strings), if it lists any.
+fn listed(doc: &Value) -> Option<Vec<String>> {
+    let versions: Vec<String> = doc
+        .get("protocolVersions")?
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .map(String::from)
+        .collect();
+    (!versions.is_empty()).then_some(versions)
+}
+
+/// The highest 2.x version a discovery document lists (by minor, numerically).
+fn highest_v2(doc: &Value) -> Option<String> {
+    listed(doc)?
+        .into_iter()
+        .filter_map(|v| {
+            let (major, minor) = v.split_once('.')?;
+            (major == "2").then(|| minor.parse::<u64>().ok().map(|m| (m, v.clone())))?
+        })
+        .max_by_key(|(minor, _)| *minor)
+        .map(|(_, version)| version)
+}
+
+/// Whether a header-less discovery answer is already the v2 representation: it lists a 2.x
+/// version and prefers a 2.x one (a dual-stack host preferring 1.x answers its v1 document
+/// without the header). A document listing no versions is read as it is.
+fn serves_v2_by_default(doc: &Value) -> bool {
+    let preferred_v2 = doc
+        .get("preferredVersion")
+        .and_then(Value::as_str)
+        .is_some_and(|v| v.split_once('.').is_some_and(|(major, _)| major == "2"));
+    match listed(doc) {
+        None => true,
+        Some(_) => highest_v2(doc).is_some() && preferred_v2,
     }
 }
 
@@ -278,10 +336,46 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
         }
     }
 
-    // Surface W.
+    // Surface W. Discovery is read first without `OpenWOP-Version` (the header-less answer is
+    // the host's preferred version's representation), then, when that is not a 2.x document,
+    // again asking for the v2 representation; the version chosen goes on every W request.
     let discovery = fetch(get("/.well-known/openwop", false)).await;
-    record_document(&mut found, "/.well-known/openwop", &discovery);
-    let discovery = match document("/.well-known/openwop", &discovery) {
+    let mut discovery = match document("/.well-known/openwop", &discovery) {
+        Document::Read(doc) if serves_v2_by_default(&doc) => {
+            record_document(&mut found, "/.well-known/openwop", &discovery);
+            Document::Read(doc)
+        }
+        Document::Read(doc) => {
+            let asked = highest_v2(&doc).unwrap_or_else(|| "2".into());
+            let mut request = get("/.well-known/openwop", false);
+            request.headers.push((VERSION_HEADER.into(), asked.clone()));
+            let negotiated = fetch(request).await;
+            record_document(&mut found, "/.well-known/openwop", &negotiated);
+            match document("/.well-known/openwop", &negotiated) {
+                Document::Read(v2) if highest_v2(&v2).is_some() => Document::Read(v2),
+                _ => {
+                    let versions = listed(&doc).unwrap_or_default().join(", ");
+                    found.capabilities.insert(V1_ONLY.into());
+                    found.notes.push(format!(
+                        "the host serves OpenWOP v1 only: discovery lists protocolVersions [{versions}] and asked for `{VERSION_HEADER}: {asked}` it gave no 2.x document; the v2 run events chapter (surface W) is not judged"
+                    ));
+                    Document::Absent
+                }
+            }
+        }
+        other => {
+            record_document(&mut found, "/.well-known/openwop", &discovery);
+            other
+        }
+    };
+    if let Document::Read(doc) = &discovery
+        && let Some(version) = highest_v2(doc)
+    {
+        found
+            .facts
+            .insert(VERSION_FACT.into(), Value::String(version));
+    }
+    let discovery = match std::mem::replace(&mut discovery, Document::Absent) {
         Document::Read(doc) => Some(doc),
         Document::Unreadable(what) => {
             found.unjudgeable.insert(
@@ -317,8 +411,26 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                         if let Some(name) = facet_capability(family, facet, value) {
                             found.capabilities.insert(name);
                         }
+                        found
+                            .capabilities
+                            .extend(facet_members(family, facet, value));
                     }
                 }
+            }
+        }
+        // What discovery says of the heartbeats is no operator's fact to give: the advertised
+        // minimum interval (an operator's fact of the same name still wins).
+        if let Some(seconds) = doc
+            .pointer("/heartbeat/minIntervalSec")
+            .filter(|v| v.is_number())
+        {
+            found
+                .facts
+                .insert("heartbeat_min_interval_sec".into(), seconds.clone());
+            if let Some(ms) = seconds.as_f64().map(|s| (s * 1000.0).round()) {
+                found
+                    .facts
+                    .insert("heartbeat_min_interval_ms".into(), json!(ms as u64));
             }
         }
         // The conformance seams profile (test seams such as the era-2 log seed) is a metadata
@@ -383,6 +495,19 @@ fn facet_capability(family: &str, facet: &str, value: &Value) -> Option<String> 
     }
 }
 
+/// The capabilities an array facet's string members give: `capability:{family}.{facet}={member}`
+/// for each (e.g. `capability:feedback.targets=event`), so a case can select a host by what a
+/// host-chosen list holds, and `!capability:…=member` by what it leaves out.
+fn facet_members(family: &str, facet: &str, value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|member| format!("capability:{family}.{facet}={member}"))
+        .collect()
+}
+
 /// Creates a noop run and asks its events endpoint for an impossible mode: the 400 lists the
 /// modes the host serves.
 async fn probe_stream_modes<F, Fut>(fetch: &F, target: &Target, found: &mut ProbeFindings)
@@ -401,6 +526,9 @@ where
             .into_iter()
             .map(|h| (h.name, h.value)),
     );
+    if let Some(version) = found.facts.get(VERSION_FACT).and_then(Value::as_str) {
+        headers.push((VERSION_HEADER.into(), version.to_string()));
+    }
     let mut post_headers = headers.clone();
     post_headers.push(("content-type".into(), "application/json".into()));
     let create = fetch(PreparedRequest {
@@ -515,6 +643,14 @@ mod tests {
             facet(json!("strict")).as_deref(),
             Some("capability:family.facet=strict")
         );
+        assert_eq!(
+            facet_members("feedback", "targets", &json!(["run", "event", 3])),
+            [
+                "capability:feedback.targets=run",
+                "capability:feedback.targets=event"
+            ]
+        );
+        assert!(facet_members("feedback", "targets", &json!("run")).is_empty());
         assert_eq!(facet(json!(false)), None);
         assert_eq!(facet(json!(3)), None);
         assert_eq!(facet(Value::Null), None);

@@ -150,7 +150,7 @@ impl Target {
     /// `${target.<name>}`.
     pub fn has(&self, need: &str) -> bool {
         match need.strip_prefix("fact:") {
-            Some(name) => self.facts.contains_key(name),
+            Some(name) => self.facts.get(name).is_some_and(|v| !v.is_null()),
             None => self.capabilities.contains(need),
         }
     }
@@ -199,6 +199,13 @@ impl Target {
             ));
         }
         if let Some(fact) = need.strip_prefix("fact:") {
+            if self.facts.get(fact).is_some_and(Value::is_null) {
+                // The operator said the host has nothing of the kind (`--fact NAME=null`): a
+                // fact about the host, like an optional capability it lacks.
+                return NeedStatus::Lacking(format!(
+                    "the host has no `{fact}` (the operator gave `--fact {fact}=null`)"
+                ));
+            }
             return NeedStatus::Unjudgeable(format!(
                 "the operator gave no fact `{fact}` (--fact {fact}=… or --facts-file)"
             ));
@@ -206,6 +213,11 @@ impl Target {
         if need == "tenant-b" {
             return NeedStatus::Unjudgeable(
                 "the operator gave no second principal (--auth-b or CONFORMANCE_AUTH_B)".into(),
+            );
+        }
+        if need == "surface:openwop" && self.capabilities.contains(crate::probe::V1_ONLY) {
+            return NeedStatus::Lacking(
+                "the host serves OpenWOP v1 only: its discovery document offers no 2.x representation (asked with OpenWOP-Version), so the v2 run events chapter is not judged".into(),
             );
         }
         if let Some(role) = need.strip_prefix("provider:") {
@@ -303,5 +315,23 @@ mod tests {
             target.need_status("stream-mode:debug"),
             NeedStatus::Unjudgeable("the stream-mode probe failed".into())
         );
+    }
+
+    #[test]
+    fn a_fact_given_as_null_says_the_host_has_none() {
+        let mut target = target();
+        target
+            .facts
+            .insert("heartbeat_toggle_id".into(), Value::Null);
+        assert!(!target.has("fact:heartbeat_toggle_id"));
+        assert!(matches!(
+            target.need_status("fact:heartbeat_toggle_id"),
+            NeedStatus::Lacking(_)
+        ));
+        target.capabilities.insert(crate::probe::V1_ONLY.into());
+        let NeedStatus::Lacking(why) = target.need_status("surface:openwop") else {
+            panic!("a v1-only host lacks surface W");
+        };
+        assert!(why.contains("v1 only"), "{why}");
     }
 }

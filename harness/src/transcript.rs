@@ -121,6 +121,32 @@ pub struct ResponseRecord {
 }
 
 impl ResponseRecord {
+    /// A stream read with a window whose connection the host held open without sending its
+    /// headers (status 0): the host writes them with its first body byte, which had not come
+    /// when the window ended at `end_at_ms` (and, when the status is still 0, not by the
+    /// case's deadline either).
+    pub fn held_without_headers(end_at_ms: u64) -> Self {
+        ResponseRecord {
+            status: 0,
+            headers: Vec::new(),
+            headers_at_ms: end_at_ms,
+            body: String::new(),
+            body_bytes: 0,
+            body_utf8: true,
+            json: None,
+            frames: Vec::new(),
+            trailing_partial_frame: None,
+            end: BodyEnd::ClientStopped,
+            end_at_ms,
+        }
+    }
+
+    /// Whether the host sent the response's status line and headers (status 0: a stream held
+    /// open without them through its window, [`ResponseRecord::held_without_headers`]).
+    pub fn headers_received(&self) -> bool {
+        self.status != 0
+    }
+
     /// A header's value by (case-insensitive) name.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers

@@ -393,6 +393,71 @@ pub struct OpenWopChoices {
     pub implemented_modes: ImplementedModes,
     /// Which side of upstream's self-contradictions a run log follows.
     pub upstream_contradictions: UpstreamContradictions,
+    /// What a host-channel frame's `data:` is.
+    pub host_event_framing: HostEventFraming,
+    /// What a mixed-mode frame admitted by `messages` carries.
+    pub mixed_messages_data: MixedMessagesData,
+    /// When an SSE response's headers are written.
+    pub sse_headers: SseHeaderTiming,
+    /// Which representation discovery answers without `OpenWOP-Version`.
+    pub version_default: VersionDefault,
+}
+
+/// Which protocol version a request without `OpenWOP-Version` gets at discovery (open point
+/// `w.version.header-less-discovery`): upstream's versioning answers the `preferredVersion`'s
+/// major, and during the v1/v2 overlap a dual-stack host prefers 1.x.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VersionDefault {
+    /// A v2-only host: `protocolVersions: ["2.0"]`, the v2 document without the header.
+    #[default]
+    V2,
+    /// A dual-stack host in the overlap: `protocolVersions: ["1.0", "2.0"]`, `preferredVersion:
+    /// "1.0"`; discovery without the header (or with major 1) answers its v1 document, with
+    /// `OpenWOP-Version: 2` (or `2.0`) the v2 one. Every other path is v2.
+    V1UnlessAsked,
+}
+
+/// What a host-channel frame's `data:` is (open point `w.host-events.framing`): the seed names
+/// the heartbeat messages' schemas as what the channel carries, and upstream's asyncapi gives
+/// each message `name: heartbeat.evaluated` with the bare message as its payload; CONTRACT.md
+/// wraps it in a HostEvent document. Both frames are named by the message's type.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostEventFraming {
+    /// The HostEvent document `{eventId, type, timestamp, delivery, payload}`.
+    #[default]
+    Envelope,
+    /// The bare heartbeat message (`{heartbeatId, status, changed}` / `{heartbeatId, from, to}`).
+    BareMessage,
+}
+
+/// What a mixed-mode frame admitted by `messages` carries (open point
+/// `w.sse.mixed-messages-data`): the seed names `ai.message.chunk` (the outputChunk payload) as
+/// the messages frame and, in a mixed mode, an `event:` naming the admitting mode, without
+/// saying whether the data stays the chunk payload.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MixedMessagesData {
+    /// The RunEventDoc (CONTRACT.md).
+    #[default]
+    RunEventDoc,
+    /// The outputChunk payload, as `ai.message.chunk` carries it.
+    ChunkPayload,
+}
+
+/// When an SSE response's status line and headers are written (open point
+/// `w.sse.header-timing`): HTTP lets a server send them with its first body byte (Node's
+/// `writeHead` without a flush), which on a stream with nothing to say is the first keep-alive
+/// comment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SseHeaderTiming {
+    /// As soon as the stream is accepted.
+    #[default]
+    Immediate,
+    /// Only with the first body byte (a frame, a keep-alive comment, or the close).
+    WithFirstByte,
 }
 
 /// The form of a minted event id (CONTRACT.md fixes only the grammar

@@ -170,6 +170,8 @@ defects! {
         "Cancel stops the run but never appends run.cancelled."),
     WStreamOpenAfterTerminal => ("w-stream-open-after-terminal", "W", Terminal, "events.sse.close-after-terminal",
         "The event stream stays open after the terminal event."),
+    WMessagesStreamOpenAfterTerminal => ("w-messages-stream-open-after-terminal", "W", Terminal, "events.sse.close-after-terminal",
+        "A messages-mode event stream (which shows no run event) stays open after the run's terminal event."),
     WRunCompletedWithoutOutputs => ("w-run-completed-without-outputs", "W", Terminal, "events.payloads.run-completed-outputs-object",
         "run.completed carries no outputs member."),
     WNoKeepAlive => ("w-no-keep-alive", "W", Other, "events.sse.keep-alive-30s",

@@ -39,7 +39,10 @@ pub use choices::{
     CancelAnswer, CrossTenantAnswer, CursorPrecedence, ExecutionIdForm, MultiAdmitted,
     ReplayStatus, RunIdForm, UnsatisfiableRequirements,
 };
-pub use choices::{ImplementedModes, UpstreamContradictions};
+pub use choices::{
+    HostEventFraming, ImplementedModes, MixedMessagesData, SseHeaderTiming, UpstreamContradictions,
+    VersionDefault,
+};
 pub use config::StoreKind;
 pub use config::{Config, ModelConfig, ProviderConfig, ProviderKind};
 pub use defects::{Defect, Defects};

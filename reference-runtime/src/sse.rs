@@ -163,6 +163,25 @@ where
     response
 }
 
+/// Holds an SSE response back until its body has its first byte (a frame, a keep-alive comment,
+/// or the end), then answers with the headers and that byte together: a host writing its headers
+/// with its first byte (open point `w.sse.header-timing`). Any other response passes unchanged.
+pub async fn headers_with_first_byte(response: Response) -> Response {
+    use futures::StreamExt;
+    let is_sse = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+    if !is_sse {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let mut data = body.into_data_stream();
+    let first = data.next().await;
+    let body = Body::from_stream(futures::stream::iter(first).chain(data));
+    Response::from_parts(parts, body)
+}
+
 fn comment_bytes(comment: &str) -> Bytes {
     if comment.is_empty() {
         Bytes::from_static(b":\n\n")

@@ -23,7 +23,10 @@ use reference_runtime::{
     ProviderConfig, ProviderKind, ReplayStatus, RunIdForm, RunningRuntime, RuntimeOptions,
     Strictness, UnsatisfiableRequirements, start,
 };
-use reference_runtime::{ImplementedModes, UpstreamContradictions};
+use reference_runtime::{
+    HostEventFraming, ImplementedModes, MixedMessagesData, SseHeaderTiming, UpstreamContradictions,
+    VersionDefault,
+};
 use serde_json::json;
 use spec::execution::Modality;
 
@@ -93,25 +96,35 @@ pub enum BuiltInProfile {
     /// SKIP by the probe.
     #[serde(rename = "updates-only")]
     UpdatesOnly,
+    /// The framings and timings a real host may choose where the seed and upstream's asyncapi
+    /// leave them open, as the upstream reference host takes them: host-channel frames whose
+    /// data is the bare heartbeat message (`event: heartbeat.evaluated`), mixed-mode frames
+    /// admitted by `messages` carrying the outputChunk payload (`event: messages`), SSE
+    /// headers written only with the first body byte, and a dual-stack discovery (v1 without
+    /// `OpenWOP-Version`, v2 on request); everything else as [`BuiltInProfile::Standard`].
+    #[serde(rename = "upstream-framing")]
+    UpstreamFraming,
 }
 
 impl BuiltInProfile {
     /// Every profile, standard first.
-    pub const ALL: [BuiltInProfile; 6] = [
+    pub const ALL: [BuiltInProfile; 7] = [
         BuiltInProfile::Standard,
         BuiltInProfile::Alternate,
         BuiltInProfile::Strict,
         BuiltInProfile::Divergent,
         BuiltInProfile::Deferred,
         BuiltInProfile::UpdatesOnly,
+        BuiltInProfile::UpstreamFraming,
     ];
 
     /// The profiles that take a non-standard option at some open point without changing what
     /// discovery advertises: the tolerance matrix's rows.
-    pub const DIVERGENT: [BuiltInProfile; 3] = [
+    pub const DIVERGENT: [BuiltInProfile; 4] = [
         BuiltInProfile::Divergent,
         BuiltInProfile::Deferred,
         BuiltInProfile::UpdatesOnly,
+        BuiltInProfile::UpstreamFraming,
     ];
 
     /// The SHOULD requirements this profile departs from on purpose (an open point whose other
@@ -137,6 +150,7 @@ impl BuiltInProfile {
             BuiltInProfile::Divergent => "divergent",
             BuiltInProfile::Deferred => "deferred",
             BuiltInProfile::UpdatesOnly => "updates-only",
+            BuiltInProfile::UpstreamFraming => "upstream-framing",
         }
     }
 
@@ -157,13 +171,16 @@ impl BuiltInProfile {
 
     /// The profile under which a defect shows: a non-standard one for a defect in a rule only
     /// that configuration exercises (an absent `kinds` or `signals`, no `providerUsage`, strict
-    /// mode).
+    /// mode), or for one found on a host configured so (a `messages` stream left open, on a host
+    /// writing its headers with its first byte).
     pub fn showing(defect: Defect) -> BuiltInProfile {
         match defect {
             Defect::WAbsentKindsAdmitted
             | Defect::WAbsentSignalsNoneAccepted
             | Defect::WUsageEmittedUnadvertised => BuiltInProfile::Alternate,
             Defect::WStrictAdmitsDrift | Defect::WStrictRefusesAtFloor => BuiltInProfile::Strict,
+            // As on the upstream host where it was found: its headers come with its first byte.
+            Defect::WMessagesStreamOpenAfterTerminal => BuiltInProfile::UpstreamFraming,
             _ => BuiltInProfile::Standard,
         }
     }
@@ -211,6 +228,12 @@ impl BuiltInProfile {
             }
             BuiltInProfile::UpdatesOnly => {
                 openwop.choices.implemented_modes = ImplementedModes::UpdatesOnly;
+            }
+            BuiltInProfile::UpstreamFraming => {
+                openwop.choices.host_event_framing = HostEventFraming::BareMessage;
+                openwop.choices.mixed_messages_data = MixedMessagesData::ChunkPayload;
+                openwop.choices.sse_headers = SseHeaderTiming::WithFirstByte;
+                openwop.choices.version_default = VersionDefault::V1UnlessAsked;
             }
             BuiltInProfile::Divergent => {
                 let choices = &mut openwop.choices;

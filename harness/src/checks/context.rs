@@ -125,8 +125,28 @@ impl Outcome<'_> {
         }
     }
 
-    /// The primary response of the step, or a failure saying why there is none.
+    /// The primary response of the step, or a failure saying why there is none. A stream the
+    /// host held open without ever sending its headers has no status or headers to judge: the
+    /// check is BLOCKED (the case's budget was too short to see them), never the host's FAIL.
     pub(crate) fn response<'r>(
+        &self,
+        step: &'r StepRecord,
+    ) -> Result<&'r ResponseRecord, Box<CheckOutcome>> {
+        let response = self.received(step)?;
+        if !response.headers_received() {
+            return Err(Box::new(self.make(
+                Verdict::Blocked,
+                "not judged: the host held the stream open without sending its headers (it writes them with its first byte), and none came within the case's budget; a longer --time-scale gives more".into(),
+                Some("the response's status and headers".into()),
+                Some("no headers yet".into()),
+            )));
+        }
+        Ok(response)
+    }
+
+    /// The primary response of the step, also one held open without headers, or a failure
+    /// saying why there is none.
+    pub(crate) fn received<'r>(
         &self,
         step: &'r StepRecord,
     ) -> Result<&'r ResponseRecord, Box<CheckOutcome>> {

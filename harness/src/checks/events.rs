@@ -2,10 +2,36 @@
 //! `batch` frames (flattened), `ai.message.chunk` frames (their `id:` is the sequence, their data
 //! the chunk payload), and poll bodies (`events` array). `state.snapshot` frames are snapshots,
 //! not events, and are kept apart.
+//!
+//! Every framing a host may choose is read ([`Framing`], open points `w.sse.mixed-messages-data`
+//! and `w.host-events.framing`): a mixed-mode frame admitted by `messages` (`event: messages`)
+//! whose data is the outputChunk payload (what `ai.message.chunk` carries) rather than the
+//! RunEventDoc is the chunk framing; a host-channel frame named `heartbeat.evaluated` or
+//! `heartbeat.stateChanged` whose data is the bare heartbeat message (no `type` member) is read
+//! as `{type: <event:>, payload: <data>}`, so every check reads both framings the same way.
 
 use serde_json::Value;
 
 use crate::transcript::{FrameKind, ResponseRecord};
+
+/// The names of the host-channel messages (asyncapi's `hostEvents` channel lists exactly these):
+/// a frame so named may carry the bare message as its data.
+pub const HOST_MESSAGE_NAMES: [&str; 2] = ["heartbeat.evaluated", "heartbeat.stateChanged"];
+
+/// How a frame carried its event.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Framing {
+    /// The data is the whole document (a RunEventDoc, an execution event, a HostEvent).
+    #[default]
+    Document,
+    /// The data is the outputChunk payload of an `output.chunk` event: an `ai.message.chunk`
+    /// frame, or a mixed-mode frame named `messages` whose data is not a RunEventDoc. The
+    /// frame's `id:` is the sequence.
+    ChunkPayload,
+    /// The data is a bare host-channel message named by the frame's `event:`; the observed
+    /// document is `{type: <event:>, payload: <data>}`.
+    BareMessage,
+}
 
 /// One observed event.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +52,8 @@ pub struct ObservedEvent {
     pub batched: bool,
     /// When its frame arrived (ms after the request was sent), for streams.
     pub at_ms: Option<u64>,
+    /// How its frame carried it.
+    pub framing: Framing,
 }
 
 /// What a response carried: events and snapshots, in arrival order.
@@ -117,7 +145,30 @@ pub fn observe(response: &ResponseRecord) -> Observed {
                 frame_event: event.clone(),
                 batched: false,
                 at_ms: None,
+                framing: Framing::ChunkPayload,
             }),
+            (Some("messages"), doc) if is_bare(doc) => observed.events.push(ObservedEvent {
+                sequence: id.as_deref().and_then(|i| i.parse().ok()),
+                event_type: Some("output.chunk".into()),
+                doc: doc.clone(),
+                frame_index: Some(frame_index),
+                frame_id: id.clone(),
+                frame_event: event.clone(),
+                batched: false,
+                at_ms: None,
+                framing: Framing::ChunkPayload,
+            }),
+            (Some(name), doc) if HOST_MESSAGE_NAMES.contains(&name) && is_bare(doc) => {
+                let mut observed_event = from_doc(
+                    serde_json::json!({"type": name, "payload": doc}),
+                    Some(frame_index),
+                    id.clone(),
+                    event.clone(),
+                    false,
+                );
+                observed_event.framing = Framing::BareMessage;
+                observed.events.push(observed_event);
+            }
             (_, doc) => observed.events.push(from_doc(
                 doc.clone(),
                 Some(frame_index),
@@ -157,7 +208,14 @@ fn from_doc(
         frame_event,
         batched,
         at_ms: None,
+        framing: Framing::Document,
     }
+}
+
+/// Whether a frame's data is an object that is no document of its own (no `type` member): a
+/// bare payload or message the frame's name qualifies.
+fn is_bare(data: &Value) -> bool {
+    data.as_object().is_some_and(|o| !o.contains_key("type"))
 }
 
 /// Looks a member up in an event document: top level first, then inside `payload`.

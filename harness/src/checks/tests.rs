@@ -886,3 +886,189 @@ fn checks_over_responses_that_never_arrived_are_not_judged() {
     );
     assert_eq!(outcomes[0].verdict, Verdict::Fail, "{}", render(&outcomes));
 }
+
+/// A frame with this `id:`, `event:` and data (framings a host may choose).
+fn named_frame(at_ms: u64, id: Option<&str>, event: &str, data: Value) -> FrameRecord {
+    FrameRecord {
+        at_ms,
+        kind: FrameKind::Event {
+            id: id.map(str::to_string),
+            event: Some(event.to_string()),
+            data: data.to_string(),
+            json: Some(data),
+            retry: None,
+        },
+    }
+}
+
+fn judge_w(check: Value, response: ResponseRecord) -> Vec<CheckOutcome> {
+    judge(
+        &parse(&check),
+        CaseSurface::Openwop,
+        Level::Must,
+        &Transcript::of(vec![response]),
+    )
+}
+
+fn verdicts(outcomes: &[CheckOutcome]) -> Vec<Verdict> {
+    outcomes.iter().map(|o| o.verdict).collect()
+}
+
+#[test]
+fn a_bare_heartbeat_message_is_read_as_its_frames_event() {
+    let bare = sse(
+        vec![
+            named_frame(
+                10,
+                None,
+                "heartbeat.evaluated",
+                json!({"heartbeatId": "hb", "status": "ok", "changed": true}),
+            ),
+            named_frame(
+                11,
+                None,
+                "heartbeat.stateChanged",
+                json!({"heartbeatId": "hb", "from": {}, "to": {"on": true}}),
+            ),
+        ],
+        100,
+    );
+    let observed = crate::checks::observe(&bare.clone());
+    assert_eq!(
+        observed.types(),
+        ["heartbeat.evaluated", "heartbeat.stateChanged"]
+    );
+    assert!(
+        observed
+            .events
+            .iter()
+            .all(|e| e.framing == crate::checks::events::Framing::BareMessage)
+    );
+    for check in [
+        json!({"events_include": ["heartbeat.evaluated"]}),
+        json!({"every_event": {"type": "heartbeat.evaluated", "json": {"pointer": "/payload/status", "in": ["ok", "timeout", "error"]}}}),
+        json!({"order": {"subsequence": ["heartbeat.evaluated@changed=true", "heartbeat.stateChanged@from={}"]}}),
+    ] {
+        let outcomes = judge_w(check.clone(), bare.clone());
+        assert_eq!(
+            verdicts(&outcomes),
+            [Verdict::Pass],
+            "{check}: {}",
+            render(&outcomes)
+        );
+    }
+    // A broken bare message still fails: the framing is read, not excused.
+    let broken = sse(
+        vec![named_frame(
+            10,
+            None,
+            "heartbeat.evaluated",
+            json!({"heartbeatId": "hb", "status": "late", "changed": true}),
+        )],
+        100,
+    );
+    let outcomes = judge_w(
+        json!({"every_event": {"type": "heartbeat.evaluated", "json": {"pointer": "/payload/status", "in": ["ok", "timeout", "error"]}}}),
+        broken,
+    );
+    assert_eq!(
+        verdicts(&outcomes),
+        [Verdict::Fail],
+        "{}",
+        render(&outcomes)
+    );
+}
+
+#[test]
+fn a_mixed_mode_messages_frame_may_carry_the_chunk_payload() {
+    let chunk = json!({"nodeId": "n", "chunk": "Hel", "isLast": false});
+    let stream = sse(
+        vec![
+            frame(10, w_event(0, "run.started")),
+            named_frame(11, Some("1"), "messages", chunk.clone()),
+            frame(12, w_event(2, "run.completed")),
+        ],
+        100,
+    );
+    let observed = crate::checks::observe(&stream);
+    assert_eq!(
+        observed.types(),
+        ["run.started", "output.chunk", "run.completed"]
+    );
+    assert_eq!(observed.sequences(), [0, 1, 2]);
+    for check in [
+        json!({"events_valid": true}),
+        json!({"frames": {"event_names_admitting_mode": ["updates", "messages"]}}),
+        json!({"terminal": {"exactly_one_last": true}}),
+    ] {
+        let mut with_names = stream.clone();
+        // `event:` names the admitting mode for every frame.
+        for frame in &mut with_names.frames {
+            if let FrameKind::Event { event, json, .. } = &mut frame.kind
+                && json.as_ref().and_then(|j| j.get("type")).is_some()
+            {
+                *event = Some("updates".into());
+            }
+        }
+        let outcomes = judge_w(check.clone(), with_names);
+        assert_eq!(
+            verdicts(&outcomes),
+            [Verdict::Pass],
+            "{check}: {}",
+            render(&outcomes)
+        );
+    }
+    // A chunk payload that is not an outputChunk is still invalid.
+    let bad = sse(
+        vec![named_frame(11, Some("1"), "messages", json!({"bogus": 1}))],
+        100,
+    );
+    let outcomes = judge_w(json!({"events_valid": true}), bad);
+    assert_eq!(
+        verdicts(&outcomes),
+        [Verdict::Fail],
+        "{}",
+        render(&outcomes)
+    );
+}
+
+#[test]
+fn a_stream_held_open_without_headers_is_held_open_and_its_status_not_judged() {
+    let held = ResponseRecord::held_without_headers(5000);
+    let closed = judge_w(json!({"closed_by_server": true}), held.clone());
+    assert_eq!(verdicts(&closed), [Verdict::Fail], "{}", render(&closed));
+    let open = judge_w(json!({"closed_by_server": false}), held.clone());
+    assert_eq!(verdicts(&open), [Verdict::Pass], "{}", render(&open));
+    let status = judge_w(json!({"status": 200}), held);
+    assert_eq!(verdicts(&status), [Verdict::Blocked], "{}", render(&status));
+}
+
+#[test]
+fn keep_alive_silence_counts_from_the_request() {
+    // Headers and the first comment came 40 s after the request (lazy headers): a silence
+    // of 40 s, though the gap after the headers is short.
+    let mut lazy = sse(vec![comment(40_000), comment(41_000)], 42_000);
+    lazy.headers_at_ms = 40_000;
+    let outcomes = judge_w(
+        json!({"keepalive": {"min_comments": 1, "max_gap_ms": 30000}}),
+        lazy,
+    );
+    assert_eq!(
+        verdicts(&outcomes),
+        [Verdict::Fail],
+        "{}",
+        render(&outcomes)
+    );
+    let mut prompt = sse(vec![comment(1_000), comment(2_000)], 3_000);
+    prompt.headers_at_ms = 1_000;
+    let outcomes = judge_w(
+        json!({"keepalive": {"min_comments": 1, "max_gap_ms": 30000}}),
+        prompt,
+    );
+    assert_eq!(
+        verdicts(&outcomes),
+        [Verdict::Pass],
+        "{}",
+        render(&outcomes)
+    );
+}

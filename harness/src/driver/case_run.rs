@@ -785,6 +785,18 @@ impl CaseRunner {
             .iter()
             .map(|h| (h.name.clone(), h.value.clone()))
             .collect();
+        // Every request on OpenWOP's unversioned paths carries the protocol version negotiated
+        // from discovery (a case's own header wins); `/v1/…` paths (surface X, and OpenWOP v1's
+        // own) never do: upstream refuses a `/v1/` path with another major.
+        if let Some(version) = self
+            .target
+            .facts
+            .get(crate::probe::VERSION_FACT)
+            .and_then(Value::as_str)
+            .filter(|_| !path.starts_with("/v1/"))
+        {
+            headers.push((crate::probe::VERSION_HEADER.into(), version.to_string()));
+        }
         for header in self
             .target
             .principal_headers(request.auth.unwrap_or(default_principal))

@@ -177,7 +177,39 @@ impl HttpDriver {
         if let Some(body) = request.body {
             builder = builder.body(body);
         }
-        let response = match tokio::time::timeout_at(deadline, builder.send()).await {
+        // Every window starts when the request is sent: a host may write its headers only with
+        // its first body byte (open point `w.sse.header-timing`), so waiting for them is part of
+        // the window. A windowed stream whose headers have not come when its window ends is held
+        // open: the harness still waits for them until the deadline (a conforming host writes a
+        // keep-alive comment within 30 s, and its headers with it) to learn the status, and
+        // records a stream held open without headers (status 0) when they never come.
+        let window_end = match &mode {
+            ReadMode::Stream(StopCondition {
+                duration: Some(window),
+                ..
+            }) if sent + *window < deadline => Some(sent + *window),
+            _ => None,
+        };
+        let mut sending = Box::pin(builder.send());
+        let early = match window_end {
+            Some(end) => tokio::time::timeout_at(end, &mut sending).await.ok(),
+            None => None,
+        };
+        let held_past_window = window_end.is_some() && early.is_none();
+        let answered = match early {
+            Some(answer) => Ok(answer),
+            None => tokio::time::timeout_at(deadline, &mut sending).await,
+        };
+        let response = match answered {
+            Err(_) if held_past_window => {
+                let end_at_ms = window_end.map_or(0, |end| ms_between(sent, end));
+                return Exchange {
+                    request: record,
+                    response: Some(ResponseRecord::held_without_headers(end_at_ms)),
+                    transport_error: None,
+                    sent_at_ms,
+                };
+            }
             Err(_) => {
                 return Exchange {
                     request: record,
@@ -220,6 +252,13 @@ impl HttpDriver {
             .collect();
         let as_stream = matches!(mode, ReadMode::Stream(_)) && (200..300).contains(&status);
         let mut body_record = match (as_stream, mode) {
+            // The window ended before the headers came: the stream was held open through it,
+            // and nothing of its body belongs to the window.
+            (true, ReadMode::Stream(_)) if held_past_window => {
+                ResponseRecord::held_without_headers(
+                    window_end.map_or(0, |end| ms_between(sent, end)),
+                )
+            }
             (true, ReadMode::Stream(stop)) => {
                 self.read_stream(response, stop, deadline, sent).await
             }
@@ -292,8 +331,9 @@ impl HttpDriver {
         let mut raw: Vec<u8> = Vec::new();
         let mut total: u64 = 0;
         let mut event_frames: u64 = 0;
+        // The window started when the request was sent, not when the headers came.
         let (read_until, window_end) = match stop.duration {
-            Some(window) if Instant::now() + window < deadline => (Instant::now() + window, true),
+            Some(window) if sent + window < deadline => (sent + window, true),
             _ => (deadline, false),
         };
         let end = 'read: loop {

@@ -7,18 +7,35 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use spec::openwop::{EVENT_LOG_SCHEMA_VERSION, PROTOCOL_VERSION};
 
+use crate::choices::VersionDefault;
 use crate::defects::{Defect, Defects};
 
 use super::OpenWopConfig;
 use super::ai::mock_provider_ids;
 use super::config::MAX_BODY_BYTES;
 use super::envelopes::KindCatalog;
+use super::version::VERSION_HEADER;
 use super::{config, era2, pricing};
 
-/// The serialised document and its `ETag`.
+/// The response header naming the representation's version.
+const VERSION_HEADER_NAME: header::HeaderName = header::HeaderName::from_static(VERSION_HEADER);
+
+/// The serialised document and its `ETag`, and the v1 document a dual-stack host answers
+/// without `OpenWOP-Version` ([`VersionDefault::V1UnlessAsked`]).
 pub(crate) struct DiscoveryDocument {
     body: String,
     etag: String,
+    v1: Option<(String, String)>,
+}
+
+/// The version this host serves besides 2.x under [`VersionDefault::V1UnlessAsked`].
+const V1_VERSION: &str = "1.0";
+
+fn etag_of(body: &str) -> String {
+    format!(
+        "\"{}\"",
+        &hex::encode(Sha256::digest(body.as_bytes()))[..32]
+    )
 }
 
 impl DiscoveryDocument {
@@ -33,12 +50,27 @@ impl DiscoveryDocument {
         if let Some(root) = document.as_object_mut() {
             root.extend(envelope_and_feedback_families(config, catalog, defects));
         }
+        let v1 = (config.choices.version_default == VersionDefault::V1UnlessAsked).then(|| {
+            // The overlap: both versions listed, 1.x preferred (upstream's versioning).
+            let versions = json!([V1_VERSION, PROTOCOL_VERSION]);
+            if let Some(root) = document.as_object_mut() {
+                root.insert("protocolVersions".into(), versions.clone());
+                root.insert("preferredVersion".into(), json!(V1_VERSION));
+            }
+            // This host's v1 representation names its versions and itself, nothing of v2.
+            let v1 = json!({
+                "protocolVersions": versions,
+                "preferredVersion": V1_VERSION,
+                "protocolVersion": V1_VERSION,
+                "implementation": document.get("implementation").cloned().unwrap_or(Value::Null),
+            })
+            .to_string();
+            let etag = etag_of(&v1);
+            (v1, etag)
+        });
         let body = document.to_string();
-        let etag = format!(
-            "\"{}\"",
-            &hex::encode(Sha256::digest(body.as_bytes()))[..32]
-        );
-        DiscoveryDocument { body, etag }
+        let etag = etag_of(&body);
+        DiscoveryDocument { body, etag, v1 }
     }
 }
 
@@ -207,7 +239,17 @@ fn envelope_and_feedback_families(
 
 /// `GET /.well-known/openwop`: the document, or 304 when `If-None-Match` names its `ETag`.
 pub(crate) fn respond(doc: &DiscoveryDocument, headers: &HeaderMap) -> Response {
-    let etag = HeaderValue::from_str(&doc.etag).unwrap_or(HeaderValue::from_static("\"0\""));
+    // A dual-stack host answers its v1 document unless v2 is asked for (the version
+    // middleware has already refused a malformed or unlisted major).
+    let asked_v2 = headers
+        .get(VERSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim().split('.').next() == Some("2"));
+    let (body, etag_text, version) = match &doc.v1 {
+        Some((body, etag)) if !asked_v2 => (body, etag.as_str(), V1_VERSION),
+        _ => (&doc.body, doc.etag.as_str(), PROTOCOL_VERSION),
+    };
+    let etag = HeaderValue::from_str(etag_text).unwrap_or(HeaderValue::from_static("\"0\""));
     let cache = HeaderValue::from_static("public, max-age=300");
     let matches = headers
         .get(header::IF_NONE_MATCH)
@@ -215,12 +257,17 @@ pub(crate) fn respond(doc: &DiscoveryDocument, headers: &HeaderMap) -> Response 
         .is_some_and(|v| {
             v.split(',')
                 .map(|t| t.trim().trim_start_matches("W/"))
-                .any(|t| t == doc.etag || t == "*")
+                .any(|t| t == etag_text || t == "*")
         });
+    let version = HeaderValue::from_static(version);
     if matches {
         return (
             StatusCode::NOT_MODIFIED,
-            [(header::ETAG, etag), (header::CACHE_CONTROL, cache)],
+            [
+                (header::ETAG, etag),
+                (header::CACHE_CONTROL, cache),
+                (VERSION_HEADER_NAME, version),
+            ],
         )
             .into_response();
     }
@@ -232,8 +279,9 @@ pub(crate) fn respond(doc: &DiscoveryDocument, headers: &HeaderMap) -> Response 
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),
             ),
+            (VERSION_HEADER_NAME, version),
         ],
-        doc.body.clone(),
+        body.clone(),
     )
         .into_response()
 }

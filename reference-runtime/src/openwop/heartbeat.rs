@@ -409,10 +409,11 @@ fn publish(
         workspace_id: None,
         payload,
     };
+    let framing = state.config.choices.host_event_framing;
     match &beat.sink {
-        Sink::Host => state.host_events.publish(&beat.id, &event),
+        Sink::Host => state.host_events.publish(&beat.id, &event, framing),
         Sink::Subscription(frames) => {
-            if let Some(frame) = frame_of(&event) {
+            if let Some(frame) = frame_of(&event, framing) {
                 let _ = frames.send(frame);
             }
         }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use spec::openwop::{HostEvent, HostEventDelivery};
 use tokio::sync::broadcast;
 
+use crate::choices::HostEventFraming;
 use crate::sse::{FrameId, SseFrame};
 
 /// How many host events a slow subscriber may fall behind before it skips some.
@@ -30,9 +31,13 @@ impl Default for HostEventBus {
     }
 }
 
-/// The SSE frame of a host event (`id:` only for durable events).
-pub(crate) fn frame_of(event: &HostEvent) -> Option<SseFrame> {
-    let data = serde_json::to_string(event).ok()?;
+/// The SSE frame of a host event (`id:` only for durable events): `event:` its type, `data:` the
+/// HostEvent document or, under [`HostEventFraming::BareMessage`], the bare heartbeat message.
+pub(crate) fn frame_of(event: &HostEvent, framing: HostEventFraming) -> Option<SseFrame> {
+    let data = match framing {
+        HostEventFraming::Envelope => serde_json::to_string(event).ok()?,
+        HostEventFraming::BareMessage => serde_json::to_string(&event.payload).ok()?,
+    };
     Some(SseFrame {
         id: (event.delivery == HostEventDelivery::Durable)
             .then(|| FrameId::Text(event.event_id.clone())),
@@ -44,8 +49,8 @@ pub(crate) fn frame_of(event: &HostEvent) -> Option<SseFrame> {
 impl HostEventBus {
     /// Sends one message of host heartbeat `heartbeat_id` to every current subscriber (none is
     /// fine).
-    pub(crate) fn publish(&self, heartbeat_id: &str, event: &HostEvent) {
-        if let Some(frame) = frame_of(event) {
+    pub(crate) fn publish(&self, heartbeat_id: &str, event: &HostEvent, framing: HostEventFraming) {
+        if let Some(frame) = frame_of(event, framing) {
             let _ = self.sender.send(Published {
                 heartbeat_id: heartbeat_id.into(),
                 frame,

@@ -152,6 +152,8 @@ pub fn router(deps: Dependencies) -> Router {
         state.config.choices.host_channel.path()
     };
     let annotated = state.config.choices.error_details == crate::choices::ErrorDetails::Annotated;
+    let serves_v1 =
+        state.config.choices.version_default == crate::choices::VersionDefault::V1UnlessAsked;
     let router = Router::new()
         .route(
             "/.well-known/openwop",
@@ -184,11 +186,19 @@ pub fn router(deps: Dependencies) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(
             config::MAX_BODY_BYTES + 1,
         ))
-        .layer(axum::middleware::from_fn(version::protocol_version));
+        .layer(axum::middleware::from_fn(move |request, next| {
+            version::protocol_version(serves_v1, request, next)
+        }));
     let router = if annotated {
         router.layer(axum::middleware::map_response(error::annotate_error))
     } else {
         router
+    };
+    let router = match state.config.choices.sse_headers {
+        crate::choices::SseHeaderTiming::Immediate => router,
+        crate::choices::SseHeaderTiming::WithFirstByte => router.layer(
+            axum::middleware::map_response(crate::sse::headers_with_first_byte),
+        ),
     };
     router.with_state(state)
 }

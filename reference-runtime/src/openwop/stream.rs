@@ -29,7 +29,9 @@ use super::projection::{Projection, RunMeta, parse_event};
 use super::state::WState;
 use super::stream_params::{self, Selection, admits};
 use super::subscribers::SubscriberSlot;
-use crate::choices::{MessagesBatching, MultiAdmitted, StreamValidationOrder, ValuesResumeAtEnd};
+use crate::choices::{
+    MessagesBatching, MixedMessagesData, MultiAdmitted, StreamValidationOrder, ValuesResumeAtEnd,
+};
 
 /// `GET /runs/{runId}/events`.
 pub(crate) async fn events(
@@ -151,9 +153,14 @@ impl Open {
         self.subscription.progress().terminal
     }
 
-    /// A defective host keeps the stream open after the terminal event.
-    async fn hold_open_if_defective(&self) {
-        if self.ended_terminal() && self.state.defects.has(Defect::WStreamOpenAfterTerminal) {
+    /// A defective host keeps the stream open after the terminal event (every stream, or a
+    /// `messages` stream alone).
+    async fn hold_open_if_defective(&self, modes: &[StreamMode]) {
+        let defects = &self.state.defects;
+        let held = defects.has(Defect::WStreamOpenAfterTerminal)
+            || (modes == [StreamMode::Messages]
+                && defects.has(Defect::WMessagesStreamOpenAfterTerminal));
+        if self.ended_terminal() && held {
             std::future::pending::<()>().await;
         }
     }
@@ -175,8 +182,21 @@ struct Pending {
 impl Pending {
     /// The pending frame of `event` for `mode` (`None`: a messages frame whose event cannot be
     /// read).
-    fn of(event: StoredEvent, mode_index: usize, mode: StreamMode, mixed: bool) -> Option<Self> {
+    fn of(
+        event: StoredEvent,
+        mode_index: usize,
+        mode: StreamMode,
+        mixed: bool,
+        mixed_messages: MixedMessagesData,
+    ) -> Option<Self> {
         let (frame_event, frame_data) = match (mixed, mode) {
+            (true, StreamMode::Messages) if mixed_messages == MixedMessagesData::ChunkPayload => {
+                let doc = parse_event(&event.json)?;
+                (
+                    Some(mode.as_str()),
+                    Some(Arc::from(doc.payload.to_string())),
+                )
+            }
             (true, mode) => (Some(mode.as_str()), None),
             (false, StreamMode::Messages) => {
                 let doc = parse_event(&event.json)?;
@@ -211,6 +231,7 @@ impl Pending {
 fn render(events: Vec<StoredEvent>, modes: &[StreamMode], state: &WState) -> Vec<Pending> {
     let mixed = modes.len() > 1;
     let per_mode = mixed && state.config.choices.multi_admitted == MultiAdmitted::OncePerMode;
+    let mixed_messages = state.config.choices.mixed_messages_data;
     let mut frames: Vec<Pending> = Vec::with_capacity(events.len());
     for event in events {
         let mut admitting = modes
@@ -220,10 +241,10 @@ fn render(events: Vec<StoredEvent>, modes: &[StreamMode], state: &WState) -> Vec
             .filter(|(_, m)| admits(*m, &event.event_type, &state.defects));
         if per_mode {
             frames.extend(admitting.filter_map(|(mode_index, mode)| {
-                Pending::of(event.clone(), mode_index, mode, mixed)
+                Pending::of(event.clone(), mode_index, mode, mixed, mixed_messages)
             }));
         } else if let Some((mode_index, mode)) = admitting.next() {
-            frames.extend(Pending::of(event, mode_index, mode, mixed));
+            frames.extend(Pending::of(event, mode_index, mode, mixed, mixed_messages));
         }
     }
     if mixed && state.defects.has(Defect::WMixedModesReordered) {
@@ -312,7 +333,7 @@ fn event_frames(
         if let Some(frame) = batch_frame(&mut batch, &open.state) {
             yield frame;
         }
-        open.hold_open_if_defective().await;
+        open.hold_open_if_defective(&modes).await;
     }
 }
 
@@ -393,6 +414,6 @@ fn values_frames(
         {
             yield frame;
         }
-        open.hold_open_if_defective().await;
+        open.hold_open_if_defective(&[StreamMode::Values]).await;
     }
 }

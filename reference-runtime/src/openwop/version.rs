@@ -29,16 +29,19 @@ fn major(value: &str) -> Option<u64> {
     }
 }
 
-/// The middleware.
-pub(crate) async fn protocol_version(request: Request, next: Next) -> Response {
+/// The middleware. `serves_v1`: a dual-stack host also answers discovery in major 1
+/// ([`crate::choices::VersionDefault::V1UnlessAsked`]); every other path is v2 only.
+pub(crate) async fn protocol_version(serves_v1: bool, request: Request, next: Next) -> Response {
     let requested = request
         .headers()
         .get(VERSION_HEADER)
         .map(|v| v.to_str().ok().and_then(|v| major(v.trim())));
+    let v1_discovery = serves_v1 && request.uri().path() == "/.well-known/openwop";
     let mut response = match requested {
         Some(None) => {
             ApiError::validation("OpenWOP-Version must be M or M.m (e.g. 2.0)").into_response()
         }
+        Some(Some(1)) if v1_discovery => next.run(request).await,
         Some(Some(major)) if major != 2 => ApiError::new(
             "protocol_version_unsupported",
             "this host serves OpenWOP 2.x only",
@@ -56,9 +59,12 @@ pub(crate) async fn protocol_version(request: Request, next: Next) -> Response {
     if (status.is_client_error() || status.is_server_error()) && !is_json {
         response = envelope_for_bare_status(status).into_response();
     }
-    response
-        .headers_mut()
-        .insert(VERSION_HEADER, HeaderValue::from_static(PROTOCOL_VERSION));
+    // The representation's version, unless the handler named another (a v1 document).
+    if !response.headers().contains_key(VERSION_HEADER) {
+        response
+            .headers_mut()
+            .insert(VERSION_HEADER, HeaderValue::from_static(PROTOCOL_VERSION));
+    }
     response
 }
 

@@ -264,6 +264,9 @@ pub enum ProfileArg {
     /// Only the updates stream mode served (the others refused with 400
     /// unsupported_stream_mode).
     UpdatesOnly,
+    /// Bare heartbeat messages on the host channel, the chunk payload in mixed-mode messages
+    /// frames, SSE headers sent with the first byte, discovery v1 unless v2 is asked for.
+    UpstreamFraming,
 }
 
 impl From<ProfileArg> for conformance_cli::launch::BuiltInProfile {
@@ -275,6 +278,7 @@ impl From<ProfileArg> for conformance_cli::launch::BuiltInProfile {
             ProfileArg::Divergent => conformance_cli::launch::BuiltInProfile::Divergent,
             ProfileArg::Deferred => conformance_cli::launch::BuiltInProfile::Deferred,
             ProfileArg::UpdatesOnly => conformance_cli::launch::BuiltInProfile::UpdatesOnly,
+            ProfileArg::UpstreamFraming => conformance_cli::launch::BuiltInProfile::UpstreamFraming,
         }
     }
 }

@@ -234,6 +234,91 @@ async fn the_corpus_tolerates_the_other_side_of_upstreams_contradictions() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_corpus_tolerates_the_framings_and_timings_a_host_may_choose() {
+    let cases = corpus();
+    let profile = BuiltInProfile::UpstreamFraming;
+    let reports = profile_reports(&cases, &[profile], 8, 1.0).await.unwrap();
+    let matrix = matrix_from_reports(spec::open_points::open_points(), &reports);
+    write(&matrix, "upstream-framing.md");
+    assert_tolerated(&matrix);
+    for point in [
+        "w.host-events.framing",
+        "w.sse.mixed-messages-data",
+        "w.sse.header-timing",
+        "w.version.header-less-discovery",
+    ] {
+        assert_exercised(&matrix, point, profile);
+    }
+    // The framings were really on the wire, and every unversioned request asked for v2.
+    let report = &reports[0].1;
+    let mut frames = Vec::new();
+    let mut requests = Vec::new();
+    for case in &report.cases {
+        let transcript = serde_json::to_value(&case.transcript).unwrap();
+        frames_in(&transcript, &mut frames);
+        requests_in(&transcript, &mut requests);
+    }
+    let bare = |name: &str| {
+        frames
+            .iter()
+            .filter(|f| {
+                f["event"] == name && f["json"].is_object() && f["json"].get("type").is_none()
+            })
+            .count()
+    };
+    assert!(
+        bare("heartbeat.evaluated") > 0,
+        "no bare heartbeat message was read"
+    );
+    assert!(bare("messages") > 0, "no mixed-mode chunk payload was read");
+    let unversioned: Vec<&serde_json::Value> = requests
+        .iter()
+        .filter(|r| {
+            let path = r["url"].as_str().unwrap_or_default();
+            !path.contains("/v1/")
+                && !r["headers"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|h| h["name"] == "openwop-version" && h["value"] == "2.0")
+        })
+        .collect();
+    assert!(
+        unversioned.is_empty(),
+        "requests without OpenWOP-Version: 2.0: {unversioned:#?}"
+    );
+}
+
+/// Every SSE event frame (an object with `event` and `data`) anywhere in `value`.
+fn frames_in(value: &serde_json::Value, out: &mut Vec<serde_json::Value>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            if map.contains_key("event") && map.contains_key("data") {
+                out.push(value.clone());
+            }
+            map.values().for_each(|v| frames_in(v, out));
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| frames_in(v, out)),
+        _ => {}
+    }
+}
+
+/// Every recorded request (an object with `method`, `url` and `headers`) anywhere in `value`.
+fn requests_in(value: &serde_json::Value, out: &mut Vec<serde_json::Value>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            if map.contains_key("method") && map.contains_key("url") && map.contains_key("headers")
+            {
+                out.push(value.clone());
+            }
+            map.values().for_each(|v| requests_in(v, out));
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| requests_in(v, out)),
+        _ => {}
+    }
+}
+
 /// Every run event (an object with a string `type` and an object `payload`) anywhere in
 /// `value`.
 fn run_events_in(value: &serde_json::Value, out: &mut Vec<serde_json::Value>) {

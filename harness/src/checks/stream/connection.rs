@@ -12,13 +12,17 @@ pub(in crate::checks) fn closed_by_server(
     step: &StepRecord,
     want: bool,
 ) -> CheckOutcome {
-    let response = match out.response(step) {
+    let response = match out.received(step) {
         Ok(r) => r,
         Err(failure) => return *failure,
     };
     let closed = response.end == BodyEnd::ServerClosed;
     let actual = match &response.end {
         BodyEnd::ServerClosed => "the server closed the stream".to_string(),
+        BodyEnd::ClientStopped if !response.headers_received() => {
+            "the stream was still open, its headers not sent yet (the connection held open)"
+                .to_string()
+        }
         BodyEnd::ClientStopped => {
             "the harness stopped reading (the stream was still open)".to_string()
         }
@@ -49,7 +53,7 @@ pub(in crate::checks) fn keepalive(
     step: &StepRecord,
     expect: &KeepaliveExpect,
 ) -> CheckOutcome {
-    let response = match out.response(step) {
+    let response = match out.received(step) {
         Ok(r) => r,
         Err(failure) => return *failure,
     };
@@ -58,7 +62,9 @@ pub(in crate::checks) fn keepalive(
         .iter()
         .filter(|f| matches!(f.kind, FrameKind::Comment { .. }))
         .count() as u32;
-    let mut marks: Vec<u64> = vec![response.headers_at_ms];
+    // Silence is measured from when the request was sent: a host that writes its headers only
+    // with its first byte was silent until then.
+    let mut marks: Vec<u64> = vec![0];
     marks.extend(response.frames.iter().map(|f| f.at_ms));
     marks.push(response.end_at_ms);
     let max_gap = marks
@@ -70,7 +76,7 @@ pub(in crate::checks) fn keepalive(
         return out.fail(
             format!(
                 "{comments} keep-alive comment(s) in {} ms",
-                response.end_at_ms.saturating_sub(response.headers_at_ms)
+                response.end_at_ms
             ),
             format!("at least {} comment(s)", expect.min_comments),
             format!("{comments} comment(s); longest silence {max_gap} ms"),

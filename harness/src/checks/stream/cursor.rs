@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::case::ExclusiveAfterExpect;
 use crate::checks::Outcome;
-use crate::checks::events::{ObservedEvent, observe};
+use crate::checks::events::{Framing, ObservedEvent, observe};
 use crate::checks::json_match::json_equal;
 use crate::transcript::StepRecord;
 use crate::verdict::CheckOutcome;
@@ -101,8 +101,8 @@ pub(in crate::checks) fn exclusive_after(
         );
     }
     for (want, have) in expected.iter().zip(&got) {
-        if have.frame_event.as_deref() != Some("ai.message.chunk")
-            && want.frame_event.as_deref() != Some("ai.message.chunk")
+        if have.framing != Framing::ChunkPayload
+            && want.framing != Framing::ChunkPayload
             && !json_equal(&want.doc, &have.doc)
         {
             return out.fail(

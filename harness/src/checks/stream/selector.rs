@@ -66,6 +66,7 @@ mod tests {
             frame_event: None,
             batched: false,
             at_ms: None,
+            framing: Default::default(),
         }
     }
 

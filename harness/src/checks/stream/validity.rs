@@ -5,6 +5,7 @@ use spec::schema::{Published, validate, validate_run_event_payload};
 
 use crate::case::CaseSurface;
 use crate::checks::Outcome;
+use crate::checks::events::Framing;
 use crate::checks::response::preview;
 use crate::transcript::StepRecord;
 use crate::verdict::CheckOutcome;
@@ -38,10 +39,11 @@ pub(in crate::checks) fn events_valid(out: &Outcome<'_>, step: &StepRecord) -> C
                     ));
                 }
             }
-            CaseSurface::Openwop if event.frame_event.as_deref() == Some("ai.message.chunk") => {
+            CaseSurface::Openwop if event.framing == Framing::ChunkPayload => {
                 if let Err(v) = validate_run_event_payload("output.chunk", &event.doc) {
                     problems.push(format!(
-                        "{at} (ai.message.chunk): {}",
+                        "{at} ({} frame): {}",
+                        event.frame_event.as_deref().unwrap_or("ai.message.chunk"),
                         v.iter()
                             .take(3)
                             .map(ToString::to_string)

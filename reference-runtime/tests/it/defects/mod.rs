@@ -84,6 +84,7 @@ defect_table! {
         w_second_terminal: WSecondTerminal => w_streams::exactly_one_terminal, OpenWopConfig::default();
         w_no_terminal_on_cancel: WNoTerminalOnCancel => w_streams::cancel_appends_run_cancelled, OpenWopConfig::default();
         w_stream_open_after_terminal: WStreamOpenAfterTerminal => w_streams::stream_closes_after_terminal, OpenWopConfig::default();
+        w_messages_stream_open_after_terminal: WMessagesStreamOpenAfterTerminal => w_streams::messages_stream_closes_after_terminal, OpenWopConfig::default();
         w_run_completed_without_outputs: WRunCompletedWithoutOutputs => w_streams::run_completed_carries_outputs, OpenWopConfig::default();
         w_no_keep_alive: WNoKeepAlive => w_streams::keep_alive_within_30s, OpenWopConfig::default();
         w_batch_id_lowest: WBatchIdLowest => w_streams::batch_id_is_highest, OpenWopConfig::default();

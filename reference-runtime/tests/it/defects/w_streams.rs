@@ -213,6 +213,14 @@ pub(super) async fn stream_closes_after_terminal(host: &Host) -> bool {
         .is_ok()
 }
 
+pub(super) async fn messages_stream_closes_after_terminal(host: &Host) -> bool {
+    let (run_id, _) = finished(host, "conformance-noop").await;
+    let mut reader = SseReader::unchecked(host.stream(&run_id, "?streamMode=messages", &[]).await);
+    tokio::time::timeout(Duration::from_secs(120), reader.frames_until_close())
+        .await
+        .is_ok()
+}
+
 pub(super) async fn run_completed_carries_outputs(host: &Host) -> bool {
     let (_, log) = finished(host, "conformance-noop").await;
     let completed = log.iter().find(|e| e["type"] == "run.completed").unwrap();
