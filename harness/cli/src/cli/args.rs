@@ -388,9 +388,13 @@ pub struct RunArgs {
     pub time_scale: f64,
     /// Cases run in parallel against the host (the per-host bound). Cases mostly wait on the
     /// host (streams, windows, scripted delays), so the default is sized for waiting, not for
-    /// CPUs; the longest waits start first.
+    /// CPUs.
     #[arg(long, default_value_t = DEFAULT_JOBS)]
     pub jobs: usize,
+    /// Start the cases with the longest waits (stream windows, fact waits, scripted delays)
+    /// first instead of in corpus order (ignored with --shuffle).
+    #[arg(long)]
+    pub longest_first: bool,
     /// The run's deadline in seconds, from the start of discovery, multiplied by --time-scale
     /// (0: none). Cases not judged by then are ERROR ("the run's deadline passed") and the
     /// reports are written with what was judged.
