@@ -3,7 +3,8 @@
 //! - [`case`]: the case file format and loading.
 //! - [`verdict`]: levels and verdicts.
 //! - [`transcript`]: what the driver records (requests, responses, SSE frames with timings).
-//! - [`report`]: the report model and its renderings.
+//! - [`report`]: the report model and its renderings; [`excerpt`]: the bounded evidence a
+//!   report keeps of a judged transcript.
 //! - [`template`]: `${…}` expressions in case files.
 //! - [`sse`]: the strict SSE tokenizer.
 //! - [`driver`]: HTTP exchanges and case execution; [`checks`]: pure judgement.
@@ -23,6 +24,7 @@ pub mod case;
 pub mod checks;
 pub mod coverage;
 pub mod driver;
+pub mod excerpt;
 pub mod generate;
 pub mod load;
 pub mod partition;

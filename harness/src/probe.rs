@@ -34,6 +34,81 @@ pub struct ProbeFindings {
     /// request carries, the highest 2.x discovery lists); an operator's fact of the same name
     /// wins.
     pub facts: std::collections::BTreeMap<String, Value>,
+    /// The surfaces' discovery paths that gave no document, by path: what came instead, named
+    /// precisely (`no answer within 10 s`, `connection refused`, `answered 404`, …).
+    pub absent: std::collections::BTreeMap<String, String>,
+}
+
+impl ProbeFindings {
+    /// Why the host serves neither surface, when the probe found neither (nor an unreadable
+    /// document of either): each discovery path with what came instead. `None` when the run can
+    /// go on.
+    pub fn refusal(&self, base_url: &str) -> Option<String> {
+        let found = self
+            .capabilities
+            .iter()
+            .chain(self.unjudgeable.keys())
+            .any(|c| c.starts_with("surface:"));
+        if found {
+            return None;
+        }
+        let answers: Vec<String> = self
+            .absent
+            .iter()
+            .map(|(path, what)| format!("GET {path}: {what}"))
+            .collect();
+        let refused = self
+            .absent
+            .values()
+            .all(|w| w.starts_with("connection refused"));
+        Some(format!(
+            "{base_url} serves neither surface ({}){}",
+            answers.join("; "),
+            if refused && !self.absent.is_empty() {
+                ": is it running?"
+            } else {
+                ""
+            }
+        ))
+    }
+}
+
+/// What came back instead of a document, named precisely: the status, or why there was no
+/// response (`timeout` is the bound each discovery request had).
+pub fn describe_answer(exchange: &crate::transcript::Exchange, timeout: Duration) -> String {
+    if let Some(response) = &exchange.response {
+        return format!("answered {}", response.status);
+    }
+    let Some(error) = &exchange.transport_error else {
+        return "no response".into();
+    };
+    let message = error.message.to_ascii_lowercase();
+    let cause = if message.contains("no response headers before") || message.contains("timed out") {
+        format!(
+            "no answer within {} s (the connection was accepted)",
+            timeout.as_secs_f64()
+        )
+    } else if message.contains("refused") {
+        "connection refused".into()
+    } else if message.contains("reset") {
+        "the connection was reset".into()
+    } else if message.contains("invalid http")
+        || message.contains("parse")
+        || message.contains("invalid status")
+        || message.contains("invalid header")
+    {
+        "the answer is not HTTP".into()
+    } else if message.contains("closed before message completed")
+        || message.contains("incomplete")
+        || message.contains("connection closed")
+    {
+        "the connection was closed without an answer".into()
+    } else if error.unreachable {
+        "the host could not be reached".into()
+    } else {
+        "no response".into()
+    };
+    format!("{cause} ({})", error.message)
 }
 
 impl ProbeFindings {
@@ -268,7 +343,12 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
             );
             false
         }
-        Document::Absent => false,
+        Document::Absent => {
+            found
+                .absent
+                .insert("/v1/runtime".into(), describe_answer(&runtime, timeout));
+            false
+        }
     };
     if execution {
         let providers = fetch(get("/v1/providers", false)).await;
@@ -339,10 +419,10 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
     // Surface W. Discovery is read first without `OpenWOP-Version` (the header-less answer is
     // the host's preferred version's representation), then, when that is not a 2.x document,
     // again asking for the v2 representation; the version chosen goes on every W request.
-    let discovery = fetch(get("/.well-known/openwop", false)).await;
-    let mut discovery = match document("/.well-known/openwop", &discovery) {
+    let discovery_exchange = fetch(get("/.well-known/openwop", false)).await;
+    let mut discovery = match document("/.well-known/openwop", &discovery_exchange) {
         Document::Read(doc) if serves_v2_by_default(&doc) => {
-            record_document(&mut found, "/.well-known/openwop", &discovery);
+            record_document(&mut found, "/.well-known/openwop", &discovery_exchange);
             Document::Read(doc)
         }
         Document::Read(doc) => {
@@ -364,7 +444,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
             }
         }
         other => {
-            record_document(&mut found, "/.well-known/openwop", &discovery);
+            record_document(&mut found, "/.well-known/openwop", &discovery_exchange);
             other
         }
     };
@@ -384,7 +464,13 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
             );
             None
         }
-        Document::Absent => None,
+        Document::Absent => {
+            found.absent.insert(
+                "/.well-known/openwop".into(),
+                describe_answer(&discovery_exchange, timeout),
+            );
+            None
+        }
     };
     if let Some(doc) = discovery {
         found.capabilities.insert("surface:openwop".into());

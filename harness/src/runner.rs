@@ -64,14 +64,40 @@ impl Filters {
 }
 
 /// How a run goes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RunSettings {
-    /// Parallel cases.
+    /// Parallel cases (at least 1).
     pub jobs: usize,
-    /// Shuffle the order with this seed.
+    /// Shuffle the order with this seed (the cases then also start in that order).
     pub shuffle_seed: Option<u64>,
+    /// Start the cases with the longest waits first ([`wait_estimate_ms`]) instead of in the
+    /// selection's order (ignored when shuffled). Off by default: against the built-in runtime
+    /// on a loaded machine it clusters the heartbeat cases with the long stream cases at the
+    /// start, and their tick timing then fails (an open point of issue 25).
+    pub longest_first: bool,
     /// The baseline file's path, for the report.
     pub baseline_path: Option<String>,
+    /// When the run stops: every case not judged by then is ERROR, and the run names why.
+    pub deadline: Option<tokio::time::Instant>,
+    /// Stop the run once this many cases in a row (in the order they end) got no response at
+    /// all: the host stopped answering, and every case left is ERROR at once instead of
+    /// waiting out its budget. `None` runs every case whatever the host does (the kill matrix).
+    pub stop_after_silent_cases: Option<usize>,
+    /// A stop from outside (a signal): the reason, once sent, stops the run as the deadline
+    /// does.
+    pub stop: Option<tokio::sync::watch::Receiver<Option<String>>>,
+}
+
+/// How many cases in a row without any response stop a run by default
+/// ([`RunSettings::stop_after_silent_cases`]).
+pub const SILENT_CASES_BEFORE_STOP: usize = 6;
+
+/// A watch channel for [`RunSettings::stop`]: send `Some(reason)` to stop the run.
+pub fn stop_channel() -> (
+    tokio::sync::watch::Sender<Option<String>>,
+    tokio::sync::watch::Receiver<Option<String>>,
+) {
+    tokio::sync::watch::channel(None)
 }
 
 /// Hooks the runner calls as cases start and finish (the console reporter implements them).
@@ -109,19 +135,126 @@ pub async fn run(
         shuffle(&mut selected, seed);
     }
     observer.run_started(selected.len());
-    let mut results: Vec<(usize, CaseResult)> = futures::stream::iter(selected.iter().enumerate())
-        .map(|(index, loaded)| async move {
+    // The order cases start in: the selection's, or the longest waits first (a run then takes
+    // about its longest wait, not the sum of waits); results keep `selected`'s order.
+    let mut order: Vec<usize> = (0..selected.len()).collect();
+    if settings.longest_first && settings.shuffle_seed.is_none() {
+        let waits: Vec<u64> = selected
+            .iter()
+            .map(|c| wait_estimate_ms(&c.case, &runner.target))
+            .collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(waits[i]));
+    }
+    // One stop for the run: its deadline, the host falling silent, or a stop from outside.
+    let (stop_tx, stop_rx) = stop_channel();
+    // A stop already sent (a run refused before it began) or a deadline already past holds
+    // before the first case starts.
+    if let Some(reason) = settings.stop.as_ref().and_then(|rx| rx.borrow().clone()) {
+        stop_tx.send_replace(Some(reason));
+    } else if settings
+        .deadline
+        .is_some_and(|at| at <= tokio::time::Instant::now())
+    {
+        stop_tx.send_replace(Some(
+            "the run's deadline passed before the cases began (--deadline)".into(),
+        ));
+    }
+    let stop_tx = std::sync::Arc::new(stop_tx);
+    let watcher = {
+        let stop_tx = stop_tx.clone();
+        let deadline = settings.deadline;
+        let outside = settings.stop.clone();
+        let started = tokio::time::Instant::now();
+        tokio::spawn(async move {
+            let timer = async {
+                match deadline {
+                    Some(at) => {
+                        tokio::time::sleep_until(at).await;
+                        format!(
+                            "the run's deadline passed ({} s after the cases began; --deadline)",
+                            at.saturating_duration_since(started).as_secs()
+                        )
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            let signal = async {
+                let reason = match outside {
+                    Some(mut rx) => rx
+                        .wait_for(Option::is_some)
+                        .await
+                        .ok()
+                        .and_then(|reason| reason.clone()),
+                    None => None,
+                };
+                match reason {
+                    Some(reason) => reason,
+                    // The sender went away without a stop: nothing from outside will come.
+                    None => std::future::pending().await,
+                }
+            };
+            let reason = tokio::select! {
+                reason = timer => reason,
+                reason = signal => reason,
+            };
+            stop_tx.send_if_modified(|current| {
+                current.is_none().then(|| *current = Some(reason)).is_some()
+            });
+        })
+    };
+    let silent_run = std::sync::Mutex::new(0usize);
+    let silent_run = &silent_run;
+    let stop_tx = &stop_tx;
+    let stop_rx = &stop_rx;
+    let selected_ref = &selected;
+    let mut results: Vec<(usize, CaseResult)> = futures::stream::iter(order)
+        .map(|index| async move {
+            let loaded = selected_ref[index];
+            if let Some(reason) = stop_rx.borrow().clone() {
+                let result = adjust(errored(loaded, format!("not run: {reason}")));
+                observer.case_finished(&result);
+                return (index, result);
+            }
             observer.case_started(&loaded.case.id);
             // Each case runs as its own task: on a worker thread (property-based steps need
             // one), and a harness panic becomes that case's ERROR instead of ending the run.
             let task = tokio::spawn(run_one(runner.clone(), (*loaded).clone()));
-            let result = match task.await {
-                Ok(result) => result,
-                Err(error) => errored(
-                    loaded,
-                    format!("the harness failed while running the case: {error}"),
-                ),
+            let abort = task.abort_handle();
+            let mut stopped = stop_rx.clone();
+            let result = tokio::select! {
+                biased;
+                joined = task => match joined {
+                    Ok(result) => result,
+                    Err(error) => errored(
+                        loaded,
+                        format!("the harness failed while running the case: {error}"),
+                    ),
+                },
+                reason = stopped.wait_for(Option::is_some) => {
+                    abort.abort();
+                    let reason = reason.ok().and_then(|r| r.clone()).unwrap_or_default();
+                    errored(loaded, format!("cut short: {reason}"))
+                }
             };
+            if let Some(limit) = settings.stop_after_silent_cases {
+                let mut run = silent_run.lock().unwrap_or_else(|e| e.into_inner());
+                match silence(&result) {
+                    Some(Some(why)) => {
+                        *run += 1;
+                        if *run >= limit.max(1) {
+                            let reason = format!(
+                                "the host stopped answering: {} case(s) in a row got no response at all (the last: {why})",
+                                *run
+                            );
+                            stop_tx.send_if_modified(|current| {
+                                current.is_none().then(|| *current = Some(reason)).is_some()
+                            });
+                        }
+                    }
+                    Some(None) => *run = 0,
+                    None => {}
+                }
+            }
             let result = adjust(result);
             observer.case_finished(&result);
             (index, result)
@@ -129,10 +262,25 @@ pub async fn run(
         .buffer_unordered(settings.jobs.max(1))
         .collect()
         .await;
+    watcher.abort();
     results.sort_by_key(|(index, _)| *index);
     let results: Vec<CaseResult> = results.into_iter().map(|(_, r)| r).collect();
 
-    let run_errors = sanity_errors(&results);
+    let mut run_errors = sanity_errors(&results);
+    if let Some(reason) = stop_rx.borrow().clone() {
+        let not_judged = results
+            .iter()
+            .filter(|r| {
+                r.reason.as_deref().is_some_and(|why| {
+                    why.starts_with("not run: ") || why.starts_with("cut short: ")
+                })
+            })
+            .count();
+        run_errors.insert(
+            0,
+            format!("the run stopped early: {reason}; {not_judged} case(s) were not judged"),
+        );
+    }
     let surfaces = judge_surfaces(
         &results,
         |surface| {
@@ -229,6 +377,64 @@ fn unmatched_provider_requests(target: &Target) -> Vec<String> {
         out.push(format!("… and {more} more distinct request(s)"));
     }
     out
+}
+
+/// Whether a judged case heard from the host: `None` when it sent nothing (SKIP, BLOCKED, not
+/// run), `Some(None)` when some request got a response, `Some(Some(why))` when requests were
+/// sent and none got any response (`why`: the last transport failure).
+fn silence(result: &CaseResult) -> Option<Option<String>> {
+    let exchanges: Vec<&crate::transcript::Exchange> = result
+        .transcript
+        .iter()
+        .flat_map(|s| &s.exchanges)
+        .collect();
+    if exchanges.is_empty() {
+        return None;
+    }
+    if exchanges.iter().any(|e| e.response.is_some()) {
+        return Some(None);
+    }
+    let why = exchanges
+        .iter()
+        .rev()
+        .find_map(|e| e.transport_error.as_ref().map(|t| t.message.clone()))
+        .unwrap_or_else(|| "no response".into());
+    Some(Some(why))
+}
+
+/// How long a case is expected to wait, in milliseconds before `--time-scale`: its stream
+/// windows (literal and taken from facts) and the delays its fake-provider scripts play
+/// (`*_ms` numbers under `scripts`). A case with a `generate` step computes rather than waits
+/// (its property-based inputs run synchronously, `block_in_place`): 0, so such cases start
+/// last instead of together with the cases whose timing they would disturb. Only the order
+/// cases start in depends on it.
+pub fn wait_estimate_ms(case: &crate::case::Case, target: &Target) -> u64 {
+    let Ok(doc) = serde_json::to_value(case) else {
+        return 0;
+    };
+    if doc.to_string().contains("\"generate\":") {
+        return 0;
+    }
+    let scope = crate::template::Scope {
+        target: target.facts.clone(),
+        ..crate::template::Scope::default()
+    };
+    fn script_delays(value: &serde_json::Value) -> u64 {
+        match value {
+            serde_json::Value::Object(map) => map
+                .iter()
+                .map(|(key, value)| match value.as_u64() {
+                    Some(ms) if key.ends_with("_ms") => ms,
+                    _ => script_delays(value),
+                })
+                .sum(),
+            serde_json::Value::Array(items) => items.iter().map(script_delays).sum(),
+            _ => 0,
+        }
+    }
+    crate::case::robustness::literal_waits_ms(&doc)
+        + crate::case::robustness::fact_waits_ms(&doc, &scope)
+        + doc.get("scripts").map_or(0, script_delays)
 }
 
 /// SHA-256 of a case set, in the order given: each case's id and file digest (the report's
@@ -338,7 +544,10 @@ pub async fn run_one(runner: CaseRunner, loaded: LoadedCase) -> CaseResult {
         None => {
             let execution = runner.run(&loaded.case).await;
             let (verdict, reason) = judge(&execution);
-            (verdict, reason, scrub(execution, &runner.target.secrets()))
+            let mut execution = scrub(execution, &runner.target.secrets());
+            // Judged: from here the transcript only serves the report.
+            crate::excerpt::excerpt_case(&mut execution.transcript);
+            (verdict, reason, execution)
         }
     };
     case_result(
@@ -406,63 +615,19 @@ fn scrub(mut execution: CaseExecution, secrets: &[String]) -> CaseExecution {
     if secrets.is_empty() {
         return execution;
     }
-    let clean = |text: &mut String| {
-        for secret in secrets {
-            if text.contains(secret.as_str()) {
-                *text = text.replace(secret.as_str(), "[REDACTED]");
-            }
-        }
-    };
     for record in &mut execution.transcript {
-        scrub_record(record, &clean);
+        crate::excerpt::scrub_record(record, secrets);
     }
     for check in &mut execution.checks {
-        clean(&mut check.message);
-        check.expected.as_mut().map(&clean);
-        check.actual.as_mut().map(&clean);
+        for text in [&mut check.expected, &mut check.actual]
+            .into_iter()
+            .flatten()
+            .chain([&mut check.message])
+        {
+            crate::excerpt::scrub_text(text, secrets);
+        }
     }
     execution
-}
-
-fn scrub_record(record: &mut StepRecord, clean: &dyn Fn(&mut String)) {
-    for exchange in &mut record.exchanges {
-        clean(&mut exchange.request.url);
-        exchange.request.body.as_mut().map(clean);
-        for header in &mut exchange.request.headers {
-            clean(&mut header.value);
-        }
-        if let Some(response) = &mut exchange.response {
-            clean(&mut response.body);
-            for header in &mut response.headers {
-                clean(&mut header.value);
-            }
-            if let Some(json) = &mut response.json {
-                let mut text = json.to_string();
-                clean(&mut text);
-                *json = serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text));
-            }
-            response.trailing_partial_frame.as_mut().map(clean);
-            for frame in &mut response.frames {
-                match &mut frame.kind {
-                    FrameKind::Event {
-                        data,
-                        json,
-                        id,
-                        event,
-                        ..
-                    } => {
-                        clean(data);
-                        id.as_mut().map(clean);
-                        event.as_mut().map(clean);
-                        if json.is_some() {
-                            *json = serde_json::from_str(data).ok();
-                        }
-                    }
-                    FrameKind::Comment { text } => clean(text),
-                }
-            }
-        }
-    }
 }
 
 /// Run-level sanity: a run whose every request was refused as unauthenticated, or that never

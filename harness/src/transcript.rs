@@ -102,7 +102,8 @@ pub struct ResponseRecord {
     pub headers: Vec<Header>,
     /// Milliseconds from send to headers.
     pub headers_at_ms: u64,
-    /// The body as text (lossy UTF-8, cut at [`TRANSCRIPT_TEXT_LIMIT`] for non-stream bodies).
+    /// The body as text (lossy UTF-8). A body past the driver's size bound, and any body in a
+    /// report, may be an excerpt: its head and tail around a marker, counted in `excerpt`.
     pub body: String,
     /// Bytes of body received in total.
     pub body_bytes: u64,
@@ -118,6 +119,33 @@ pub struct ResponseRecord {
     pub end: BodyEnd,
     /// When the body ended.
     pub end_at_ms: u64,
+    /// What was left out of this record, when it is an excerpt (see [`crate::excerpt`]):
+    /// absent when the record is whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excerpt: Option<Excerpt>,
+}
+
+/// What an excerpt left out of a response: the middle of its body, the middle of its frames,
+/// the text of long frames, its parsed JSON. Checks never see an excerpt of what they judge
+/// unless it says so; reports show it with these counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Excerpt {
+    /// Bytes of the body text cut out of its middle (the head and the tail are kept).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub body_bytes_dropped: u64,
+    /// Frames left out between the first and the last ones kept.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub frames_dropped: u64,
+    /// Frames kept whose text was cut (their parsed JSON is dropped with it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub frames_cut: u64,
+    /// Whether the body's parsed JSON was dropped (the body text, or its excerpt, remains).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub json_dropped: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl ResponseRecord {
@@ -227,6 +255,10 @@ pub struct StepRecord {
     pub completed: bool,
     /// Fake-provider calls observed after the step: `(script, instance, count)`.
     pub provider_calls: Vec<ProviderCallCount>,
+    /// Exchanges left out of this record between the first and the last ones kept (an
+    /// excerpt, see [`crate::excerpt`]); 0 when every exchange is here.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub exchanges_dropped: u64,
 }
 
 /// How often a fake provider instance was called with one script.

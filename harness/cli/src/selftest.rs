@@ -139,6 +139,7 @@ pub(crate) async fn run_against(
         jobs,
         shuffle_seed: None,
         baseline_path: None,
+        ..RunSettings::default()
     };
     let report = run(&runner, cases, &filters, &settings, &|r| r, &Quiet).await;
     running.shutdown().await;

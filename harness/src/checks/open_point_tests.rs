@@ -43,6 +43,7 @@ fn record(name: &str, response: ResponseRecord) -> StepRecord {
         bindings: Vec::new(),
         completed: true,
         provider_calls: Vec::new(),
+        exchanges_dropped: 0,
     }
 }
 
@@ -63,6 +64,7 @@ fn json_response(status: u16, body: Value) -> ResponseRecord {
         trailing_partial_frame: None,
         end: BodyEnd::ServerClosed,
         end_at_ms: 10,
+        excerpt: None,
     }
 }
 
@@ -96,6 +98,7 @@ fn sse(docs: Vec<Value>) -> ResponseRecord {
         trailing_partial_frame: None,
         end: BodyEnd::ServerClosed,
         end_at_ms: 100,
+        excerpt: None,
     }
 }
 

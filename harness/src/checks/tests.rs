@@ -79,6 +79,7 @@ fn step(responses: Vec<ResponseRecord>) -> StepRecord {
         bindings: Vec::new(),
         completed: true,
         provider_calls: Vec::new(),
+        exchanges_dropped: 0,
     }
 }
 
@@ -100,6 +101,7 @@ fn json_response(status: u16, body: Value) -> ResponseRecord {
         trailing_partial_frame: None,
         end: BodyEnd::ServerClosed,
         end_at_ms: 10,
+        excerpt: None,
     }
 }
 
@@ -130,6 +132,7 @@ fn sse(frames: Vec<FrameRecord>, end_at_ms: u64) -> ResponseRecord {
         trailing_partial_frame: None,
         end: BodyEnd::ServerClosed,
         end_at_ms,
+        excerpt: None,
     }
 }
 

@@ -94,6 +94,7 @@ impl CaseRunner {
             started,
             counterexample: None,
             served: Vec::new(),
+            canary_leak: None,
         };
         if let Err(error) = self.register_scripts(case, &mut state) {
             return CaseExecution {
@@ -465,6 +466,41 @@ impl CaseRunner {
             }
         }
         state.transcript.push(record);
+        self.bound_transcript(state);
+    }
+
+    /// Keeps what the case's transcript holds for its report within
+    /// [`crate::excerpt::CASE_RETAINED_BYTES`]: past it, the judged records are cut to excerpts
+    /// (secrets scrubbed first, the canary looked for first). Records later checks compare
+    /// (`steps.<id>`) are kept whole apart, in `by_id`.
+    fn bound_transcript(&self, state: &mut CaseState<'_>) {
+        use crate::excerpt::{CASE_RETAINED_BYTES, ExcerptBounds, excerpt_step, retained_bytes};
+        let total: usize = state.transcript.iter().map(retained_bytes).sum();
+        if total <= CASE_RETAINED_BYTES {
+            return;
+        }
+        let secrets = self.target.secrets();
+        for record in &mut state.transcript {
+            if state.canary_leak.is_none() {
+                state.canary_leak = self.canary_in(record);
+            }
+            crate::excerpt::scrub_record(record, &secrets);
+            excerpt_step(record, ExcerptBounds::LEVELS[1]);
+        }
+    }
+
+    /// Where the canary credential appears in a step's responses, when it does.
+    fn canary_in(&self, record: &StepRecord) -> Option<String> {
+        let canary = self.target.canary.as_deref()?;
+        record
+            .exchanges
+            .iter()
+            .enumerate()
+            .find_map(|(i, exchange)| {
+                let response = exchange.response.as_ref()?;
+                crate::checks::find_text(response, canary)
+                    .map(|place| format!("step `{}`, response {i}, {place}", record.step))
+            })
     }
 
     /// The BLOCKED outcome of a step whose `evidence` the fake providers did not see consumed,
@@ -580,6 +616,7 @@ impl CaseRunner {
                     .collect(),
                 completed,
                 provider_calls: Vec::new(),
+                exchanges_dropped: 0,
             };
             let result: Result<StepRecord, TemplateError> = async {
                 match &step.action {
@@ -938,9 +975,9 @@ impl CaseRunner {
 
     /// The harness's own checks over the whole case: the canary credential never comes back.
     fn implicit_checks(&self, state: &mut CaseState<'_>) {
-        let Some(canary) = self.target.canary.as_deref() else {
+        if self.target.canary.is_none() {
             return;
-        };
+        }
         let requirements: Vec<String> = match state.case.surface {
             CaseSurface::Execution => vec![
                 "exec.credentials.never-in-events".into(),
@@ -948,17 +985,10 @@ impl CaseRunner {
             ],
             CaseSurface::Openwop => vec!["events.provider-usage.no-credential-refs".into()],
         };
-        let leak = state.transcript.iter().find_map(|record| {
-            record
-                .exchanges
-                .iter()
-                .enumerate()
-                .find_map(|(i, exchange)| {
-                    let response = exchange.response.as_ref()?;
-                    crate::checks::find_text(response, canary)
-                        .map(|place| format!("step `{}`, response {i}, {place}", record.step))
-                })
-        });
+        let leak = state
+            .canary_leak
+            .clone()
+            .or_else(|| state.transcript.iter().find_map(|r| self.canary_in(r)));
         let mut outcome = CheckOutcome {
             check: "implicit:canary-absent".into(),
             location: "implicit:canary-absent".into(),

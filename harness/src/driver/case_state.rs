@@ -26,4 +26,7 @@ pub(crate) struct CaseState<'a> {
     pub(crate) counterexample: Option<Counterexample>,
     /// Every script registered for this case, as served.
     pub(crate) served: Vec<ServedScript>,
+    /// Where the canary was found in a record since cut to an excerpt (the implicit check
+    /// reads it with the records still whole).
+    pub(crate) canary_leak: Option<String>,
 }

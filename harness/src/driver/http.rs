@@ -44,13 +44,17 @@ pub enum ClientError {
     Build(String),
 }
 
-/// Size bounds on what a host may send in one exchange.
+/// Size bounds on what a host may send in one exchange. Past a bound the harness stops reading
+/// (`BodyEnd::TooLarge`, judged); a body past its bound keeps only an excerpt (its head and
+/// tail, see [`crate::excerpt`]) since no check can read a cut body as JSON.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// Largest non-stream body kept.
+    /// Largest non-stream body read.
     pub max_body_bytes: usize,
     /// Largest stream read in total.
     pub max_stream_bytes: usize,
+    /// Most frames (events and comments) read from one stream.
+    pub max_stream_frames: usize,
     /// SSE frame and line bounds.
     pub sse: SseLimits,
 }
@@ -59,7 +63,8 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_body_bytes: 8 * 1024 * 1024,
-            max_stream_bytes: 32 * 1024 * 1024,
+            max_stream_bytes: 16 * 1024 * 1024,
+            max_stream_frames: 20_000,
             sse: SseLimits::default(),
         }
     }
@@ -301,9 +306,29 @@ impl HttpDriver {
                 }
             }
         };
-        let body_utf8 = std::str::from_utf8(&body).is_ok();
-        let text = String::from_utf8_lossy(&body).into_owned();
-        let json = serde_json::from_slice(&body).ok();
+        let too_large = matches!(end, BodyEnd::TooLarge(_));
+        // A cut body is no JSON document; whole, it is parsed once and kept as text without a
+        // second copy when it is valid UTF-8.
+        let json = if too_large {
+            None
+        } else {
+            serde_json::from_slice(&body).ok()
+        };
+        let (mut text, body_utf8) = match String::from_utf8(body) {
+            Ok(text) => (text, true),
+            Err(error) => (
+                String::from_utf8_lossy(error.as_bytes()).into_owned(),
+                false,
+            ),
+        };
+        let excerpt = too_large.then(|| {
+            let bounds = crate::excerpt::ExcerptBounds::LEVELS[0];
+            crate::transcript::Excerpt {
+                body_bytes_dropped: crate::excerpt::cut_text(&mut text, bounds.body_end_bytes)
+                    as u64,
+                ..Default::default()
+            }
+        });
         ResponseRecord {
             status: 0,
             headers: Vec::new(),
@@ -316,6 +341,7 @@ impl HttpDriver {
             trailing_partial_frame: None,
             end,
             end_at_ms: ms_between(sent, Instant::now()),
+            excerpt,
         }
     }
 
@@ -387,6 +413,12 @@ impl HttpDriver {
                         if matched_event || stop.frames.is_some_and(|n| event_frames >= n) {
                             break 'read BodyEnd::ClientStopped;
                         }
+                        if frames.len() >= self.limits.max_stream_frames {
+                            break 'read BodyEnd::TooLarge(format!(
+                                "the stream exceeded {} frames",
+                                self.limits.max_stream_frames
+                            ));
+                        }
                     }
                 }
             }
@@ -409,6 +441,7 @@ impl HttpDriver {
             trailing_partial_frame,
             end,
             end_at_ms: ms_between(sent, Instant::now()),
+            excerpt: None,
         }
     }
 }

@@ -47,6 +47,7 @@ fn json_response(status: u16, body: serde_json::Value, at_ms: u64) -> ResponseRe
         trailing_partial_frame: None,
         end: BodyEnd::ServerClosed,
         end_at_ms: at_ms + 1,
+        excerpt: None,
     }
 }
 
@@ -146,6 +147,7 @@ pub fn pass_case() -> CaseResult {
         bindings: Vec::new(),
         completed: true,
         provider_calls: Vec::new(),
+        exchanges_dropped: 0,
     }];
     case
 }
@@ -223,6 +225,7 @@ pub fn fail_case() -> CaseResult {
                 role: Some("text-primary".into()),
                 count: 1,
             }],
+            exchanges_dropped: 0,
         },
         StepRecord {
             step: "resume".into(),
@@ -286,6 +289,7 @@ pub fn fail_case() -> CaseResult {
                     trailing_partial_frame: Some("id: 5\ndata: {\"seq".into()),
                     end: BodyEnd::ServerClosed,
                     end_at_ms: 530,
+                    excerpt: None,
                 }),
                 transport_error: None,
                 sent_at_ms: 360,
@@ -293,6 +297,7 @@ pub fn fail_case() -> CaseResult {
             bindings: vec![("cursor".into(), json!(2))],
             completed: true,
             provider_calls: Vec::new(),
+            exchanges_dropped: 0,
         },
     ];
     case.provider_scripts = vec![ServedScript {
@@ -368,6 +373,7 @@ pub fn error_case() -> CaseResult {
         bindings: Vec::new(),
         completed: false,
         provider_calls: Vec::new(),
+        exchanges_dropped: 0,
     }];
     case
 }
@@ -420,6 +426,7 @@ pub fn xfail_case() -> CaseResult {
         bindings: Vec::new(),
         completed: true,
         provider_calls: Vec::new(),
+        exchanges_dropped: 0,
     }];
     case
 }

@@ -356,6 +356,12 @@ pub struct ExternalTargetArgs {
     pub providers_file: Option<PathBuf>,
 }
 
+/// Cases a run drives at once against one host by default (`--jobs`).
+pub const DEFAULT_JOBS: usize = 16;
+
+/// A run's default deadline in seconds at `--time-scale 1` (`--deadline`).
+pub const DEFAULT_DEADLINE_SECS: u64 = 180;
+
 /// `conformance run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -384,9 +390,20 @@ pub struct RunArgs {
     /// Multiply every case timeout and wait by this (slow hosts, slow CI).
     #[arg(long, default_value_t = 1.0)]
     pub time_scale: f64,
-    /// Cases run in parallel (the per-host bound).
-    #[arg(long, default_value_t = 4)]
+    /// Cases run in parallel against the host (the per-host bound). Cases mostly wait on the
+    /// host (streams, windows, scripted delays), so the default is sized for waiting, not for
+    /// CPUs.
+    #[arg(long, default_value_t = DEFAULT_JOBS)]
     pub jobs: usize,
+    /// Start the cases with the longest waits (stream windows, fact waits, scripted delays)
+    /// first instead of in corpus order (ignored with --shuffle).
+    #[arg(long)]
+    pub longest_first: bool,
+    /// The run's deadline in seconds, from the start of discovery, multiplied by --time-scale
+    /// (0: none). Cases not judged by then are ERROR ("the run's deadline passed") and the
+    /// reports are written with what was judged.
+    #[arg(long, default_value_t = DEFAULT_DEADLINE_SECS, value_name = "SECS")]
+    pub deadline: u64,
     /// Run only cases with this id or id prefix (repeatable).
     #[arg(long = "id")]
     pub ids: Vec<String>,

@@ -336,6 +336,14 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
             target
         }
     };
+    // The run's one stop: its deadline (from here, the probe included), SIGTERM or Ctrl-C, or a
+    // refusal at discovery; whichever comes, the run ends with its reports written.
+    let deadline = (args.deadline > 0).then(|| {
+        tokio::time::Instant::now() + Duration::from_secs(args.deadline).mul_f64(args.time_scale)
+    });
+    let (stop_tx, stop_rx) = harness::runner::stop_channel();
+    let stop_tx = Arc::new(stop_tx);
+    let signals = tokio::spawn(stop_on_signal(stop_tx.clone()));
     let findings = harness::probe::probe(
         &driver,
         &target,
@@ -348,16 +356,11 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         .filter(|(need, _)| need.starts_with("surface:"))
         .map(|(_, why)| why)
         .collect();
-    if unreadable.is_empty()
-        && !findings
-            .capabilities
-            .iter()
-            .any(|c| c.starts_with("surface:"))
-    {
-        return Err(environment(format!(
-            "{} answers neither /v1/runtime nor /.well-known/openwop: is it running?",
-            target.base_url
-        )));
+    // A host that gives no discovery document: the run is refused, and still leaves its
+    // reports (every selected case ERROR, not run, with the cause named).
+    let refusal = findings.refusal(&target.base_url);
+    if let Some(why) = &refusal {
+        stop_tx.send_replace(Some(why.clone()));
     }
     // A document that answered but could not be read: the run goes on, and every case that
     // needs it is BLOCKED with this reason (the run then does not conform).
@@ -420,6 +423,10 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         jobs: args.jobs,
         shuffle_seed,
         baseline_path: args.baseline.as_ref().map(|p| p.display().to_string()),
+        longest_first: args.longest_first,
+        deadline,
+        stop_after_silent_cases: Some(harness::runner::SILENT_CASES_BEFORE_STOP),
+        stop: Some(stop_rx),
     };
     let console = Console {
         quiet: args.quiet,
@@ -427,6 +434,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     };
     let mut report =
         harness::runner::run(&runner, &cases, &filters, &settings, &adjust, &console).await;
+    signals.abort();
     if let Some(baseline) = &baseline {
         let known: Vec<&str> = corpus.cases.iter().map(|c| c.case.id.as_str()).collect();
         report.cases.extend(baseline.unknown_case_results(known));
@@ -435,7 +443,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     if let Some(running) = built_in {
         running.shutdown().await;
     }
-    if args.differential {
+    if args.differential && refusal.is_none() {
         let reference = run_reference(&args, &runner, &cases, &filters, &settings).await?;
         let differential = Differential::compare(&report, &reference, "built-in");
         eprintln!(
@@ -465,7 +473,32 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         }),
         _ => None,
     };
-    finish_report(&args, &report, &source, &console, claim)
+    let code = finish_report(&args, &report, &source, &console, claim)?;
+    if let Some(why) = refusal {
+        eprintln!("error: {why}");
+    }
+    Ok(code)
+}
+
+/// Sends the run's stop on SIGTERM or Ctrl-C, so that a run a CI job stops still writes its
+/// reports with what was judged.
+async fn stop_on_signal(stop: Arc<tokio::sync::watch::Sender<Option<String>>>) {
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    let reason = tokio::select! {
+        _ = terminate => "the run was stopped by SIGTERM",
+        _ = tokio::signal::ctrl_c() => "the run was interrupted (Ctrl-C)",
+    };
+    stop.send_replace(Some(reason.to_string()));
 }
 
 /// Differential mode: the same cases, with the same seeds, against a fresh built-in reference
@@ -706,16 +739,8 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
         Duration::from_secs(10).mul_f64(args.time_scale),
     )
     .await;
-    if !findings
-        .capabilities
-        .iter()
-        .chain(findings.unjudgeable.keys())
-        .any(|c| c.starts_with("surface:"))
-    {
-        return Err(environment(format!(
-            "{} answers neither /v1/runtime nor /.well-known/openwop: is it running?",
-            target.base_url
-        )));
+    if let Some(why) = findings.refusal(&target.base_url) {
+        return Err(environment(why));
     }
     let bindings = bindings_from(&args.external)?;
     // The same scoping of shared providers a run applies once its fakes learned the models.

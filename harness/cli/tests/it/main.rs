@@ -4,6 +4,7 @@
 //! re-chunking proxy and what a CI pipeline does with the binary (`ci_pipeline`). The case
 //! corpus itself runs in its own binary (`tests/conformance.rs`, libtest-mimic).
 
+mod bounded_run;
 mod ci_pipeline;
 mod external_target;
 mod kill_matrix;

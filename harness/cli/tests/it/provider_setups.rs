@@ -46,6 +46,7 @@ async fn run_surface(options: BuiltInOptions, surface: CaseSurface) -> RunReport
         jobs: 8,
         shuffle_seed: None,
         baseline_path: None,
+        ..RunSettings::default()
     };
     let report = run(&runner, &corpus(), &filters, &settings, &|r| r, &Quiet).await;
     running.shutdown().await;

@@ -229,6 +229,7 @@ async fn verdicts(
         jobs,
         shuffle_seed: None,
         baseline_path: None,
+        ..RunSettings::default()
     };
     let report = run(
         &runner,
