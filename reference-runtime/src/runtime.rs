@@ -161,7 +161,8 @@ impl AppState {
     }
 }
 
-/// The whole HTTP surface: surface X, surface W, and a `not_found` envelope for anything else.
+/// The whole HTTP surface: surface X, surface W, and a `not_found` envelope for anything else
+/// (W's under W's paths, X's elsewhere).
 pub fn app(state: AppState) -> Router {
     let openwop = openwop::router(openwop::Dependencies {
         hub: Arc::clone(&state.hub),
@@ -171,16 +172,28 @@ pub fn app(state: AppState) -> Router {
             &state.executions,
         ))),
     });
-    let router = execution::router(Arc::clone(&state.executions))
-        .merge(openwop)
-        .fallback(|| async {
-            ApiError::new(
+    // An unknown path is answered by the surface whose paths it is under (W's prefixes,
+    // `openwop::claims_path`), in that surface's envelope; any other path by surface X.
+    let w_fallback = openwop::fallback(&state.config.openwop);
+    let executions = Arc::clone(&state.executions);
+    let fallback = tower::service_fn(move |request: axum::extract::Request| {
+        let w_fallback = w_fallback.clone();
+        let executions = Arc::clone(&executions);
+        async move {
+            if openwop::claims_path(request.uri().path()) {
+                return tower::ServiceExt::oneshot(w_fallback, request).await;
+            }
+            let not_found = ApiError::new(
                 spec::execution::ErrorCode::NotFound,
                 "Route not found",
                 false,
-            )
-            .into_response()
-        });
+            );
+            Ok(executions.refusal(not_found).into_response())
+        }
+    });
+    let router = execution::router(Arc::clone(&state.executions))
+        .merge(openwop)
+        .fallback_service(fallback);
     let router = if state.config.bench_publisher {
         crate::bench_publisher::install(router, Arc::clone(&state.hub), Arc::clone(&state.config))
     } else {

@@ -177,6 +177,12 @@ async fn a_half_sent_body_is_refused_with_the_envelope_and_closed() {
             spec::schema::validate(published, &envelope).is_ok(),
             "{surface}: {envelope}"
         );
+        if surface == "X" {
+            assert_eq!(
+                envelope["error"]["message"], "Request body was not received in time",
+                "{envelope}"
+            );
+        }
     }
     running.shutdown().await;
 }

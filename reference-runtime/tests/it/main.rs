@@ -4,6 +4,7 @@
 mod connections;
 mod crash_sigkill;
 mod defects;
+mod error_envelopes;
 mod restarts;
 mod w_choices;
 mod w_discovery;
