@@ -11,6 +11,7 @@ mod load;
 mod plan;
 mod provider_setups;
 mod rechunking_proxy;
+mod serve_store;
 mod tolerance_matrix;
 mod transcript_snapshots;
 mod unjudged_runs;
