@@ -6,6 +6,9 @@
 //! keep_alive_ms = 15000          # `:` comment interval on idle SSE streams; at most 30000
 //! json_charset = false           # `application/json; charset=utf-8` on JSON responses
 //! timestamp_offset_minutes = 120 # event times at +02:00 (default: UTC, `Z`)
+//! header_read_timeout_ms = 40000 # a request's head, idle keep-alive wait included
+//! body_read_timeout_ms = 60000   # a request's whole body
+//! max_connections = 4096         # open connections; more wait in the listen backlog
 //!
 //! [execution]                    # choices the protocol leaves open (see `choices`)
 //! unsatisfiable_requirements = "refuse"
@@ -99,6 +102,15 @@ pub struct ServerConfig {
     /// (`Content-Type`, `Retry-After`) rather than hyper's lower case: field names are
     /// case-insensitive (RFC 9110 §5.1). HTTP/1.1 only.
     pub title_case_headers: bool,
+    /// How long a connection may take, from when it waits for a request (on accept, or after
+    /// a response when kept alive), to send the request's whole head, in ms; past it the
+    /// connection is closed. The same clock is the idle keep-alive timeout (`crate::server`).
+    pub header_read_timeout_ms: u64,
+    /// How long a request's whole body may take to arrive once its handler reads it, in ms;
+    /// past it the request is refused with the surface's envelope and the connection closed.
+    pub body_read_timeout_ms: u64,
+    /// Connections served at once; further ones wait in the listen backlog until one closes.
+    pub max_connections: usize,
 }
 
 impl Default for ServerConfig {
@@ -109,6 +121,9 @@ impl Default for ServerConfig {
             json_charset: false,
             timestamp_offset_minutes: None,
             title_case_headers: false,
+            header_read_timeout_ms: crate::server::DEFAULT_HEADER_READ_TIMEOUT_MS,
+            body_read_timeout_ms: crate::server::DEFAULT_BODY_READ_TIMEOUT_MS,
+            max_connections: crate::server::DEFAULT_MAX_CONNECTIONS,
         }
     }
 }
@@ -117,6 +132,16 @@ impl ServerConfig {
     /// The keep-alive interval.
     pub fn keep_alive(&self) -> Duration {
         Duration::from_millis(self.keep_alive_ms)
+    }
+
+    /// The limits every connection is served under.
+    pub fn connection_limits(&self) -> crate::server::ConnectionLimits {
+        crate::server::ConnectionLimits {
+            header_read_timeout: Duration::from_millis(self.header_read_timeout_ms),
+            body_read_timeout: Duration::from_millis(self.body_read_timeout_ms),
+            max_connections: self.max_connections,
+            title_case_headers: self.title_case_headers,
+        }
     }
 
     /// The offset event times are written at, if one is configured and valid.
@@ -397,6 +422,9 @@ impl Config {
         }
         let limits = &self.limits;
         for (name, value) in [
+            ("header_read_timeout_ms", self.server.header_read_timeout_ms),
+            ("body_read_timeout_ms", self.server.body_read_timeout_ms),
+            ("max_connections", self.server.max_connections as u64),
             ("max_body_bytes", limits.max_body_bytes as u64),
             ("max_active_executions", limits.max_active_executions as u64),
             ("max_events_per_execution", limits.max_events_per_execution),

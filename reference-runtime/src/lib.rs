@@ -24,6 +24,7 @@ pub mod openwop;
 pub mod providers;
 pub mod redact;
 pub mod runtime;
+pub mod server;
 pub mod sse;
 pub mod store;
 
@@ -49,3 +50,4 @@ pub use defects::{Defect, Defects};
 pub use openwop::{ApiKeyConfig, HeartbeatConfig, PredicateConfig, Strictness};
 pub use redact::CredentialSource;
 pub use runtime::{RunningRuntime, RuntimeOptions, StartError, start};
+pub use server::ConnectionLimits;

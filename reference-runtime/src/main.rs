@@ -2,9 +2,14 @@
 //!
 //! ```text
 //! reference-runtime [--config FILE] [--listen ADDR] [--store memory|sqlite:PATH]
-//!                   [--keep-alive-ms MS] [--defect NAME]... [--list-defects]
-//!                   [--bench-publisher]
+//!                   [--keep-alive-ms MS] [--header-read-timeout-ms MS]
+//!                   [--body-read-timeout-ms MS] [--max-connections N]
+//!                   [--defect NAME]... [--list-defects] [--bench-publisher]
 //! ```
+//!
+//! `--store memory` (the default) keeps nothing past the process; `--store sqlite:PATH` keeps
+//! every log in the SQLite file `PATH` (created if absent, with its `-wal`/`-shm` companions
+//! beside it), which a later start on the same `PATH` recovers. The runtime never removes it.
 //!
 //! The first stdout line is `listening on http://ADDR`; logs go to stderr (filter with
 //! `RUST_LOG`), with every configured credential scrubbed.
@@ -30,12 +35,26 @@ struct Args {
     /// Address to listen on (port 0 picks a free port); overrides `server.listen`.
     #[arg(long, value_name = "ADDR")]
     listen: Option<SocketAddr>,
-    /// Event store, `memory` or `sqlite:PATH`; overrides `store.kind`.
+    /// Event store: `memory` (nothing survives the process) or `sqlite:PATH` (a durable
+    /// SQLite file, kept and recovered by the next start); overrides `store.kind`.
     #[arg(long, value_name = "KIND")]
     store: Option<StoreKind>,
     /// SSE keep-alive interval in ms (1–30000); overrides `server.keep_alive_ms`.
     #[arg(long, value_name = "MS")]
     keep_alive_ms: Option<u64>,
+    /// Longest time a connection may take to send a request's head, the wait for it on a
+    /// kept-alive connection included, in ms; overrides `server.header_read_timeout_ms`
+    /// (default 40000).
+    #[arg(long, value_name = "MS")]
+    header_read_timeout_ms: Option<u64>,
+    /// Longest time a request's whole body may take to arrive, in ms; overrides
+    /// `server.body_read_timeout_ms` (default 60000).
+    #[arg(long, value_name = "MS")]
+    body_read_timeout_ms: Option<u64>,
+    /// Connections served at once (more wait in the listen backlog); overrides
+    /// `server.max_connections` (default 4096).
+    #[arg(long, value_name = "N")]
+    max_connections: Option<usize>,
     /// Switches a defect on (repeatable; see --list-defects).
     #[arg(long = "defect", value_name = "NAME")]
     defects: Vec<Defect>,
@@ -89,6 +108,15 @@ async fn main() -> anyhow::Result<()> {
     }
     if let Some(ms) = args.keep_alive_ms {
         config.server.keep_alive_ms = ms;
+    }
+    if let Some(ms) = args.header_read_timeout_ms {
+        config.server.header_read_timeout_ms = ms;
+    }
+    if let Some(ms) = args.body_read_timeout_ms {
+        config.server.body_read_timeout_ms = ms;
+    }
+    if let Some(n) = args.max_connections {
+        config.server.max_connections = n;
     }
     config.bench_publisher = args.bench_publisher;
     let listen = args.listen.unwrap_or(config.server.listen);

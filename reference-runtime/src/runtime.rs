@@ -161,7 +161,8 @@ impl AppState {
     }
 }
 
-/// The whole HTTP surface: surface X, surface W, and a `not_found` envelope for anything else.
+/// The whole HTTP surface: surface X, surface W, and a `not_found` envelope for anything else
+/// (W's under W's paths, X's elsewhere).
 pub fn app(state: AppState) -> Router {
     let openwop = openwop::router(openwop::Dependencies {
         hub: Arc::clone(&state.hub),
@@ -171,16 +172,28 @@ pub fn app(state: AppState) -> Router {
             &state.executions,
         ))),
     });
-    let router = execution::router(Arc::clone(&state.executions))
-        .merge(openwop)
-        .fallback(|| async {
-            ApiError::new(
+    // An unknown path is answered by the surface whose paths it is under (W's prefixes,
+    // `openwop::claims_path`), in that surface's envelope; any other path by surface X.
+    let w_fallback = openwop::fallback(&state.config.openwop);
+    let executions = Arc::clone(&state.executions);
+    let fallback = tower::service_fn(move |request: axum::extract::Request| {
+        let w_fallback = w_fallback.clone();
+        let executions = Arc::clone(&executions);
+        async move {
+            if openwop::claims_path(request.uri().path()) {
+                return tower::ServiceExt::oneshot(w_fallback, request).await;
+            }
+            let not_found = ApiError::new(
                 spec::execution::ErrorCode::NotFound,
                 "Route not found",
                 false,
-            )
-            .into_response()
-        });
+            );
+            Ok(executions.refusal(not_found).into_response())
+        }
+    });
+    let router = execution::router(Arc::clone(&state.executions))
+        .merge(openwop)
+        .fallback_service(fallback);
     let router = if state.config.bench_publisher {
         crate::bench_publisher::install(router, Arc::clone(&state.hub), Arc::clone(&state.config))
     } else {
@@ -250,51 +263,13 @@ impl RunningRuntime {
     }
 }
 
-/// Serves HTTP/1.1 with header names in title case (`server.title_case_headers`), the
-/// connection loop `axum::serve` runs otherwise (TCP_NODELAY; no upgrades: neither surface uses them), and on stop the open
-/// connections are given a moment to finish (a held-open event stream never does).
-async fn serve_title_case(
-    listener: tokio::net::TcpListener,
-    router: axum::Router,
-    stopped: oneshot::Receiver<()>,
-) {
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let mut stopped = std::pin::pin!(stopped);
-    loop {
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            _ = &mut stopped => break,
-        };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
-            Err(error) => {
-                tracing::debug!(%error, "accepting a connection failed");
-                continue;
-            }
-        };
-        if let Err(error) = stream.set_nodelay(true) {
-            tracing::debug!(%error, "failed to set TCP_NODELAY");
-        }
-        let service = hyper_util::service::TowerToHyperService::new(router.clone());
-        let connection = hyper::server::conn::http1::Builder::new()
-            .title_case_headers(true)
-            .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-        let connection = graceful.watch(connection);
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%error, "a connection ended with an error");
-            }
-        });
-    }
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), graceful.shutdown()).await;
-}
-
-/// Builds the runtime and serves it on `listen` (port 0 picks a free port).
+/// Builds the runtime and serves it on `listen` (port 0 picks a free port), under the
+/// connection limits of `[server]` (`crate::server`).
 pub async fn start(
     listen: SocketAddr,
     options: RuntimeOptions,
 ) -> Result<RunningRuntime, StartError> {
-    let title_case_headers = options.config.server.title_case_headers;
+    let limits = options.config.server.connection_limits();
     let state = AppState::build(options)?;
     let listener = tokio::net::TcpListener::bind(listen)
         .await
@@ -306,30 +281,12 @@ pub async fn start(
         addr: listen,
         source,
     })?;
-    // Routes become services once, here: `axum::serve` given a bare `Router` rebuilds its
-    // route table for every connection (about 10 KB per open event stream on this router).
+    // Routes become services once, here (each connection clones the finished router; a bare
+    // `Router` given to a server rebuilds its route table for every connection, about 10 KB per
+    // open event stream on this router).
     let router = app(state.clone()).with_state(());
     let (stop, stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(async move {
-        if title_case_headers {
-            serve_title_case(listener, router, stopped).await;
-            return;
-        }
-        // TCP_NODELAY: SSE frames are small; Nagle's algorithm would hold each one back.
-        let listener =
-            axum::serve::ListenerExt::tap_io(listener, |stream: &mut tokio::net::TcpStream| {
-                if let Err(error) = stream.set_nodelay(true) {
-                    tracing::debug!(%error, "failed to set TCP_NODELAY");
-                }
-            });
-        let serve =
-            axum::serve(listener, router.into_make_service()).with_graceful_shutdown(async move {
-                let _ = stopped.await;
-            });
-        if let Err(error) = serve.await {
-            tracing::error!(%error, "server failed");
-        }
-    });
+    let server = tokio::spawn(crate::server::serve(listener, router, limits, stopped));
     tracing::info!(%addr, "runtime listening");
     Ok(RunningRuntime {
         addr,

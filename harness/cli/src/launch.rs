@@ -14,7 +14,7 @@ use reference_runtime::{
     EnvelopeFields, ErrorDetails, ErrorWording, EventIdForm, ExecutionCancel, HostChannelAddress,
     IdempotencyMismatch, InterruptIdForm, KeepAliveComment, MalformedStatus, ManifestFields,
     MessagesBatching, ProviderCodeChoice, ResultBeforeSuccess, RunStartedTiming, SequenceForm,
-    StoreKind, StreamValidationOrder, SubmissionStatus, UsageCurrency, UsageFacts, ValidationOrder,
+    StreamValidationOrder, SubmissionStatus, UsageCurrency, UsageFacts, ValidationOrder,
     ValuesResumeAtEnd,
 };
 use reference_runtime::{
@@ -32,6 +32,9 @@ use spec::execution::Modality;
 
 use harness::target::{SecretHeader, Target};
 use harness::upstream::{FakeUpstream, RoleBinding, WireFormat};
+
+/// The runtime's event store kind (`memory` or `sqlite:PATH`), for `conformance serve --store`.
+pub use reference_runtime::StoreKind;
 
 /// The environment-variable name the built-in runtime's providers read their credential from.
 pub const CREDENTIAL_ENV: &str = "CONFORMANCE_PROVIDER_KEY";
@@ -344,6 +347,11 @@ pub struct BuiltInOptions {
     pub providers: BuiltInProviders,
     /// The fixtures the runtime seeds (and lists in discovery); every shipped one when `None`.
     pub fixtures: Option<Vec<String>>,
+    /// The event store (`conformance serve --store`); `None`: the profile's (in memory, or a
+    /// temporary SQLite file for `deferred`, see [`crate::temp_store`]).
+    pub store: Option<StoreKind>,
+    /// Connections the runtime serves at once; `None`: the runtime's default.
+    pub max_connections: Option<usize>,
 }
 
 impl Default for BuiltInOptions {
@@ -358,6 +366,8 @@ impl Default for BuiltInOptions {
             max_subscribers_per_run: None,
             providers: BuiltInProviders::Standard,
             fixtures: None,
+            store: None,
+            max_connections: None,
         }
     }
 }
@@ -382,8 +392,8 @@ pub struct BuiltIn {
     /// The target description.
     pub target: Target,
     runtime: RunningRuntime,
-    /// The directory of a durable event store, removed when the target is dropped.
-    _store_dir: Option<tempfile::TempDir>,
+    /// A temporary durable event store, removed when the target is dropped.
+    _store_dir: Option<crate::temp_store::TempStore>,
 }
 
 impl BuiltIn {
@@ -624,14 +634,24 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     if let Some(limit) = options.max_subscribers_per_run {
         config.openwop.max_subscribers_per_run = limit;
     }
-    // The deferred profile's event store is durable (open point `x.event-store.durability`).
-    let store_dir = if options.profile == BuiltInProfile::Deferred {
-        let dir = tempfile::tempdir()
-            .map_err(|e| LaunchError::Runtime(format!("no directory for the event store: {e}")))?;
-        config.store.kind = StoreKind::Sqlite(dir.path().join("events.db"));
-        Some(dir)
-    } else {
-        None
+    if let Some(limit) = options.max_connections {
+        config.server.max_connections = limit;
+    }
+    // The deferred profile's event store is durable (open point `x.event-store.durability`):
+    // a temporary one unless a store is given.
+    let store_dir = match &options.store {
+        Some(kind) => {
+            config.store.kind = kind.clone();
+            None
+        }
+        None if options.profile == BuiltInProfile::Deferred => {
+            let store = crate::temp_store::TempStore::create().map_err(|e| {
+                LaunchError::Runtime(format!("no directory for the event store: {e}"))
+            })?;
+            config.store.kind = StoreKind::Sqlite(store.database());
+            Some(store)
+        }
+        None => None,
     };
     let runtime_options = RuntimeOptions {
         defects: Defects::of(defects),

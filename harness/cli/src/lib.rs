@@ -8,6 +8,8 @@
 //!   the runtime's root launching API only.
 //! - [`selftest`]: the kill matrix.
 //! - [`tolerance`]: the tolerance matrix: the corpus against every divergent profile.
+//! - [`temp_store`]: temporary durable stores, removed on drop or by the next start after a
+//!   `kill -9`.
 //! - [`try_case`]: one new or edited case against the standard runtime, every profile and every
 //!   defect (`conformance try`).
 //!
@@ -16,5 +18,6 @@
 pub mod corpus;
 pub mod launch;
 pub mod selftest;
+pub mod temp_store;
 pub mod tolerance;
 pub mod try_case;

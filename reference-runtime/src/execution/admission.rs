@@ -114,7 +114,14 @@ pub(crate) async fn admit(
     }
     let bytes = axum::body::to_bytes(body, max_body_bytes)
         .await
-        .map_err(|_| too_large())?;
+        .map_err(|error| {
+            if crate::server::is_body_deadline(&error) {
+                // `[server] body_read_timeout_ms` passed before the body ended.
+                ApiError::invalid("Request body was not received in time")
+            } else {
+                too_large()
+            }
+        })?;
     let mut json: Value = serde_json::from_slice(&bytes)
         .map_err(|_| ApiError::invalid("Request body is not valid JSON"))?;
     if defects.has(Defect::XMalformedRequestAccepted)

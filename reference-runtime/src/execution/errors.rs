@@ -73,6 +73,56 @@ impl From<crate::store::StoreError> for ApiError {
     }
 }
 
+/// The envelope for an error response the framework produced without one: an unknown method
+/// on a route (405, its `Allow` header kept), a path or query the extractors refuse (400), a
+/// body over a limit (413), … The status is kept; the code is `not_found` for 404,
+/// `internal_error` for 5xx and `invalid_request` otherwise; the message is a fixed text.
+pub(crate) fn envelope_for_bare_status(status: StatusCode) -> ApiError {
+    let error = match status {
+        StatusCode::NOT_FOUND => ApiError::new(ErrorCode::NotFound, "Route not found", false),
+        StatusCode::METHOD_NOT_ALLOWED => ApiError::invalid("Method not allowed on this route"),
+        StatusCode::PAYLOAD_TOO_LARGE => ApiError::invalid("Request body exceeds the size limit"),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+            ApiError::invalid("Content-Type must be application/json")
+        }
+        StatusCode::REQUEST_TIMEOUT => ApiError::invalid("Request was not received in time"),
+        s if s.is_server_error() => ApiError::internal(),
+        _ => ApiError::invalid("Request is malformed"),
+    };
+    error.with_status(status)
+}
+
+/// Whether a response carries a JSON body (the envelope, when it is an error).
+pub(crate) fn is_json(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
+        })
+}
+
+/// Puts the envelope on every 4xx/5xx of surface X that has none (see
+/// [`envelope_for_bare_status`]), keeping the status and the other headers.
+pub(crate) fn with_envelope(response: Response, wire: impl Fn(ApiError) -> ApiError) -> Response {
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) || is_json(&response) {
+        return response;
+    }
+    let (mut parts, _) = response.into_parts();
+    let enveloped = wire(envelope_for_bare_status(status)).into_response();
+    let (enveloped_parts, body) = enveloped.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.remove(header::TRANSFER_ENCODING);
+    for (name, value) in &enveloped_parts.headers {
+        parts.headers.insert(name, value.clone());
+    }
+    Response::from_parts(parts, body)
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status.unwrap_or_else(|| {

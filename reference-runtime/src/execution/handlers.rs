@@ -39,7 +39,17 @@ pub fn router(service: Arc<Executions>) -> Router {
         .route("/v1/executions/{id}/events", get(events_stream))
         .route("/v1/executions/{id}/result", get(result_show))
         .route("/v1/executions/{id}/cancel", post(executions_cancel))
+        .layer(axum::middleware::map_response_with_state(
+            Arc::clone(&service),
+            enveloped,
+        ))
         .with_state(service)
+}
+
+/// Every 4xx/5xx of surface X with the envelope, also those the framework answers itself (an
+/// unknown method, a path the extractor refuses), worded as the host's choices say.
+async fn enveloped(State(service): State<Arc<Executions>>, response: Response) -> Response {
+    super::errors::with_envelope(response, |error| service.refusal(error))
 }
 
 /// `GET /v1/runtime`: 200 when ready, else 503 with the same body.

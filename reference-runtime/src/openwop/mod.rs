@@ -97,6 +97,32 @@ pub struct Dependencies {
     pub providers: Option<ConfiguredProviders>,
 }
 
+/// The path prefixes of surface W: its routes and every unknown path under them are its own
+/// (answered with its flat envelope and `OpenWOP-Version`); every other path is surface X's.
+pub const PATH_PREFIXES: [&str; 4] = ["/.well-known/openwop", "/runs", "/host", "/conformance"];
+
+/// Whether `path` is surface W's (see [`PATH_PREFIXES`]): a prefix followed by nothing or
+/// by a `/` (`/runs/x`, but not `/runsx`).
+pub fn claims_path(path: &str) -> bool {
+    PATH_PREFIXES.iter().any(|prefix| {
+        path.strip_prefix(prefix)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
+}
+
+/// What surface W answers on a path of its own that no route serves: 404 `not_found` in the
+/// flat envelope, with `OpenWOP-Version` and the configured error details, as its routes do.
+pub fn fallback(config: &OpenWopConfig) -> Router {
+    let router = Router::new()
+        .fallback(|| async { axum::response::IntoResponse::into_response(ApiError::not_found()) })
+        .layer(axum::middleware::from_fn(version::protocol_version));
+    if config.choices.error_details == crate::choices::ErrorDetails::Annotated {
+        router.layer(axum::middleware::map_response(error::annotate_error))
+    } else {
+        router
+    }
+}
+
 /// The surface-W routes. Starts the configured heartbeats and schedules on the current tokio
 /// runtime (they stop once the router is dropped). A configuration that fails [`OpenWopConfig::validate`] is
 /// logged and replaced by the defaults, so the host never serves out-of-range values.

@@ -1,8 +1,10 @@
 //! The reference runtime's integration tests, one binary: both surfaces over real HTTP, one
 //! module per concept, the defect table (`defects`), and the hosts the tests share.
 
+mod connections;
 mod crash_sigkill;
 mod defects;
+mod error_envelopes;
 mod restarts;
 mod w_choices;
 mod w_discovery;

@@ -507,6 +507,12 @@ pub struct ServeArgs {
     /// Keep-alive interval in milliseconds.
     #[arg(long, default_value_t = 15_000)]
     pub keep_alive_ms: u64,
+    /// The event store, as for `reference-runtime --store`: `memory` (nothing survives the
+    /// process) or `sqlite:PATH` (a durable SQLite file, kept at exit and recovered by the next
+    /// start on the same PATH). Default: the profile's (in memory; `deferred` uses a temporary
+    /// SQLite file, removed at exit or, after a `kill -9`, by the next `conformance` start).
+    #[arg(long, value_name = "KIND")]
+    pub store: Option<conformance_cli::launch::StoreKind>,
     /// Call fake providers served elsewhere (e.g. by `conformance run --providers-listen`)
     /// instead of starting them: their address.
     #[arg(long, requires = "providers_streaming_at")]

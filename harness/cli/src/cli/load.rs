@@ -74,6 +74,13 @@ pub async fn load(args: LoadArgs) -> anyhow::Result<u8> {
                 profile: args.built_in_profile.into(),
                 // A load run is many readers of one run: no subscriber limit.
                 max_subscribers_per_run: Some(0),
+                // Every subscriber of every log may hold a connection at once.
+                max_connections: Some(
+                    args.subscribers
+                        .saturating_mul(args.runs)
+                        .saturating_add(256)
+                        .max(4096),
+                ),
                 ..BuiltInOptions::default()
             })
             .await

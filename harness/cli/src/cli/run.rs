@@ -655,7 +655,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         max_subscribers_per_run: None,
         providers: Default::default(),
         fixtures: None,
+        store: args.store.clone(),
+        max_connections: None,
     };
+    let stop = stop_signal()
+        .map_err(|e| environment(format!("failed to wait for Ctrl-C or SIGTERM: {e}")))?;
     let running = start_built_in(&options)
         .await
         .map_err(|e| environment(e.to_string()))?;
@@ -680,11 +684,34 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
             }
         }
     }
-    tokio::signal::ctrl_c()
-        .await
-        .map_err(|e| environment(format!("failed to wait for Ctrl-C: {e}")))?;
+    stop.await;
+    // Stopping drops the target, and with it a temporary store's directory.
     running.shutdown().await;
     Ok(0)
+}
+
+/// Ctrl-C, or (Unix) SIGTERM: what ends `serve` with its shutdown (a temporary store removed).
+/// Both are registered when this is called, before the address is printed, so a supervisor
+/// that signals as soon as it reads the address is honoured.
+fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+    }
 }
 
 /// `conformance mock-provider`: fake providers serving script files.

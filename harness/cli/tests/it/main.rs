@@ -13,6 +13,7 @@ mod plan;
 mod plan_equals_run;
 mod provider_setups;
 mod rechunking_proxy;
+mod serve_store;
 mod tolerance_matrix;
 mod transcript_snapshots;
 mod unjudged_runs;
