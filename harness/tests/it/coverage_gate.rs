@@ -137,7 +137,7 @@ fn upstreams_catalogue_runs_every_rule_but_those_only_project_fixtures_serve() {
                 && !id.starts_with("events.envelope-catalog.")
                 && !id.starts_with("events.envelope-contracts.")
                 && !id.starts_with("events.types.vendor")
-                && !id.starts_with("events.stream-modes.vendor")
+                && !id.starts_with("events.stream-mode.vendor")
         })
         .collect();
     assert!(
