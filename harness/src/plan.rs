@@ -64,14 +64,18 @@ pub struct ProviderToConfigure {
     pub listed_by_host: bool,
 }
 
-/// A fixture some selected case needs.
+/// A fixture some selected case needs (or may use, among alternatives).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FixtureToSeed {
     /// The workflow id (`spec/fixtures/<id>.json`).
     pub id: String,
+    /// Its catalogue: `upstream` (OpenWOP's own conformance fixtures) or `project` (this
+    /// project's, kept where no upstream fixture serves a rule); `unknown` for an id neither
+    /// ships.
+    pub catalogue: String,
     /// Whether the host's discovery lists it.
     pub seeded: bool,
-    /// How many selected cases need it.
+    /// How many selected cases need it (or name it among their alternatives).
     pub cases: usize,
 }
 
@@ -173,8 +177,10 @@ pub fn plan(
     let mut facts: BTreeMap<String, usize> = BTreeMap::new();
     for case in cases {
         for need in &case.needs {
-            if let Some(fixture) = need.strip_prefix("fixture:") {
-                *fixtures.entry(fixture.to_string()).or_default() += 1;
+            if let Some(alternatives) = need.strip_prefix("fixture:") {
+                for fixture in alternatives.split('|') {
+                    *fixtures.entry(fixture.to_string()).or_default() += 1;
+                }
             }
             if let Some(fact) = need.strip_prefix("fact:") {
                 *facts.entry(fact.to_string()).or_default() += 1;
@@ -190,6 +196,9 @@ pub fn plan(
             .into_iter()
             .map(|(id, cases)| FixtureToSeed {
                 seeded: target.has(&format!("fixture:{id}")),
+                catalogue: spec::fixtures::catalogue_of(&id)
+                    .map_or("unknown", spec::fixtures::Catalogue::name)
+                    .to_string(),
                 id,
                 cases,
             })
@@ -202,7 +211,7 @@ pub fn plan(
                 cases,
             })
             .collect(),
-        seeding: "seed each fixture from spec/fixtures/<id>.json under its id and list the id in the discovery document's fixtures[]".into(),
+        seeding: "seed each fixture under its id and list the id in the discovery document's fixtures[]: upstream's from OpenWOP's conformance fixtures (spec/fixtures/<id>.json transcribes them), this project's from spec/fixtures/<id>.json".into(),
     }
 }
 
@@ -252,14 +261,35 @@ impl RunPlan {
              ends in `/v1`)\n",
         );
         out.push_str("\nFixtures to seed:\n");
-        for f in &self.fixtures {
-            let _ = writeln!(
-                out,
-                "  {} ({} case(s)): {}",
-                f.id,
-                f.cases,
-                if f.seeded { "listed" } else { "NOT listed" }
-            );
+        for (catalogue, heading) in [
+            (
+                "upstream",
+                "upstream's catalogue (OpenWOP's conformance fixtures)",
+            ),
+            (
+                "project",
+                "this project's catalogue (where no upstream fixture serves)",
+            ),
+            ("unknown", "in neither catalogue"),
+        ] {
+            let of: Vec<&FixtureToSeed> = self
+                .fixtures
+                .iter()
+                .filter(|f| f.catalogue == catalogue)
+                .collect();
+            if of.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "  {heading}:");
+            for f in of {
+                let _ = writeln!(
+                    out,
+                    "    {} ({} case(s)): {}",
+                    f.id,
+                    f.cases,
+                    if f.seeded { "listed" } else { "NOT listed" }
+                );
+            }
         }
         let _ = writeln!(out, "  ({})", self.seeding);
         out.push_str("\nFacts to supply (--fact NAME=VALUE or --facts-file):\n");
@@ -335,10 +365,10 @@ mod tests {
         let cases = [
             case("x.a", &["provider:text-primary"]),
             case("x.b", &["capability:heartbeat"]),
-            case(
-                "x.c",
-                &["fact:subscriber_limit", "fixture:conformance-approval"],
-            ),
+            case("x.c", &["fact:subscriber_limit"]),
+            // A fixture the host does not list is the host's fact: SKIP.
+            case("x.d", &["fixture:conformance-approval"]),
+            case("x.e", &["fixture:conformance-debug-noise"]),
         ];
         let refs: Vec<&Case> = cases.iter().collect();
         let bindings = vec![RoleBinding {
@@ -358,7 +388,13 @@ mod tests {
         let dispositions: Vec<Disposition> = plan.cases.iter().map(|c| c.disposition).collect();
         assert_eq!(
             dispositions,
-            [Disposition::Run, Disposition::Skip, Disposition::Blocked]
+            [
+                Disposition::Run,
+                Disposition::Skip,
+                Disposition::Blocked,
+                Disposition::Skip,
+                Disposition::Skip
+            ]
         );
         assert_eq!(
             plan.providers[0].base_url.as_deref(),
@@ -371,10 +407,19 @@ mod tests {
                 .contains("the host calls POST http://fakes/anthropic/v1/messages")
         );
         assert!(!plan.providers[0].listed_by_host);
-        assert_eq!(plan.fixtures.len(), 1);
+        assert_eq!(plan.fixtures.len(), 2);
         assert!(!plan.fixtures[0].seeded);
+        assert_eq!(plan.fixtures[0].catalogue, "upstream");
+        assert_eq!(plan.fixtures[1].catalogue, "project");
         assert_eq!(plan.facts[0].name, "subscriber_limit");
         assert!(!plan.facts[0].supplied);
-        assert!(plan.to_text().contains("1 run, 1 SKIP, 1 BLOCKED"));
+        let text = plan.to_text();
+        assert!(text.contains("1 run, 3 SKIP, 1 BLOCKED"), "{text}");
+        // Fixtures are listed by catalogue, upstream's first.
+        let upstream = text.find("upstream's catalogue").unwrap();
+        let project = text.find("this project's catalogue").unwrap();
+        assert!(upstream < text.find("conformance-approval").unwrap());
+        assert!(project < text.find("conformance-debug-noise").unwrap());
+        assert!(upstream < project);
     }
 }

@@ -147,12 +147,34 @@ impl Target {
     }
 
     /// Whether the target has a capability, or (`fact:<name>`) the fact a case reads as
-    /// `${target.<name>}`.
+    /// `${target.<name>}`. `fixture:A|B|…` (alternatives, upstream's first) holds when the host
+    /// lists any of them.
     pub fn has(&self, need: &str) -> bool {
+        if let Some(alternatives) = need.strip_prefix("fixture:")
+            && alternatives.contains('|')
+        {
+            return alternatives
+                .split('|')
+                .any(|id| self.capabilities.contains(&format!("fixture:{id}")));
+        }
         match need.strip_prefix("fact:") {
             Some(name) => self.facts.get(name).is_some_and(|v| !v.is_null()),
             None => self.capabilities.contains(need),
         }
+    }
+
+    /// For every `fixture:A|B|…` need of a case, its first alternative → the first alternative
+    /// the host lists (what `${fixture.A}` expands to). A single-fixture need maps to itself.
+    pub fn chosen_fixtures(&self, needs: &[String]) -> BTreeMap<String, String> {
+        needs
+            .iter()
+            .filter_map(|need| need.strip_prefix("fixture:"))
+            .filter_map(|alternatives| {
+                let ids: Vec<String> = alternatives.split('|').map(String::from).collect();
+                let chosen = self.first_listed_fixture(&ids)?;
+                Some((ids[0].clone(), chosen.to_string()))
+            })
+            .collect()
     }
 
     /// Whether `need` (a case's `needs` entry, `!name` for "does not have") holds, and if not,
@@ -174,24 +196,31 @@ impl Target {
         if self.has(need) {
             return NeedStatus::Met;
         }
+        if let Some(alternatives) = need.strip_prefix("fixture:")
+            && alternatives.contains('|')
+        {
+            // None listed: BLOCKED when the operator required one of them, else SKIP.
+            let ids: Vec<&str> = alternatives.split('|').collect();
+            if let Some(reason) = ids
+                .iter()
+                .find_map(|id| self.unjudgeable_reason(&format!("fixture:{id}")))
+            {
+                return NeedStatus::Unjudgeable(reason);
+            }
+            return NeedStatus::Lacking(format!(
+                "the host lists none of the fixtures that serve this case ({}): {}",
+                ids.join(", "),
+                fixture_not_listed(ids[0])
+            ));
+        }
         if let Some(reason) = self.unjudgeable_reason(need) {
             return NeedStatus::Unjudgeable(reason);
         }
         if let Some(fixture) = need.strip_prefix("fixture:") {
-            let contract = spec::fixtures::CONTRACT_FIXTURES
-                .iter()
-                .chain(spec::fixtures::ENVELOPE_FIXTURES.iter())
-                .any(|f| *f == fixture);
-            if !contract {
-                // A fixture beyond the contract's adds depth, not coverage: a host may leave it
-                // out, and the contract's fixtures judge the same rules.
-                return NeedStatus::Lacking(format!(
-                    "the host does not seed fixture `{fixture}`, which the contract does not require (it adds depth: seed spec/fixtures/{fixture}.json to run this case)"
-                ));
-            }
-            return NeedStatus::Unjudgeable(format!(
-                "the host's discovery document does not list fixture `{fixture}`, so the harness cannot set the case up"
-            ));
+            // A host seeds the fixtures of the features it has: one it does not list is the
+            // host's fact (SKIP), unless the operator required it ([`require_fixtures`]:
+            // recorded in `unjudgeable`, so BLOCKED above).
+            return NeedStatus::Lacking(fixture_not_listed(fixture));
         }
         if let Some(mock) = need.strip_prefix("mock-provider:") {
             return NeedStatus::Unjudgeable(format!(
@@ -233,6 +262,15 @@ impl Target {
         NeedStatus::Lacking(format!("the target does not have {need}"))
     }
 
+    /// The first of `alternatives` (fixture ids, in the case's order: upstream's first) the
+    /// host lists, if any.
+    pub fn first_listed_fixture<'a>(&self, alternatives: &'a [String]) -> Option<&'a str> {
+        alternatives
+            .iter()
+            .map(String::as_str)
+            .find(|id| self.has(&format!("fixture:{id}")))
+    }
+
     /// Why the harness could not establish `need`, when it could not.
     fn unjudgeable_reason(&self, need: &str) -> Option<String> {
         self.unjudgeable.get(need).cloned().or_else(|| {
@@ -252,6 +290,45 @@ impl Target {
             .collect();
         secrets.extend(self.canary.clone());
         secrets
+    }
+}
+
+/// Why a case needing `fixture` does not run on a host that does not list it: the reason names
+/// the fixture's catalogue and how to run the case.
+fn fixture_not_listed(fixture: &str) -> String {
+    match spec::fixtures::get(fixture) {
+        Some(f) if f.catalogue == spec::fixtures::Catalogue::Upstream => format!(
+            "the host does not list fixture `{fixture}` (upstream's catalogue) in discovery fixtures[]: seed it to run this case (--require-fixture {fixture} makes this BLOCKED)"
+        ),
+        Some(f) => format!(
+            "the host does not list fixture `{fixture}` (this project's catalogue: {}) in discovery fixtures[]: seed spec/fixtures/{fixture}.json to run this case (--require-fixture {fixture} makes this BLOCKED)",
+            f.note
+        ),
+        None => format!(
+            "the host does not list fixture `{fixture}` in discovery fixtures[] (--require-fixture {fixture} makes this BLOCKED)"
+        ),
+    }
+}
+
+/// Records the operator's requirement that the host list `fixtures` (or, with `all`, every
+/// fixture a case needs): a case needing one the host does not list is then BLOCKED (the
+/// harness cannot set it up), not SKIP.
+pub fn require_fixtures(target: &mut Target, fixtures: &[String], all: bool) {
+    let why = |id: &str| {
+        format!(
+            "the operator requires fixture `{id}` and the host's discovery document does not list it, so the harness cannot set the case up"
+        )
+    };
+    for id in fixtures {
+        if !target.has(&format!("fixture:{id}")) {
+            target.unjudgeable.insert(format!("fixture:{id}"), why(id));
+        }
+    }
+    if all {
+        target.unjudgeable.insert(
+            "fixture:*".into(),
+            "the operator requires every fixture a case needs (--require-all-fixtures) and the host's discovery document does not list this one".into(),
+        );
     }
 }
 
@@ -300,8 +377,11 @@ mod tests {
             target.need_status("fixture:conformance-all-tiers"),
             NeedStatus::Lacking(_)
         ));
+        assert!(matches!(
+            target.need_status("fixture:conformance-noop"),
+            NeedStatus::Lacking(_)
+        ));
         for need in [
-            "fixture:conformance-noop",
             "mock-provider:stream-text",
             "fact:heartbeat_interval_ms",
             "tenant-b",
@@ -333,5 +413,54 @@ mod tests {
             panic!("a v1-only host lacks surface W");
         };
         assert!(why.contains("v1 only"), "{why}");
+    }
+
+    #[test]
+    fn an_unlisted_fixture_is_skip_unless_the_operator_requires_it() {
+        let mut target = target();
+        target
+            .capabilities
+            .insert("fixture:conformance-stream-text".into());
+        let NeedStatus::Lacking(why) = target.need_status("fixture:conformance-debug-noise") else {
+            panic!("an unlisted fixture is the host's fact");
+        };
+        assert!(why.contains("this project's catalogue"), "{why}");
+        require_fixtures(&mut target, &["conformance-noop".into()], false);
+        assert!(matches!(
+            target.need_status("fixture:conformance-noop"),
+            NeedStatus::Unjudgeable(_)
+        ));
+        assert!(matches!(
+            target.need_status("fixture:conformance-debug-noise"),
+            NeedStatus::Lacking(_)
+        ));
+        require_fixtures(&mut target, &[], true);
+        assert!(matches!(
+            target.need_status("fixture:conformance-debug-noise"),
+            NeedStatus::Unjudgeable(_)
+        ));
+        // A listed fixture stays met, required or not.
+        assert_eq!(
+            target.need_status("fixture:conformance-stream-text"),
+            NeedStatus::Met
+        );
+        assert_eq!(
+            target.first_listed_fixture(&[
+                "conformance-all-tiers".into(),
+                "conformance-stream-text".into()
+            ]),
+            Some("conformance-stream-text")
+        );
+        // Alternatives: met when any is listed, and the first listed one is chosen.
+        let either = "fixture:conformance-cancellable|conformance-stream-text";
+        assert_eq!(target.need_status(either), NeedStatus::Met);
+        assert_eq!(
+            target.chosen_fixtures(&[either.to_string()])["conformance-cancellable"],
+            "conformance-stream-text"
+        );
+        assert!(matches!(
+            target.need_status("fixture:conformance-cancellable|conformance-delay"),
+            NeedStatus::Unjudgeable(_)
+        ));
     }
 }

@@ -59,6 +59,9 @@ pub struct Scope {
     pub providers: BTreeMap<String, String>,
     /// Facts of the target.
     pub target: BTreeMap<String, Value>,
+    /// The fixture chosen for each of the case's `fixture:A|B|…` needs, keyed by its first
+    /// alternative: `${fixture.A}` is the first alternative the host lists.
+    pub fixtures: BTreeMap<String, String>,
     /// The seed from which `uuid.<name>` values derive.
     pub uuid_seed: String,
 }
@@ -182,9 +185,14 @@ impl Scope {
                 .cloned()
                 .ok_or_else(|| missing(format!("the target has no `{name}`")))?,
             "uuid" => Value::String(derived_uuid(&self.uuid_seed, name)),
+            "fixture" => Value::String(self.fixtures.get(name).cloned().ok_or_else(|| {
+                missing(format!(
+                    "no `fixture:{name}|…` need of the case names a fixture the host lists"
+                ))
+            })?),
             _ => {
                 return Err(syntax(
-                    "unknown root (steps, var, defs, script, provider, target, uuid)",
+                    "unknown root (steps, var, defs, script, provider, target, uuid, fixture)",
                 ));
             }
         };
@@ -455,7 +463,7 @@ pub fn check_syntax(expression: &str) -> Result<(), TemplateError> {
     match parsed.path.first() {
         Some(Segment::Name(root))
             if [
-                "steps", "var", "defs", "script", "provider", "target", "uuid",
+                "steps", "var", "defs", "script", "provider", "target", "uuid", "fixture",
             ]
             .contains(&root.as_str())
                 && parsed.path.len() >= 2 =>

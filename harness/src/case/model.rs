@@ -49,7 +49,8 @@ pub struct Case {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
     /// Capabilities the target must have, else the case is SKIP with the reason. Forms:
-    /// `fixture:<id>`, `mock-provider:<id>`, `stream-mode:<mode>`, `capability:<family>` (and
+    /// `fixture:<id>` (`fixture:<a>|<b>`: alternatives, the first listed is `${fixture.<a>}`),
+    /// `mock-provider:<id>`, `stream-mode:<mode>`, `capability:<family>` (and
     /// `capability:<family>.<facet>`, `capability:<family>.<facet>=<string value>`),
     /// `provider:<role>`, `fact:<name>` (the target has the fact `${target.<name>}` reads),
     /// `tenant-b`, `subscriber-limit`; `!<need>` for cases about hosts without it.

@@ -81,6 +81,7 @@ impl CaseRunner {
                 defs: case.defs.clone().into_iter().collect(),
                 providers: self.target.providers.clone(),
                 target: self.target.facts.clone(),
+                fixtures: self.target.chosen_fixtures(&case.needs),
                 uuid_seed: uuid::Uuid::new_v4().to_string(),
                 ..Scope::default()
             },

@@ -150,14 +150,15 @@ pub(crate) async fn create(
     let tokens: Vec<String> = (0..plan.events).map(|i| format!("t{i} ")).collect();
     match plan.surface {
         LoadSurface::Openwop => {
+            // Upstream's fixture, driven as upstream's suite drives it (`configurable.mockProvider`).
             let body = json!({
                 "workflowId": "conformance-stream-text",
-                "configurable": {"version": 1, "ai": {"mockProvider": {"id": "stream-text", "config": {
+                "configurable": {"mockProvider": {"id": "stream-text", "config": {
                     "tokens": tokens,
                     "delayMsPerToken": plan.event_interval_ms,
                     "finishReason": "stop",
                     "usage": {"promptTokens": 1, "completionTokens": plan.events, "totalTokens": plan.events + 1}
-                }}}}
+                }}}
             });
             let id =
                 post_creation(client, target, "/runs", &headers, &body, "runId", deadline).await?;

@@ -72,3 +72,76 @@ fn the_contracts_fixtures_judge_every_wire_must_requirement() {
         "wire MUST requirements the eight table fixtures leave unjudged beyond the AI envelopes: {beyond:#?}"
     );
 }
+
+#[test]
+fn upstreams_catalogue_runs_every_rule_but_those_only_project_fixtures_serve() {
+    let corpus =
+        harness::case::load_corpus(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases"))
+            .unwrap();
+    let cases: Vec<harness::case::Case> = corpus.cases.into_iter().map(|c| c.case).collect();
+    let project = spec::fixtures::ids_of(spec::fixtures::Catalogue::Project);
+    // Every case that needs a project-only fixture says so, and why, in its description; and
+    // every case names the fixtures that serve it among spec/fixtures/ (alternatives upstream's
+    // catalogue first where both serve).
+    for case in &cases {
+        for need in &case.needs {
+            let Some(alternatives) = need.strip_prefix("fixture:") else {
+                continue;
+            };
+            let ids: Vec<&str> = alternatives.split('|').collect();
+            for id in &ids {
+                assert!(
+                    spec::fixtures::get(id).is_some(),
+                    "{}: fixture `{id}` is in neither catalogue",
+                    case.id
+                );
+            }
+            let catalogues: Vec<spec::fixtures::Catalogue> = ids
+                .iter()
+                .filter_map(|id| spec::fixtures::catalogue_of(id))
+                .collect();
+            assert!(
+                catalogues.windows(2).all(|w| w[0] <= w[1]),
+                "{}: name upstream's fixtures first in `{need}`",
+                case.id
+            );
+            if ids.iter().all(|id| project.contains(id)) {
+                assert!(
+                    case.description
+                        .as_deref()
+                        .is_some_and(|d| d.contains("Project-only fixture")),
+                    "{}: needs the project-only `{alternatives}` without saying why no upstream fixture serves it",
+                    case.id
+                );
+            }
+        }
+    }
+    let report = CoverageReport::compute(&cases, spec::requirements::registry());
+    let upstream = report
+        .by_fixture_set
+        .iter()
+        .find(|set| set.name == "upstream")
+        .expect("the upstream catalogue's set is reported");
+    eprintln!(
+        "upstream's catalogue: {} of {} wire MUST requirements run; only with project fixtures: {:#?}",
+        upstream.wire_must_covered, upstream.wire_must_total, upstream.only_with_other_fixtures
+    );
+    // What only project fixtures serve: the AI envelopes (a per-run envelope program) and the
+    // vendor events' debug-only rule (a vendor event).
+    let unexpected: Vec<&String> = upstream
+        .only_with_other_fixtures
+        .iter()
+        .filter(|id| {
+            !id.starts_with("events.ai-envelopes.")
+                && !id.starts_with("events.reliability.")
+                && !id.starts_with("events.envelope-catalog.")
+                && !id.starts_with("events.envelope-contracts.")
+                && !id.starts_with("events.types.vendor")
+                && !id.starts_with("events.stream-mode.vendor")
+        })
+        .collect();
+    assert!(
+        unexpected.is_empty(),
+        "wire MUST rules upstream's catalogue leaves unrun beyond those only project fixtures serve: {unexpected:#?}"
+    );
+}

@@ -240,8 +240,9 @@ fn fail(node: &NodeDef) -> NodeError {
     };
     NodeError::failed(
         ErrorObject {
-            code: text("code", "internal_error"),
-            message: text("message", "the node failed as configured"),
+            // Upstream's `core.fail` (conformance/fixtures.md, NodeModule registration).
+            code: text("code", "conformance_test_failure"),
+            message: text("message", "Intentional conformance failure"),
             details: None,
             retryable: Some(false),
         },

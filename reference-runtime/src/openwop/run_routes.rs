@@ -44,7 +44,13 @@ pub(crate) async fn create(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let key = idempotency::key_from(&headers)?;
-    let (request, raw): (CreateRunRequest, Value) = json_body(&headers, &body, "CreateRunRequest")?;
+    let (mut request, raw): (Value, Value) = json_body(&headers, &body, "CreateRunRequest")?;
+    upstream_suite_mock_provider(&mut request);
+    let request: CreateRunRequest = serde_json::from_value(request).map_err(|_| {
+        ApiError::validation(
+            "the body is not a valid CreateRunRequest (closed object; see the contract)",
+        )
+    })?;
     let new_run = runs::validate_create(&state, &caller, request)?;
     let base = base_url(&state, &headers);
     let respond = |run_id: &str| {
@@ -100,6 +106,37 @@ pub(crate) async fn create(
             "idempotency_key_mismatch",
             "the Idempotency-Key was used with a different request",
         )),
+    }
+}
+
+/// Reads the mock provider where upstream's conformance suite puts it: its
+/// `conformance-stream-text` scenario starts the fixture with `configurable.mockProvider`
+/// (`run-options.schema.json`, an open `configurable` without `version`), where the v2
+/// `configurable.schema.json` has `configurable.ai.mockProvider` under `version: 1`. A body
+/// of the first form is read as the second; any other body is left as it is.
+fn upstream_suite_mock_provider(request: &mut Value) {
+    let Some(configurable) = request
+        .get_mut("configurable")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    let Some(mock) = configurable.remove("mockProvider") else {
+        return;
+    };
+    configurable.entry("version").or_insert(Value::from(1));
+    let ai = configurable
+        .entry("ai")
+        .or_insert_with(|| Value::Object(Default::default()));
+    match ai.as_object_mut() {
+        Some(ai) if !ai.contains_key("mockProvider") => {
+            ai.insert("mockProvider".into(), mock);
+        }
+        // Both spellings, or an `ai` that is not an object: put it back, so the closed
+        // object refuses the body.
+        _ => {
+            configurable.insert("mockProvider".into(), mock);
+        }
     }
 }
 
@@ -204,4 +241,41 @@ pub(crate) async fn resolve_interrupt(
         "status": RunStatus::Running.as_str(),
     }))
     .into_response())
+}
+
+#[cfg(test)]
+mod upstream_suite_tests {
+    use super::*;
+
+    #[test]
+    fn upstreams_mock_provider_spelling_is_read_as_the_v2_one() {
+        let mock = json!({"id": "stream-text", "config": {"tokens": ["a"]}});
+        let mut body = json!({"workflowId": "conformance-stream-text",
+                              "configurable": {"mockProvider": mock.clone()}});
+        upstream_suite_mock_provider(&mut body);
+        assert_eq!(
+            body["configurable"],
+            json!({"version": 1, "ai": {"mockProvider": mock.clone()}})
+        );
+        let request: CreateRunRequest = serde_json::from_value(body).unwrap();
+        assert_eq!(
+            request
+                .configurable
+                .unwrap()
+                .ai
+                .unwrap()
+                .mock_provider
+                .unwrap()
+                .id,
+            "stream-text"
+        );
+        // The v2 spelling is left alone; both spellings at once stay refused by the closed object.
+        let v2 = json!({"workflowId": "w", "configurable": {"version": 1, "ai": {"mockProvider": mock.clone()}}});
+        let mut same = v2.clone();
+        upstream_suite_mock_provider(&mut same);
+        assert_eq!(same, v2);
+        let mut both = json!({"workflowId": "w", "configurable": {"version": 1, "mockProvider": mock.clone(), "ai": {"mockProvider": mock}}});
+        upstream_suite_mock_provider(&mut both);
+        assert!(serde_json::from_value::<CreateRunRequest>(both).is_err());
+    }
 }

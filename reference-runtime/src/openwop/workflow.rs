@@ -321,7 +321,7 @@ mod tests {
         assert_eq!(workflows.ids().len(), spec::fixtures::all().len());
         let multi = workflows.get("conformance-multi-node").unwrap();
         let order: Vec<&str> = multi.nodes.iter().map(|n| n.id.as_str()).collect();
-        assert_eq!(order, ["A", "B", "C"]);
+        assert_eq!(order, ["a", "b", "c"]);
     }
 
     #[test]

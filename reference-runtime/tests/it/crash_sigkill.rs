@@ -558,7 +558,7 @@ async fn check_creation(
                 assert_eq!(terminal["type"], "run.failed", "{log:#?}");
             }
             if seen.suspended {
-                assert_eq!(terminal["payload"]["failedNodeId"], "approve", "{terminal}");
+                assert_eq!(terminal["payload"]["failedNodeId"], "gate", "{terminal}");
             }
             let snapshot: Value = client
                 .get(format!("{base}{}", run_path(&seen.id)))

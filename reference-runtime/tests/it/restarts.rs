@@ -76,7 +76,7 @@ async fn unfinished_runs_end_failed_after_a_restart_and_finished_ones_are_untouc
     let second = composed(on_file(&db), None).await;
     assert_eq!(second.finished_log(&done).await, done_log, "untouched");
     for (run_id, before, node) in [
-        (&waiting, &waiting_before, "approve"),
+        (&waiting, &waiting_before, "gate"),
         (&running, &running_before, "wait"),
     ] {
         let log = second.finished_log(run_id).await;
@@ -103,7 +103,7 @@ async fn unfinished_runs_end_failed_after_a_restart_and_finished_ones_are_untouc
     // The gate cannot be resolved any more, and the key still names the run.
     let resolve = second
         .post(
-            &format!("{}/interrupts/approve", run_path(&waiting)),
+            &format!("{}/interrupts/gate", run_path(&waiting)),
             Some(KEY_A),
             &json!({"resumeValue": {"action": "accept"}}),
         )

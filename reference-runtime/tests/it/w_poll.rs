@@ -115,7 +115,7 @@ async fn a_long_poll_waits_up_to_its_timeout_or_until_the_next_event() {
     let resolved_at = Instant::now();
     let response = host
         .post(
-            &format!("{}/interrupts/approve", run_path(&run_id)),
+            &format!("{}/interrupts/gate", run_path(&run_id)),
             Some(KEY_A),
             &json!({"resumeValue": {"action": "accept"}}),
         )

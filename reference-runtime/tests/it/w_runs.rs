@@ -486,7 +486,7 @@ async fn interrupts_resolve_once_and_refuse_what_is_not_open() {
     expect_error(wrong_node, 404, "interrupt_not_found").await;
     let bad_action = host
         .post(
-            &format!("{path}/interrupts/approve"),
+            &format!("{path}/interrupts/gate"),
             Some(KEY_A),
             &json!({"resumeValue": {"action": "maybe"}}),
         )
@@ -494,16 +494,12 @@ async fn interrupts_resolve_once_and_refuse_what_is_not_open() {
     let body = expect_error(bad_action, 400, "validation_error").await;
     assert_eq!(body["details"]["actions"], json!(["accept", "reject"]));
     let no_body = host
-        .post(
-            &format!("{path}/interrupts/approve"),
-            Some(KEY_A),
-            &json!({}),
-        )
+        .post(&format!("{path}/interrupts/gate"), Some(KEY_A), &json!({}))
         .await;
     expect_error(no_body, 400, "validation_error").await;
     let other_tenant = host
         .post(
-            &format!("{path}/interrupts/approve"),
+            &format!("{path}/interrupts/gate"),
             Some(KEY_B),
             &json!({"resumeValue": {"action": "accept"}}),
         )
@@ -511,14 +507,14 @@ async fn interrupts_resolve_once_and_refuse_what_is_not_open() {
     expect_error(other_tenant, 403, "id_tenant_mismatch").await;
     let ok = host
         .post(
-            &format!("{path}/interrupts/approve"),
+            &format!("{path}/interrupts/gate"),
             Some(KEY_A),
             &json!({"resumeValue": {"action": "reject"}}),
         )
         .await;
     assert_eq!(ok.status(), 200);
     let ok: Value = ok.json().await.unwrap();
-    assert_eq!(ok["nodeId"], "approve");
+    assert_eq!(ok["nodeId"], "gate");
     let log = host.finished_log(&run_id).await;
     let resolved: Vec<&Value> = log
         .iter()
@@ -528,7 +524,7 @@ async fn interrupts_resolve_once_and_refuse_what_is_not_open() {
     assert_eq!(resolved[0]["payload"]["decision"], "rejected");
     let duplicate = host
         .post(
-            &format!("{path}/interrupts/approve"),
+            &format!("{path}/interrupts/gate"),
             Some(KEY_A),
             &json!({"resumeValue": {"action": "accept"}}),
         )
@@ -584,7 +580,7 @@ async fn cancel_of_a_suspended_run_ends_it() {
     assert_eq!(log.last().unwrap()["type"], "run.cancelled");
     let late = host
         .post(
-            &format!("{}/interrupts/approve", run_path(&run_id)),
+            &format!("{}/interrupts/gate", run_path(&run_id)),
             Some(KEY_A),
             &json!({"resumeValue": {"action": "accept"}}),
         )

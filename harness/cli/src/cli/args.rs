@@ -453,10 +453,19 @@ pub struct RunArgs {
     #[arg(long, default_value = "standard")]
     pub built_in_providers: String,
     /// Built-in target only: the fixtures the runtime seeds (`shipped`: every one of
-    /// spec/fixtures/; `contract-table`: the eight of CONTRACT.md's table; `contract`: those
-    /// and the two AI-envelope fixtures).
+    /// spec/fixtures/, both catalogues; `upstream`: upstream's catalogue only, as a real
+    /// OpenWOP host seeds it; `contract-table`: the eight of CONTRACT.md's table; `contract`:
+    /// those and the two AI-envelope fixtures).
     #[arg(long, default_value = "shipped")]
     pub built_in_fixtures: String,
+    /// A fixture the host must list (repeatable): a case needing it is BLOCKED, not SKIP,
+    /// when the host's discovery does not list it.
+    #[arg(long = "require-fixture", value_name = "ID")]
+    pub require_fixtures: Vec<String>,
+    /// Every fixture a case needs is required: a case whose fixture the host does not list is
+    /// BLOCKED, not SKIP.
+    #[arg(long = "require-all-fixtures")]
+    pub require_all_fixtures: bool,
     /// Built-in target only: switch on a known defect (repeatable; see
     /// `reference-runtime --list-defects`).
     #[arg(long = "defect")]

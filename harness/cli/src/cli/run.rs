@@ -123,6 +123,12 @@ fn built_in_fixtures(args: &RunArgs) -> anyhow::Result<Option<Vec<String>>> {
     let table = || spec::fixtures::CONTRACT_FIXTURES.map(String::from).to_vec();
     match args.built_in_fixtures.as_str() {
         "shipped" => Ok(None),
+        "upstream" => Ok(Some(
+            spec::fixtures::ids_of(spec::fixtures::Catalogue::Upstream)
+                .into_iter()
+                .map(String::from)
+                .collect(),
+        )),
         "contract-table" => Ok(Some(table())),
         "contract" => Ok(Some(
             table()
@@ -131,7 +137,7 @@ fn built_in_fixtures(args: &RunArgs) -> anyhow::Result<Option<Vec<String>>> {
                 .collect(),
         )),
         other => Err(usage(format!(
-            "--built-in-fixtures: unknown set `{other}` (shipped, contract-table, contract)"
+            "--built-in-fixtures: unknown set `{other}` (shipped, upstream, contract-table, contract)"
         ))),
     }
 }
@@ -232,6 +238,7 @@ fn read_json<T: serde::de::DeserializeOwned>(file: &Path, what: &str) -> anyhow:
 }
 
 fn apply_facts_and_overrides(target: &mut Target, args: &RunArgs) -> anyhow::Result<()> {
+    harness::target::require_fixtures(target, &args.require_fixtures, args.require_all_fixtures);
     if target.kind == "external" {
         // Without knowing the host's keep-alive interval, watch longer than the 30 s bound.
         target

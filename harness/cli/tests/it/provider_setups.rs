@@ -1,7 +1,7 @@
 //! The corpus drives hosts simpler than the reference runtime's standard configuration: the
 //! built-in runtime configured with only Anthropic Messages and a media provider, with only
-//! OpenAI Responses and a media provider, with one provider and two models, and seeding only
-//! the contract's fixtures. Each test is one configuration and asserts the numbers.
+//! OpenAI Responses and a media provider, with one provider and two models, seeding only
+//! the contract's fixtures, and seeding only upstream's fixture catalogue. Each test is one configuration and asserts the numbers.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -271,6 +271,91 @@ async fn a_runtime_seeding_only_the_contracts_fixtures_has_every_wire_must_rule_
         judged_shipped.len(),
         judged_eight.len(),
         judged_contract.len()
+    );
+}
+
+/// Whether every `fixture:` need of a case (each `A|B` by any alternative) is a fixture of
+/// `seeded`.
+fn served_by(case: &harness::case::Case, seeded: &[String]) -> bool {
+    case.needs.iter().all(|need| {
+        need.strip_prefix("fixture:").is_none_or(|alternatives| {
+            alternatives
+                .split('|')
+                .any(|id| seeded.iter().any(|s| s == id))
+        })
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runtime_seeding_only_upstreams_catalogue_has_every_case_an_upstream_fixture_serves_judged()
+ {
+    // The reference runtime configured as a real OpenWOP host: it seeds only the fixtures of
+    // upstream's catalogue (`--built-in-fixtures upstream`).
+    let upstream: Vec<String> = spec::fixtures::ids_of(spec::fixtures::Catalogue::Upstream)
+        .into_iter()
+        .map(String::from)
+        .collect();
+    let cases = corpus();
+    let report = run_surface(
+        BuiltInOptions {
+            fixtures: Some(upstream.clone()),
+            ..BuiltInOptions::default()
+        },
+        CaseSurface::Openwop,
+    )
+    .await;
+    let count = |v: Verdict| report.cases.iter().filter(|c| c.verdict == v).count();
+    let (judged, _, _) = counts(&report);
+    eprintln!(
+        "upstream's catalogue only: {} W cases, {judged} judged, {} SKIP, {} BLOCKED, {} ERROR",
+        report.cases.len(),
+        count(Verdict::Skip),
+        count(Verdict::Blocked),
+        count(Verdict::Error)
+    );
+    let failed = failures(&report);
+    assert!(failed.is_empty(), "{failed:#?}");
+    // Nothing is BLOCKED: a project-only fixture the host does not list is its fact (SKIP).
+    let blocked: Vec<String> = counts(&report)
+        .2
+        .into_iter()
+        .filter(|c| c.contains(" Blocked: "))
+        .collect();
+    assert!(blocked.is_empty(), "{blocked:#?}");
+    // Every case an upstream fixture can serve is judged; a case SKIPs only for a project-only
+    // fixture (with the reason naming it) or a capability the host does not advertise.
+    for result in &report.cases {
+        let case = &cases.iter().find(|c| c.case.id == result.id).unwrap().case;
+        let reason = result.reason.clone().unwrap_or_default();
+        if served_by(case, &upstream) {
+            assert!(
+                is_judged(result.verdict) || !reason.contains("fixture"),
+                "{} {:?}: {reason}",
+                result.id,
+                result.verdict
+            );
+        } else {
+            assert_eq!(result.verdict, Verdict::Skip, "{}: {reason}", result.id);
+            assert!(
+                reason.contains("this project's catalogue"),
+                "{}: {reason}",
+                result.id
+            );
+        }
+    }
+    // The wire MUST rules a host seeding only upstream's catalogue leaves unrun are those only
+    // project fixtures serve: the AI envelopes' (a per-run envelope program) and the vendor
+    // events' debug-only rule.
+    let judged_upstream = judged_wire_must(&report, &cases);
+    let all = judged_wire_must(
+        &run_surface(BuiltInOptions::default(), CaseSurface::Openwop).await,
+        &cases,
+    );
+    let lost: Vec<&String> = all.difference(&judged_upstream).collect();
+    eprintln!(
+        "wire MUST requirements run: both catalogues {}, upstream's {}; only with project fixtures: {lost:#?}",
+        all.len(),
+        judged_upstream.len()
     );
 }
 

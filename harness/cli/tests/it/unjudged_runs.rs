@@ -96,29 +96,48 @@ fn a_host_answering_everything_with_plain_text_does_not_conform_and_is_told_why(
 fn a_blocked_must_case_makes_the_run_not_conform() {
     let dir = tempfile::tempdir().unwrap();
     let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases");
-    // The built-in runtime, told it does not list the fixture the case needs: the harness
-    // cannot set the case up, which is not the host's failure, and not a conforming run.
+    // The built-in runtime, told it lists neither fixture the case can run on: without the
+    // operator's requirement that is the host's fact (SKIP, the run conforms); with
+    // `--require-fixture` the harness cannot set the case up, which is not the host's
+    // failure, and not a conforming run.
     let capabilities = dir.path().join("capabilities.json");
     std::fs::write(
         &capabilities,
-        r#"{"remove": ["fixture:conformance-cancellable"]}"#,
+        r#"{"remove": ["fixture:conformance-cancellable", "fixture:conformance-delay"]}"#,
     )
     .unwrap();
-    let (code, text) = conformance(
-        &[
-            "run",
-            "--cases",
-            cases.to_str().unwrap(),
-            "--id",
-            "w.terminal.cancel",
-            "--capabilities",
-            capabilities.to_str().unwrap(),
-        ],
-        &dir.path().join("report"),
+    let args = [
+        "run",
+        "--cases",
+        cases.to_str().unwrap(),
+        "--id",
+        "w.terminal.cancel",
+        "--capabilities",
+        capabilities.to_str().unwrap(),
+    ];
+    let (code, text) = conformance(&args, &dir.path().join("skipped"));
+    assert_eq!(code, Some(0), "{text}");
+    let skipped: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.path().join("skipped").join("report.json")).unwrap(),
+    )
+    .unwrap();
+    let case = &skipped["cases"][0];
+    assert_eq!(case["verdict"], "SKIP", "{case}");
+    assert!(
+        case["reason"].as_str().is_some_and(|r| r.contains(
+            "the host lists none of the fixtures that serve this case (conformance-cancellable, conformance-delay)"
+        )),
+        "{case}"
     );
+    let required: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(["--require-fixture", "conformance-cancellable"])
+        .collect();
+    let (code, text) = conformance(&required, &dir.path().join("report"));
     assert_eq!(code, Some(i32::from(NOT_JUDGED_EXIT_CODE)), "{text}");
     assert!(
-        text.contains("1 MUST case(s) BLOCKED (w.terminal.cancel): the host's discovery document does not list fixture `conformance-cancellable`"),
+        text.contains("1 MUST case(s) BLOCKED (w.terminal.cancel): the operator requires fixture `conformance-cancellable`"),
         "{text}"
     );
 }

@@ -53,7 +53,7 @@ pub(super) async fn interrupt_resolved_valid(host: &Host) -> bool {
     host.wait_for(&run_id, "interrupt.requested").await;
     let resolved = host
         .post(
-            &format!("{}/interrupts/approve", run_path(&run_id)),
+            &format!("{}/interrupts/gate", run_path(&run_id)),
             Some(KEY_A),
             &json!({"resumeValue": {"action": "accept"}}),
         )
