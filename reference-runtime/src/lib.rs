@@ -43,6 +43,6 @@ pub use choices::{ImplementedModes, UpstreamContradictions};
 pub use config::StoreKind;
 pub use config::{Config, ModelConfig, ProviderConfig, ProviderKind};
 pub use defects::{Defect, Defects};
-pub use openwop::{ApiKeyConfig, HeartbeatConfig, PredicateConfig, Strictness};
+pub use openwop::{ApiKeyConfig, HeartbeatConfig, MAX_DELAY_MS, PredicateConfig, Strictness};
 pub use redact::CredentialSource;
 pub use runtime::{RunningRuntime, RuntimeOptions, StartError, start};

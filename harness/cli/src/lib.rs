@@ -10,6 +10,7 @@
 //! - [`tolerance`]: the tolerance matrix: the corpus against every divergent profile.
 //! - [`try_case`]: one new or edited case against the standard runtime, every profile and every
 //!   defect (`conformance try`).
+//! - [`watchdog`]: ends a long-running command that makes no progress, with a diagnostic.
 //!
 //! The harness library (`harness`) judges any host over HTTP and never links the runtime.
 
@@ -18,3 +19,4 @@ pub mod launch;
 pub mod selftest;
 pub mod tolerance;
 pub mod try_case;
+pub mod watchdog;

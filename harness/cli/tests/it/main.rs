@@ -4,7 +4,10 @@
 //! re-chunking proxy and what a CI pipeline does with the binary (`ci_pipeline`). The case
 //! corpus itself runs in its own binary (`tests/conformance.rs`, libtest-mimic).
 
+mod authoring;
+mod certify_example;
 mod ci_pipeline;
+mod docs;
 mod external_target;
 mod kill_matrix;
 mod load;
