@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn main() {
+    gated_tests();
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let root = manifest.join("../..");
     let cases = root.join("cases");
@@ -55,6 +56,22 @@ fn main() {
     let target = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets it"))
         .join("embedded_corpus.rs");
     std::fs::write(&target, out).expect("write the embedded corpus table");
+}
+
+/// The long, environment-gated tests (the kill matrix, the full tolerance matrix, the divergent
+/// re-chunking run) are built to run when `CI=true` (as `.ci/run` sets) or
+/// `CONFORMANCE_SELFTEST=1`: cfg `conformance_gated`. Without it they are `#[ignore]`d with the
+/// reason, so `cargo test` reports them as ignored, never as passed (`-- --include-ignored`
+/// runs them anyway).
+fn gated_tests() {
+    println!("cargo::rustc-check-cfg=cfg(conformance_gated)");
+    println!("cargo:rerun-if-env-changed=CI");
+    println!("cargo:rerun-if-env-changed=CONFORMANCE_SELFTEST");
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let selftest = std::env::var("CONFORMANCE_SELFTEST").is_ok_and(|v| v == "1");
+    if ci || selftest {
+        println!("cargo:rustc-cfg=conformance_gated");
+    }
 }
 
 /// Appends `pub static NAME: &[(&str, &[u8])]`, one `(relative path, include_bytes!)` entry

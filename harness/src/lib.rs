@@ -14,6 +14,7 @@
 //! - [`partition`]: `--partition k/n`, stable slices of a run for merging.
 //! - [`coverage`]: requirement coverage of a case corpus.
 //! - [`load`]: load mode (many subscribers per log, every sequence judged).
+//! - [`suggest`]: "did you mean" for misspelled names.
 //!
 //! The library judges any host over HTTP and does not link the reference runtime: the built-in
 //! target (the runtime started in-process), the kill matrix and the `conformance` command are
@@ -33,6 +34,7 @@ pub mod probe;
 pub mod report;
 pub mod runner;
 pub mod sse;
+pub mod suggest;
 pub mod target;
 pub mod template;
 pub mod transcript;

@@ -31,6 +31,17 @@ impl CorpusSource {
         })
     }
 
+    /// Where a command's cases come from: `--cases DIR` when given; else, inside a checkout
+    /// of this project (`start` or one of its ancestors holds this workspace's `Cargo.toml`
+    /// and a `cases/` directory), that `cases/` directory, so a spec author's edits are what
+    /// `lint`, `explain`, `run` and `try` read; else the embedded corpus.
+    pub fn detect(flag: Option<&Path>, start: &Path) -> CorpusSource {
+        if let Some(dir) = flag {
+            return CorpusSource::Directory(dir.to_path_buf());
+        }
+        checkout_cases(start).map_or(CorpusSource::Embedded, CorpusSource::Directory)
+    }
+
     /// The files of the cases directory.
     ///
     /// # Errors
@@ -50,6 +61,39 @@ impl CorpusSource {
             CorpusSource::Directory(dir) => dir.display().to_string(),
         }
     }
+
+    /// The line a command that reads the corpus prints first: which corpus, and how it was
+    /// chosen (`from_flag`: `--cases` or `CONFORMANCE_CASES`; else detected, or embedded).
+    pub fn first_line(&self, from_flag: bool) -> String {
+        match (self, from_flag) {
+            (CorpusSource::Embedded, _) => format!(
+                "corpus: the embedded corpus {CORPUS_VERSION} (sha256 {}; --cases DIR for a cases directory)",
+                embedded_digest()
+            ),
+            (CorpusSource::Directory(dir), true) => {
+                format!("corpus: cases directory {} (--cases)", dir.display())
+            }
+            (CorpusSource::Directory(dir), false) => format!(
+                "corpus: cases directory {} (this checkout's; --cases DIR for another)",
+                dir.display()
+            ),
+        }
+    }
+}
+
+/// The `cases/` directory of the checkout of this project that holds `start`, if any: the
+/// nearest ancestor with a workspace `Cargo.toml` naming `harness/cli` (this project's), a
+/// `harness/cli/Cargo.toml` of package `conformance-cli` and a `cases/` directory.
+pub fn checkout_cases(start: &Path) -> Option<PathBuf> {
+    start.ancestors().find_map(|dir| {
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+        let cli = std::fs::read_to_string(dir.join("harness/cli/Cargo.toml")).ok()?;
+        let ours = manifest.contains("[workspace]")
+            && manifest.contains("\"harness/cli\"")
+            && cli.contains("name = \"conformance-cli\"");
+        let cases = dir.join("cases");
+        (ours && cases.is_dir()).then_some(cases)
+    })
 }
 
 /// The embedded cases directory.
@@ -127,13 +171,34 @@ pub fn regressions_dir(
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     #[test]
     fn the_embedded_corpus_is_the_repository_cases_directory() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases");
         let on_disk = CorpusFiles::read_dir(&dir).unwrap();
-        assert_eq!(embedded_cases(), &on_disk);
+        // Named by path, never dumped: a difference lists the files, not their bytes.
+        let embedded: BTreeMap<&str, &[u8]> = embedded_cases().iter().collect();
+        let disk: BTreeMap<&str, &[u8]> = on_disk.iter().collect();
+        let differing: Vec<String> = embedded
+            .keys()
+            .chain(disk.keys())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .filter_map(|path| match (embedded.get(path), disk.get(path)) {
+                (Some(a), Some(b)) if a == b => None,
+                (Some(_), Some(_)) => Some(format!("{path}: changed since the build")),
+                (Some(_), None) => Some(format!("{path}: embedded, no longer on disk")),
+                _ => Some(format!("{path}: on disk, not embedded")),
+            })
+            .collect();
+        assert!(
+            differing.is_empty(),
+            "the embedded corpus differs from cases/ (rebuild): {}",
+            differing.join("; ")
+        );
         assert_eq!(corpus_digest(&on_disk), embedded_digest());
         assert!(embedded_cases().lint().problems.is_empty());
     }

@@ -19,9 +19,9 @@ use reference_runtime::{
 };
 use reference_runtime::{
     ApiKeyConfig, CancelAnswer, Config, CredentialSource, CrossTenantAnswer, CursorPrecedence,
-    Defect, Defects, ExecutionIdForm, HeartbeatConfig, ModelConfig, MultiAdmitted, PredicateConfig,
-    ProviderConfig, ProviderKind, ReplayStatus, RunIdForm, RunningRuntime, RuntimeOptions,
-    Strictness, UnsatisfiableRequirements, start,
+    Defect, Defects, ExecutionIdForm, HeartbeatConfig, MAX_DELAY_MS, ModelConfig, MultiAdmitted,
+    PredicateConfig, ProviderConfig, ProviderKind, ReplayStatus, RunIdForm, RunningRuntime,
+    RuntimeOptions, Strictness, UnsatisfiableRequirements, start,
 };
 use reference_runtime::{
     HostEventFraming, ImplementedModes, MixedMessagesData, SseHeaderTiming, UpstreamContradictions,
@@ -323,6 +323,19 @@ impl std::fmt::Debug for ExternalProviders {
             .finish_non_exhaustive()
     }
 }
+
+/// How long the keep-alive case watches a stream with nothing to send (the fact
+/// `keepalive_window_ms`): four keep-alive intervals, but never so long that the
+/// `conformance-delay` run the case keeps live for the window (its `delayMs`, the window plus
+/// [`KEEPALIVE_CASE_MARGIN_MS`]) exceeds the runtime's largest delay ([`MAX_DELAY_MS`]), which
+/// it would refuse. The keep-alive bound is 30 s, so any window of at least one interval above
+/// it still observes a comment.
+pub fn keepalive_window_ms(keep_alive_ms: u64) -> u64 {
+    (keep_alive_ms * 4).min(MAX_DELAY_MS - KEEPALIVE_CASE_MARGIN_MS)
+}
+
+/// What `w.sse.keep-alive` adds to the window for its run's delay (3 s), with room to spare.
+pub const KEEPALIVE_CASE_MARGIN_MS: u64 = 5_000;
 
 /// How to start the built-in target.
 #[derive(Debug, Clone)]
@@ -666,7 +679,10 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         .map(|b| (b.role.clone(), b.provider.clone()))
         .collect();
     let mut facts = BTreeMap::new();
-    facts.insert("keepalive_window_ms".into(), json!(keep_alive_ms * 4));
+    facts.insert(
+        "keepalive_window_ms".into(),
+        json!(keepalive_window_ms(keep_alive_ms)),
+    );
     facts.insert("keepalive_interval_ms".into(), json!(keep_alive_ms));
     facts.extend(openwop.facts);
     match options.max_subscribers_per_run {

@@ -12,6 +12,7 @@
 //!   `kill -9`.
 //! - [`try_case`]: one new or edited case against the standard runtime, every profile and every
 //!   defect (`conformance try`).
+//! - [`watchdog`]: ends a long-running command that makes no progress, with a diagnostic.
 //!
 //! The harness library (`harness`) judges any host over HTTP and never links the runtime.
 
@@ -21,3 +22,4 @@ pub mod selftest;
 pub mod temp_store;
 pub mod tolerance;
 pub mod try_case;
+pub mod watchdog;

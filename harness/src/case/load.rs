@@ -85,9 +85,22 @@ pub fn load_corpus(dir: &Path) -> Result<Corpus, LoadCasesError> {
 
 /// The files of a cases directory (cases and the data beside them), by path relative to it:
 /// read from a directory, or embedded in a binary. [`CorpusFiles::lint`] loads the cases.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct CorpusFiles {
     files: BTreeMap<String, Vec<u8>>,
+}
+
+/// Paths and sizes only: a failed comparison names files, never dumps their bytes.
+impl std::fmt::Debug for CorpusFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(
+                self.files
+                    .iter()
+                    .map(|(path, bytes)| (path, format!("{} bytes", bytes.len()))),
+            )
+            .finish()
+    }
 }
 
 impl CorpusFiles {
@@ -229,8 +242,9 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadCasesErro
 
 /// Parses and lints one case file.
 pub fn lint_case(file: &str, bytes: &[u8]) -> Result<LoadedCase, Vec<LintProblem>> {
+    static SCHEMA: LazyLock<Value> = LazyLock::new(case_schema);
     static VALIDATOR: LazyLock<jsonschema::Validator> =
-        LazyLock::new(|| spec::schema::compile(&case_schema()).expect("the case schema compiles"));
+        LazyLock::new(|| spec::schema::compile(&SCHEMA).expect("the case schema compiles"));
     let problem = |pointer: &str, message: String| LintProblem {
         file: file.to_string(),
         pointer: pointer.to_string(),
@@ -240,13 +254,10 @@ pub fn lint_case(file: &str, bytes: &[u8]) -> Result<LoadedCase, Vec<LintProblem
         Ok(value) => value,
         Err(e) => return Err(vec![problem("", format!("not valid JSON: {e}"))]),
     };
-    let mut problems: Vec<LintProblem> = match spec::schema::violations_of(&VALIDATOR, &value) {
-        Ok(()) => Vec::new(),
-        Err(violations) => violations
-            .into_iter()
-            .map(|v| problem(&v.instance_path, v.message))
-            .collect(),
-    };
+    let mut problems: Vec<LintProblem> = schema_problems(&VALIDATOR, &SCHEMA, &value)
+        .into_iter()
+        .map(|(pointer, message)| problem(&pointer, message))
+        .collect();
     super::robustness::lint(&value, &mut |pointer, message| {
         problems.push(problem(pointer, message))
     });
@@ -257,7 +268,26 @@ pub fn lint_case(file: &str, bytes: &[u8]) -> Result<LoadedCase, Vec<LintProblem
     exactly_one_problems(&mut value, &mut |pointer, message| {
         problems.push(problem(pointer, message))
     });
-    let case: Case = match serde_json::from_value(value) {
+    // One message per problem: an object whose only would-be key is unknown (a misspelled
+    // check or action) is named by its unknown key, with the closest known one; "found []"
+    // would say the same again.
+    let unknown_keys: BTreeSet<String> = problems
+        .iter()
+        .filter(|p| p.message.starts_with(UNKNOWN_KEY))
+        .map(|p| p.pointer.clone())
+        .collect();
+    let exactly_one_named: BTreeSet<String> = problems
+        .iter()
+        .filter(|p| p.message.contains(" has exactly one "))
+        .map(|p| p.pointer.clone())
+        .collect();
+    problems.retain(|p| {
+        let redundant_empty = p.message.ends_with("found []") && unknown_keys.contains(&p.pointer);
+        let said_twice =
+            p.message.starts_with(EXACTLY_ONE) && exactly_one_named.contains(&p.pointer);
+        !(redundant_empty || said_twice)
+    });
+    let case: Case = match serde_json::from_value(value.clone()) {
         Ok(case) => case,
         Err(e) if problems.is_empty() => {
             return Err(vec![problem(
@@ -265,7 +295,14 @@ pub fn lint_case(file: &str, bytes: &[u8]) -> Result<LoadedCase, Vec<LintProblem
                 format!("does not match the case format: {e}"),
             )]);
         }
-        Err(_) => return Err(problems),
+        Err(_) => {
+            // The case does not decode: the semantic problems that do not need it are still
+            // reported in this pass.
+            lint_raw_semantics(&value, &mut |pointer, message| {
+                problems.push(problem(pointer, message))
+            });
+            return Err(problems);
+        }
     };
     lint_semantics(&case, &mut |pointer, message| {
         problems.push(problem(pointer, message))
@@ -279,6 +316,155 @@ pub fn lint_case(file: &str, bytes: &[u8]) -> Result<LoadedCase, Vec<LintProblem
         file: file.to_string(),
         digest: hex::encode(Sha256::digest(bytes)),
     })
+}
+
+/// How a schema problem about an unexpected key begins.
+const UNKNOWN_KEY: &str = "unknown key `";
+
+/// How a schema problem about an "exactly one of" object begins (the exactly-one pass names
+/// the steps' and checks' own, so the schema's is kept only where that pass is silent).
+const EXACTLY_ONE: &str = "exactly one key of ";
+
+/// The schema's problems with `value`, one message per problem, each naming what is allowed:
+/// an unknown key with the closest known key (or the keys allowed there), a value outside a
+/// closed set with its values and the closest one. A step or check without exactly one key of
+/// its set is left to the exactly-one pass, which names the keys it found.
+fn schema_problems(
+    validator: &jsonschema::Validator,
+    schema: &Value,
+    value: &Value,
+) -> Vec<(String, String)> {
+    use jsonschema::error::ValidationErrorKind as Kind;
+    let mut out = Vec::new();
+    for error in validator.iter_errors(value) {
+        let at = error.instance_path().to_string();
+        let schema_path = error.schema_path().to_string();
+        match error.kind() {
+            Kind::AdditionalProperties { unexpected } => {
+                let parent = schema_path
+                    .strip_suffix("/additionalProperties")
+                    .unwrap_or(&schema_path);
+                let allowed: Vec<&str> = schema
+                    .pointer(&format!("{parent}/properties"))
+                    .and_then(Value::as_object)
+                    .map(|o| o.keys().map(String::as_str).collect())
+                    .unwrap_or_default();
+                for key in unexpected {
+                    let message = match crate::suggest::closest(key, allowed.iter().copied()) {
+                        Some(near) => format!("{UNKNOWN_KEY}{key}`; did you mean `{near}`?"),
+                        None if allowed.is_empty() => format!("{UNKNOWN_KEY}{key}`"),
+                        None => format!("{UNKNOWN_KEY}{key}`; allowed: {}", allowed.join(", ")),
+                    };
+                    out.push((at.clone(), message));
+                }
+            }
+            Kind::OneOfNotValid { .. } | Kind::OneOfMultipleValid { .. } => {
+                let branches = schema.pointer(&schema_path).and_then(Value::as_array);
+                let constants: Option<Vec<String>> = branches.and_then(|branches| {
+                    branches
+                        .iter()
+                        .map(|b| b.get("const").map(display_value))
+                        .collect()
+                });
+                let exactly_one = branches
+                    .is_some_and(|branches| branches.iter().all(|b| b.get("required").is_some()));
+                match constants {
+                    Some(values) => out.push((at, not_one_of(error.instance(), &values))),
+                    None if exactly_one => {
+                        let keys: Vec<&str> = branches
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|b| b.pointer("/required/0").and_then(Value::as_str))
+                            .collect();
+                        let found: Vec<&str> = keys
+                            .iter()
+                            .copied()
+                            .filter(|k| error.instance().get(*k).is_some())
+                            .collect();
+                        out.push((
+                            at,
+                            format!("{EXACTLY_ONE}{}, found {found:?}", keys.join(", ")),
+                        ));
+                    }
+                    None => out.push((at, error.masked().to_string())),
+                }
+            }
+            Kind::Enum { options } => {
+                let values: Vec<String> = options
+                    .as_array()
+                    .map(|o| o.iter().map(display_value).collect())
+                    .unwrap_or_default();
+                out.push((at, not_one_of(error.instance(), &values)));
+            }
+            _ => out.push((at, error.masked().to_string())),
+        }
+    }
+    out
+}
+
+/// A value for a message: a string bare, anything else as JSON.
+fn display_value(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// "`x` is not one of A, B; did you mean `A`?"
+fn not_one_of(found: &Value, values: &[String]) -> String {
+    let shown = match found {
+        Value::String(s) => s.clone(),
+        other => {
+            let text = other.to_string();
+            if text.chars().count() > 60 {
+                format!("{}…", text.chars().take(60).collect::<String>())
+            } else {
+                text
+            }
+        }
+    };
+    let hint = match found {
+        Value::String(s) => crate::suggest::did_you_mean(s, values.iter().map(String::as_str)),
+        _ => String::new(),
+    };
+    format!("`{shown}` is not one of {}{hint}", values.join(", "))
+}
+
+/// The semantic checks that need no decoded case (its `requirements` and `needs`), for a case
+/// that does not decode, so they are reported in the same pass as its format problems.
+fn lint_raw_semantics(value: &Value, report: &mut dyn FnMut(&str, String)) {
+    let registry = spec::requirements::registry();
+    let strings = |key: &str| -> Vec<(usize, String)> {
+        value
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .filter_map(|(i, v)| v.as_str().map(|s| (i, s.to_string())))
+            .collect()
+    };
+    for (i, id) in strings("requirements") {
+        if registry.get(&id).is_none() {
+            report(
+                &format!("/requirements/{i}"),
+                unknown_requirement(&id, registry),
+            );
+        }
+    }
+    for (i, need) in strings("needs") {
+        if let Err(message) = super::needs::check_need(&need) {
+            report(&format!("/needs/{i}"), message);
+        }
+    }
+}
+
+/// "unknown requirement `x`; did you mean `y`?" (or where the ids are).
+fn unknown_requirement(id: &str, registry: &spec::requirements::RequirementRegistry) -> String {
+    match crate::suggest::closest(id, registry.iter().map(|r| r.id.as_str())) {
+        Some(near) => format!("unknown requirement `{id}`; did you mean `{near}`?"),
+        None => format!("unknown requirement `{id}` (see spec/requirements.json)"),
+    }
 }
 
 fn lint_semantics(case: &Case, report: &mut dyn FnMut(&str, String)) {
@@ -300,16 +486,13 @@ fn lint_semantics(case: &Case, report: &mut dyn FnMut(&str, String)) {
         if registry.get(id).is_none() {
             report(
                 &format!("/requirements/{i}"),
-                format!("unknown requirement `{id}` (see spec/requirements.json)"),
+                unknown_requirement(id, registry),
             );
         }
     }
     for (i, need) in case.needs.iter().enumerate() {
-        if !is_known_need(need) {
-            report(
-                &format!("/needs/{i}"),
-                format!("unknown capability form `{need}`"),
-            );
+        if let Err(message) = super::needs::check_need(need) {
+            report(&format!("/needs/{i}"), message);
         }
     }
     let mut defined_steps = BTreeSet::new();
@@ -322,22 +505,6 @@ fn lint_semantics(case: &Case, report: &mut dyn FnMut(&str, String)) {
         &mut vars,
         report,
     );
-}
-
-fn is_known_need(need: &str) -> bool {
-    let need = need.strip_prefix('!').unwrap_or(need);
-    const PREFIXES: [&str; 6] = [
-        "fact:",
-        "fixture:",
-        "mock-provider:",
-        "stream-mode:",
-        "capability:",
-        "provider:",
-    ];
-    PREFIXES
-        .iter()
-        .any(|p| need.strip_prefix(p).is_some_and(|rest| !rest.is_empty()))
-        || matches!(need, "tenant-b" | "subscriber-limit")
 }
 
 fn lint_steps(
@@ -570,7 +737,7 @@ fn lint_check(
         if registry.get(id).is_none() {
             report(
                 &format!("{at}/requirements/{i}"),
-                format!("unknown requirement `{id}`"),
+                unknown_requirement(id, registry),
             );
         }
     }
@@ -580,7 +747,11 @@ fn lint_check(
     match &check.kind {
         CheckKind::Schema(name) if spec::schema::Published::from_name(name).is_none() => report(
             &format!("{at}/schema"),
-            format!("unknown schema `{name}`; one of {:?}", known_schema_names()),
+            format!(
+                "unknown schema `{name}`{}; one of {}",
+                crate::suggest::did_you_mean(name, known_schema_names()),
+                known_schema_names().join(", ")
+            ),
         ),
         CheckKind::EventsEqual(step) if !defined.contains(step) => report(
             &format!("{at}/events_equal"),
@@ -991,6 +1162,62 @@ mod tests {
                 .iter()
                 .any(|p| p.pointer.starts_with("/steps/0/expect/0")),
             "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn one_message_per_problem_with_the_closest_match_or_the_allowed_values() {
+        let mut case = minimal();
+        case["steps"][0]["expect"][0] = json!({"stauts": 202});
+        case["level"] = json!("MUTS");
+        case["needs"] = json!(["fixture:conformance-multinode"]);
+        let problems = lint(case).unwrap_err();
+        let at = |pointer: &str| -> Vec<&str> {
+            problems
+                .iter()
+                .filter(|p| p.pointer == pointer)
+                .map(|p| p.message.as_str())
+                .collect()
+        };
+        assert_eq!(
+            at("/steps/0/expect/0"),
+            ["unknown key `stauts`; did you mean `status`?"],
+            "{problems:#?}"
+        );
+        assert_eq!(
+            at("/level"),
+            ["`MUTS` is not one of MUST, SHOULD, MAY, CONTRACT; did you mean `MUST`?"],
+            "{problems:#?}"
+        );
+        assert_eq!(at("/needs/0").len(), 1, "{problems:#?}");
+        assert!(
+            at("/needs/0")[0].contains("did you mean `conformance-multi-node`?"),
+            "{problems:#?}"
+        );
+        assert_eq!(problems.len(), 3, "{problems:#?}");
+    }
+
+    #[test]
+    fn schema_and_semantic_problems_are_reported_in_one_pass() {
+        let mut case = minimal();
+        // A type error the case cannot be decoded past, and problems only the registries see.
+        case["timeout_ms"] = json!("soon");
+        case["requirements"] = json!(["exec.submission.returns-203"]);
+        case["needs"] = json!(["stream-mode:debgu"]);
+        let problems = lint(case).unwrap_err();
+        let pointers: Vec<&str> = problems.iter().map(|p| p.pointer.as_str()).collect();
+        assert!(pointers.contains(&"/timeout_ms"), "{problems:#?}");
+        assert!(
+            problems.iter().any(|p| p.pointer == "/requirements/0"
+                && p.message
+                    .contains("did you mean `exec.submission.returns-202`?")),
+            "{problems:#?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.pointer == "/needs/0" && p.message.contains("`debug`")),
+            "{problems:#?}"
         );
     }
 

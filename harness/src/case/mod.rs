@@ -1,9 +1,11 @@
 //! Conformance cases: the file format ([`model`]), loading with lint ([`load`]) and the
-//! robustness rules lint and the engine enforce ([`robustness`]).
+//! robustness rules lint and the engine enforce ([`robustness`]); the closed vocabulary of
+//! `needs` ([`needs`]).
 
 pub mod exactly_one;
 pub mod load;
 pub mod model;
+pub mod needs;
 pub mod robustness;
 
 pub use exactly_one::NotExactlyOne;

@@ -1,6 +1,7 @@
-//! Console output while a run goes: a progress bar on a terminal (plain lines otherwise),
-//! every non-PASS case as it finishes, and a final summary with the counts, what the exit code
-//! means and where the reports are.
+//! Console output while a run goes: a progress bar on a terminal (plain lines otherwise) and
+//! every non-PASS case as it finishes (stderr), and a final summary with the counts, what the
+//! exit code means and where the reports are (the command prints it on stdout; one line with
+//! [`summary_line`] under `--quiet`).
 //!
 //! The runner calls [`ConsoleReporter::case_started`], [`ConsoleReporter::case_finished`] and
 //! [`ConsoleReporter::finish`]; the reporter is `Send + Sync`, so parallel cases can share it.
@@ -82,6 +83,13 @@ impl ConsoleReporter {
         }
         if let Some(bar) = &self.bar {
             bar.inc(1);
+        }
+    }
+
+    /// The run finished: clears the bar, so the summary can go elsewhere (stdout).
+    pub fn clear(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
         }
     }
 
@@ -203,6 +211,39 @@ pub fn summary_text(report: &RunReport, written: Option<&WrittenReports>) -> Str
         }
     }
     out
+}
+
+/// The summary in one line (`--quiet`): verdict, counts, what was not judged, the exit code
+/// and the HTML report.
+pub fn summary_line(report: &RunReport, written: Option<&WrittenReports>) -> String {
+    let counts: Vec<String> = report
+        .summary
+        .counts()
+        .filter(|(_, count)| *count > 0)
+        .map(|(verdict, count)| format!("{count} {verdict}"))
+        .collect();
+    let mut line = format!(
+        "Conformance: {} ({}) against {}",
+        report.verdict,
+        if counts.is_empty() {
+            "no case ran".to_string()
+        } else {
+            counts.join(", ")
+        },
+        one_line(&report.target.base_url)
+    );
+    if !report.not_judged.is_empty() {
+        let what: Vec<String> = report.not_judged.iter().map(|w| one_line(w)).collect();
+        line.push_str(&format!("; not judged: {}", what.join("; ")));
+    }
+    if !report.run_errors.is_empty() {
+        line.push_str(&format!("; {} run error(s)", report.run_errors.len()));
+    }
+    line.push_str(&format!("; exit code {}", exit_code(report.verdict)));
+    if let Some(written) = written {
+        line.push_str(&format!("; report {}", written.html.display()));
+    }
+    line
 }
 
 fn one_line(text: &str) -> String {

@@ -1,6 +1,8 @@
 //! `report.html`: one self-contained page (inline CSS, no script, no external asset).
 //!
-//! At the top, the run's verdict, counts, target, options and run errors; then a table of
+//! At the top (the first screen), the run's verdict, counts, run errors, what was not judged,
+//! the per-surface judged counts and the cases that need attention; then the target (its
+//! capabilities folded away), options and run panels; then a table of
 //! requirements (id, level, quote, verdict, cases); then every case: verdict, checks (with
 //! what was expected against what came as a readable diff) and the transcript (each request
 //! with its headers, already redacted, and body; each response's status, headers, body, SSE
@@ -130,6 +132,7 @@ fn summary(out: &mut String, report: &RunReport) {
         }
         out.push_str("</ul>\n");
     }
+    failures(out, report);
     let target = &report.target;
     let options = &report.options;
     out.push_str(
@@ -149,7 +152,19 @@ fn summary(out: &mut String, report: &RunReport) {
             .as_deref()
             .map_or_else(|| absent("not given"), esc),
     );
-    kv(out, "Capabilities", &chips(&target.capabilities));
+    kv(
+        out,
+        "Capabilities",
+        &if target.capabilities.is_empty() {
+            absent("none")
+        } else {
+            format!(
+                "<details class=\"caps\"><summary>{} capabilities</summary>{}</details>",
+                target.capabilities.len(),
+                chips(&target.capabilities)
+            )
+        },
+    );
     kv(
         out,
         "Headers sent (values never reported)",
@@ -178,7 +193,10 @@ fn summary(out: &mut String, report: &RunReport) {
     kv(
         out,
         "Case set digest",
-        &format!("<code>{}</code>", esc(&options.case_set_digest)),
+        &format!(
+            "<code>{}</code><div class=\"muted\">SHA-256 of the cases this run ran (ids and files); the corpus digest below covers every file</div>",
+            esc(&options.case_set_digest)
+        ),
     );
     out.push_str("</table>\n<table class=\"kv\"><tr><th colspan=\"2\">Run</th></tr>");
     kv(
@@ -187,10 +205,64 @@ fn summary(out: &mut String, report: &RunReport) {
         &format!("<code>{}</code>", esc(&report.run_id)),
     );
     kv(out, "Harness", &esc(&report.harness_version));
+    kv(
+        out,
+        "Corpus",
+        &format!(
+            "{} (<code>{}</code>)<div><code>{}</code></div><div class=\"muted\">SHA-256 of every case file and the spec data: what <code>conformance --version</code> names for its embedded corpus</div>",
+            esc(&report.corpus.version),
+            esc(&report.corpus.source),
+            esc(&report.corpus.digest)
+        ),
+    );
     kv(out, "Started", &esc(&report.started_at));
     kv(out, "Finished", &esc(&report.finished_at));
     kv(out, "Duration", &duration(report.duration_ms));
     out.push_str("</table>\n</div>\n</header>\n");
+}
+
+/// The most failures the first screen lists (the case list below has them all).
+const FIRST_SCREEN_FAILURES: usize = 20;
+
+/// The cases that need attention (FAIL, WARN, ERROR, STALE, BLOCKED), first thing after the
+/// counts: each linked, with its first failing check or its reason.
+fn failures(out: &mut String, report: &RunReport) {
+    let failing: Vec<&CaseResult> = report
+        .cases
+        .iter()
+        .filter(|c| needs_attention(c.verdict))
+        .collect();
+    if failing.is_empty() {
+        return;
+    }
+    let _ = write!(
+        out,
+        "<div class=\"box fail failures\"><strong>{} case(s) need attention</strong><ul>",
+        failing.len()
+    );
+    for case in failing.iter().take(FIRST_SCREEN_FAILURES) {
+        let detail = super::first_failing_check(case)
+            .map(|check| format!("{} at {}: {}", check.check, check.location, check.message))
+            .or_else(|| case.reason.clone())
+            .unwrap_or_default();
+        let detail: String = detail.chars().take(240).collect();
+        let _ = write!(
+            out,
+            "<li>{} <a href=\"#{}\"><code>{}</code></a> <span class=\"muted\">{}</span></li>",
+            badge(case.verdict),
+            case_anchor(&case.id),
+            esc(&case.id),
+            esc(&detail)
+        );
+    }
+    if failing.len() > FIRST_SCREEN_FAILURES {
+        let _ = write!(
+            out,
+            "<li class=\"muted\">… and {} more (see the case list)</li>",
+            failing.len() - FIRST_SCREEN_FAILURES
+        );
+    }
+    out.push_str("</ul></div>\n");
 }
 
 fn requirements(out: &mut String, requirements: &[RequirementResult]) {

@@ -82,6 +82,7 @@ pub use config::{FeedbackSettings, ProviderUsageSettings};
 pub use envelopes::settings::{EnvelopeSettings, Strictness};
 pub use error::ApiError;
 pub use recovery::{INTERRUPTED_RUN_CODE, INTERRUPTED_RUN_REASON, recover_runs};
+pub use workflow::MAX_DELAY_MS;
 
 /// What surface W needs from the composition root.
 #[derive(Clone)]

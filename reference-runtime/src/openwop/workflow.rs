@@ -40,7 +40,7 @@ impl NodeKind {
 }
 
 /// The largest `delayMs` a `core.delay` node accepts.
-pub(crate) const MAX_DELAY_MS: u64 = 60_000;
+pub const MAX_DELAY_MS: u64 = 60_000;
 
 /// Where a node input comes from.
 #[derive(Debug, Clone, PartialEq)]

@@ -186,6 +186,31 @@ impl Discovery {
 /// family: `properties`, and `required` / `allOf` when the family has them).
 const FAMILY_FACETS: &str = include_str!("discovery_facets.json");
 
+/// The facets a family of [`CORE_FAMILIES`] publishes beyond the common record (its own
+/// `properties` in `discovery_facets.json`), each with its JSON Schema; `None` for a name that
+/// is no core family. `conformance lint` checks a case's `capability:<family>.<facet>` needs
+/// against it.
+pub fn family_facets(family: &str) -> Option<&'static Map<String, Value>> {
+    static FACETS: std::sync::LazyLock<BTreeMap<String, Map<String, Value>>> =
+        std::sync::LazyLock::new(|| {
+            let all: Map<String, Value> = serde_json::from_str(FAMILY_FACETS)
+                .expect("discovery_facets.json is a JSON object");
+            CORE_FAMILIES
+                .iter()
+                .map(|family| {
+                    let own = all
+                        .get(*family)
+                        .and_then(|f| f.get("properties"))
+                        .and_then(Value::as_object)
+                        .cloned()
+                        .unwrap_or_default();
+                    (family.to_string(), own)
+                })
+                .collect()
+        });
+    FACETS.get(family)
+}
+
 /// The name of a family's record in the published `$defs` (`limits` → `LimitsRecord`).
 pub fn family_record_name(family: &str) -> String {
     let mut chars = family.chars();

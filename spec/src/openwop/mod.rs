@@ -20,7 +20,7 @@ pub use agent_ref::{AgentRef, ModelClass};
 pub use budget_policy::{BudgetPolicy, OnExhaustion};
 pub use discovery::{
     CORE_FAMILIES, CapabilityRecord, CapabilityStatus, Discovery, FAMILIES_NAMED_ELSEWHERE,
-    ForceEngineVersionRange, Implementation, Testing, VERSION_PATTERN, WitnessClass,
+    ForceEngineVersionRange, Implementation, Testing, VERSION_PATTERN, WitnessClass, family_facets,
     family_record_name, family_records,
 };
 pub use discovery_metadata::{

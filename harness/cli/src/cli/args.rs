@@ -32,12 +32,20 @@ pub enum Command {
         /// Print the plan as JSON.
         #[arg(long)]
         json: bool,
-        /// `run`'s flags (`--target URL` required).
+        /// `run`'s flags (without `--target`, the built-in runtime is planned).
         #[command(flatten)]
         args: Box<RunArgs>,
     },
-    /// Check every case file against the case format and the registries; print every problem.
-    Lint(CorpusArgs),
+    /// Check every case file against the case format and the registries (or only the FILEs
+    /// given); print every problem.
+    Lint {
+        /// Case files to lint instead of the whole corpus (each is read and checked; a file
+        /// that cannot be read, or is no case file, is a problem, never clean).
+        files: Vec<PathBuf>,
+        /// The cases directory (for the whole corpus, and the ids the files must not reuse).
+        #[command(flatten)]
+        corpus: CorpusArgs,
+    },
     /// Print a case with its requirements and their quoted normative sentences.
     Explain {
         /// The case id.
@@ -235,6 +243,10 @@ pub struct TryArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableOrJson::Table)]
     pub format: TableOrJson,
+    /// The corpus whose `selftest-exemptions.json` may exempt a MUST case that kills no
+    /// defect.
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
 }
 
 /// `write` or `check`.
@@ -492,7 +504,7 @@ pub struct RunArgs {
     /// The file holding the claim's secret key (64 hex digits; see `conformance claim-key`).
     #[arg(long, value_name = "FILE", requires = "claim")]
     pub claim_key_file: Option<PathBuf>,
-    /// No progress bar, only the summary.
+    /// No progress (no bar, no per-case lines): only the summary, in one line.
     #[arg(long)]
     pub quiet: bool,
 }

@@ -1,11 +1,12 @@
 //! The subcommands other than `run`.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
 use super::args::{Cli, Command, CorpusArgs, MarkdownOrJson, SchemasAction, TableOrJson};
-use super::corpus::{files, load, source};
+use super::corpus::{files, first_line, load, source};
 use super::{environment, usage};
 
 /// Runs a parsed command; returns the exit code.
@@ -13,7 +14,7 @@ pub async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Run(args) => super::run::run(*args).await,
         Command::Plan { json, args } => super::run::plan(*args, json).await,
-        Command::Lint(corpus) => lint(&corpus),
+        Command::Lint { files, corpus } => lint(&files, &corpus),
         Command::Explain { case, corpus } => explain(&case, &corpus),
         Command::Requirements { format } => requirements(format),
         Command::Coverage { format, corpus } => coverage(format, &corpus),
@@ -31,8 +32,12 @@ pub async fn dispatch(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
-fn lint(corpus: &CorpusArgs) -> anyhow::Result<u8> {
+fn lint(paths: &[PathBuf], corpus: &CorpusArgs) -> anyhow::Result<u8> {
     let source = source(corpus);
+    crate::outln!("{}", first_line(corpus, &source));
+    if !paths.is_empty() {
+        return lint_files(paths, &source);
+    }
     let loaded = files(&source)?.lint();
     for problem in &loaded.problems {
         crate::outln!("{problem}");
@@ -62,11 +67,116 @@ fn lint(corpus: &CorpusArgs) -> anyhow::Result<u8> {
     }
 }
 
+/// `conformance lint FILE…`: each file read and linted (a file that cannot be read, or is no
+/// case file, is a problem, never clean), and its id checked against the corpus's others.
+fn lint_files(
+    paths: &[PathBuf],
+    source: &conformance_cli::corpus::CorpusSource,
+) -> anyhow::Result<u8> {
+    use harness::case::{LintProblem, is_case_file, lint_case};
+    let problem = |file: &str, message: String| LintProblem {
+        file: file.to_string(),
+        pointer: String::new(),
+        message,
+    };
+    // The corpus's valid cases by id, for ids a given file must not reuse.
+    let corpus_cases: Vec<harness::case::LoadedCase> =
+        files(source).map(|f| f.lint().cases).unwrap_or_default();
+    let mut problems = Vec::new();
+    let mut clean = 0;
+    let mut ids: BTreeMap<String, String> = BTreeMap::new();
+    for path in paths {
+        let name = path.display().to_string();
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                problems.push(problem(
+                    &name,
+                    format!("not linted: failed to read it: {e}"),
+                ));
+                continue;
+            }
+        };
+        if !is_case_file(&name.replace('\\', "/")) {
+            problems.push(problem(
+                &name,
+                "not linted: not a case file (a case is a `*.json` file outside `regressions/`, other than `selftest-exemptions.json`)".into(),
+            ));
+            continue;
+        }
+        let case = match lint_case(&name, &bytes) {
+            Ok(case) => case,
+            Err(mut found) => {
+                problems.append(&mut found);
+                continue;
+            }
+        };
+        let id = case.case.id.clone();
+        if let Some(other) = ids.insert(id.clone(), name.clone()) {
+            problems.push(LintProblem {
+                file: name,
+                pointer: "/id".into(),
+                message: format!("case id `{id}` is also used by {other}"),
+            });
+            continue;
+        }
+        let same_file = |c: &harness::case::LoadedCase| match source {
+            conformance_cli::corpus::CorpusSource::Directory(dir) => {
+                let a = std::fs::canonicalize(dir.join(&c.file)).ok();
+                a.is_some() && a == std::fs::canonicalize(path).ok()
+            }
+            conformance_cli::corpus::CorpusSource::Embedded => c.digest == case.digest,
+        };
+        if let Some(other) = corpus_cases
+            .iter()
+            .find(|c| c.case.id == id && !same_file(c))
+        {
+            problems.push(LintProblem {
+                file: name,
+                pointer: "/id".into(),
+                message: format!(
+                    "case id `{id}` is also used by {} in {}",
+                    other.file,
+                    source.describe()
+                ),
+            });
+            continue;
+        }
+        clean += 1;
+    }
+    problems.sort();
+    for p in &problems {
+        crate::outln!("{p}");
+    }
+    if problems.is_empty() {
+        crate::outln!("{clean} case file(s) linted: no problems");
+        Ok(0)
+    } else {
+        let with_problems = problems
+            .iter()
+            .map(|p| &p.file)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        crate::outln!(
+            "{} problem(s) in {with_problems} of {} file(s) given; {clean} clean",
+            problems.len(),
+            paths.len()
+        );
+        Ok(2)
+    }
+}
+
 fn explain(id: &str, corpus: &CorpusArgs) -> anyhow::Result<u8> {
+    let source = source(corpus);
+    crate::outln!("{}", first_line(corpus, &source));
     let loaded = load(corpus)?;
     let Some(found) = loaded.cases.iter().find(|c| c.case.id == id) else {
+        let ids = loaded.cases.iter().map(|c| c.case.id.as_str());
+        let closest = harness::suggest::ranked(id, ids, 5);
         return Err(usage(format!(
-            "no case `{id}` (see `conformance lint` for the corpus)"
+            "no case `{id}` in {}; the closest ids: {}",
+            source.describe(),
+            closest.join(", ")
         )));
     };
     let case = &found.case;

@@ -1,5 +1,6 @@
 //! Where the cases come from and loading them (every command that reads the corpus): `--cases
-//! DIR`, else the corpus embedded in the binary (`conformance_cli::corpus`).
+//! DIR`, else the `cases/` directory of the checkout the command runs in, else the corpus
+//! embedded in the binary (`conformance_cli::corpus`).
 
 use conformance_cli::corpus::CorpusSource;
 use harness::case::{Corpus, CorpusFiles};
@@ -7,9 +8,16 @@ use harness::case::{Corpus, CorpusFiles};
 use super::args::CorpusArgs;
 use super::usage;
 
-/// Where the cases come from: `--cases DIR`, else the corpus embedded in the binary.
+/// Where the cases come from: `--cases DIR`, else this checkout's `cases/` (when the command
+/// runs inside a checkout of this project), else the corpus embedded in the binary.
 pub fn source(corpus: &CorpusArgs) -> CorpusSource {
-    CorpusSource::from_flag(corpus.cases.as_deref())
+    let cwd = std::env::current_dir().unwrap_or_default();
+    CorpusSource::detect(corpus.cases.as_deref(), &cwd)
+}
+
+/// The first line of a command reading the corpus: which one it uses.
+pub fn first_line(corpus: &CorpusArgs, source: &CorpusSource) -> String {
+    source.first_line(corpus.cases.is_some())
 }
 
 /// The files of the cases directory (a usage error when unreadable).

@@ -44,9 +44,11 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<u8> {
         named.len(),
         merged.cases.len()
     );
-    eprintln!(
+    crate::outln!(
         "{}",
         harness::report::console::summary_text(&merged, Some(&written))
+            .trim_start_matches('\n')
+            .trim_end()
     );
     Ok(exit_code(merged.verdict))
 }

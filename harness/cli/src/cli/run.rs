@@ -25,10 +25,54 @@ use super::args::{
 use super::corpus::{files, load, load_files};
 use super::{environment, usage};
 
-/// The console reporter, created when the run knows how many cases it has.
+/// The console reporter, created when the run knows how many cases it has, and the watchdog
+/// that hears every case start and finish.
 struct Console {
     quiet: bool,
     inner: OnceLock<ConsoleReporter>,
+    watchdog: std::sync::Mutex<Option<conformance_cli::watchdog::Watchdog>>,
+}
+
+impl Console {
+    fn new(quiet: bool) -> Console {
+        Console {
+            quiet,
+            inner: OnceLock::new(),
+            watchdog: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// Watches the run: no case starting or finishing for longer than the longest case budget
+    /// (and a margin for starting and probing) ends it with a diagnostic instead of a hang.
+    fn watch(&self, cases: &[LoadedCase], time_scale: f64) {
+        let longest = cases
+            .iter()
+            .map(|c| {
+                c.case
+                    .timeout_ms
+                    .unwrap_or(harness::case::DEFAULT_CASE_TIMEOUT_MS)
+            })
+            .max()
+            .unwrap_or(harness::case::DEFAULT_CASE_TIMEOUT_MS);
+        let limit = Duration::from_millis(longest).mul_f64(time_scale) + Duration::from_secs(300);
+        if let Ok(mut slot) = self.watchdog.lock() {
+            *slot = Some(conformance_cli::watchdog::Watchdog::start("run", limit));
+        }
+    }
+
+    fn progress(&self, what: &str) {
+        if let Ok(slot) = self.watchdog.lock()
+            && let Some(watchdog) = slot.as_ref()
+        {
+            watchdog.progress(what);
+        }
+    }
+
+    fn stop_watching(&self) {
+        if let Ok(mut slot) = self.watchdog.lock() {
+            slot.take();
+        }
+    }
 }
 
 impl RunObserver for Console {
@@ -42,12 +86,14 @@ impl RunObserver for Console {
     }
 
     fn case_started(&self, id: &str) {
+        self.progress(&format!("{id} started"));
         if let Some(reporter) = self.inner.get() {
             reporter.case_started(id);
         }
     }
 
     fn case_finished(&self, result: &harness::report::CaseResult) {
+        self.progress(&format!("{} finished", result.id));
         if let Some(reporter) = self.inner.get() {
             reporter.case_finished(result);
         }
@@ -290,6 +336,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         return Err(usage("--time-scale must be a positive number"));
     }
     let source = super::corpus::source(&args.corpus);
+    eprintln!("{}", super::corpus::first_line(&args.corpus, &source));
     let corpus_files = files(&source)?;
     let corpus = load_files(&source, &corpus_files)?;
     if args.write_regressions && source == CorpusSource::Embedded {
@@ -435,13 +482,12 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         stop_after_silent_cases: Some(harness::runner::SILENT_CASES_BEFORE_STOP),
         stop: Some(stop_rx),
     };
-    let console = Console {
-        quiet: args.quiet,
-        inner: OnceLock::new(),
-    };
+    let console = Console::new(args.quiet);
+    console.watch(&cases, args.time_scale);
     let mut report =
         harness::runner::run(&runner, &cases, &filters, &settings, &adjust, &console).await;
     signals.abort();
+    console.stop_watching();
     if let Some(baseline) = &baseline {
         let known: Vec<&str> = corpus.cases.iter().map(|c| c.case.id.as_str()).collect();
         report.cases.extend(baseline.unknown_case_results(known));
@@ -587,12 +633,23 @@ fn finish_report(
     if let (true, CorpusSource::Directory(dir)) = (args.write_regressions, source) {
         write_regressions(report, &dir.join("regressions"))?;
     }
-    match console.inner.get() {
-        Some(reporter) if !console.quiet => reporter.finish(report, Some(&written)),
-        _ => eprintln!(
+    // Progress went to stderr; the summary is the command's output (stdout), one line under
+    // --quiet.
+    if let Some(reporter) = console.inner.get() {
+        reporter.clear();
+    }
+    if console.quiet {
+        crate::outln!(
+            "{}",
+            harness::report::console::summary_line(report, Some(&written))
+        );
+    } else {
+        crate::outln!(
             "{}",
             harness::report::console::summary_text(report, Some(&written))
-        ),
+                .trim_start_matches('\n')
+                .trim_end()
+        );
     }
     Ok(exit_code(report.verdict))
 }
@@ -621,15 +678,21 @@ fn write_regressions(report: &RunReport, dir: &Path) -> anyhow::Result<()> {
 }
 
 /// `conformance serve`: the built-in runtime and its fake providers, until interrupted.
+///
+/// Its first line is `listening on <URL>`; then, when it calls fake providers served elsewhere
+/// (`--providers-at`), the one `conformance run --target` command line that certifies it (the
+/// test keys, canary and facts it was started with), else how to start it for that.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
+    // The canary credential the fake providers require: $CONFORMANCE_CANARY, else a fresh
+    // one, printed in the run command (a test value of this process only).
+    let mut generated_canary = None;
     let external_providers = match (args.providers_at, args.providers_streaming_at) {
         (Some(address), Some(streaming_address)) => {
-            let canary = std::env::var(&args.canary_env).map_err(|_| {
-                usage(format!(
-                    "--providers-at needs the canary credential in ${}",
-                    args.canary_env
-                ))
-            })?;
+            let canary = std::env::var(&args.canary_env).unwrap_or_else(|_| {
+                let fresh = format!("sk-canary-{}", uuid::Uuid::new_v4().simple());
+                generated_canary = Some(fresh.clone());
+                fresh
+            });
             Some(conformance_cli::launch::ExternalProviders {
                 address,
                 streaming_address,
@@ -656,7 +719,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         defects: args.defects,
         keep_alive_ms: args.keep_alive_ms,
         listen: args.listen,
-        external_providers,
+        external_providers: external_providers.clone(),
         principal_keys,
         profile: args.built_in_profile.into(),
         max_subscribers_per_run: None,
@@ -676,10 +739,12 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
             .map_err(|e| environment(format!("failed to write {}: {e}", file.display())))?;
     }
     crate::outln!("listening on {}", running.base_url());
+    // The variables the run command needs that the operator did not set.
+    let mut env: Vec<(String, String)> = Vec::new();
+    if let Some(canary) = &generated_canary {
+        env.push((args.canary_env.clone(), canary.clone()));
+    }
     if generated_keys {
-        // Keys this server made up: a person calling it by hand needs them, and they are test
-        // keys of this process only (set CONFORMANCE_AUTH_A/B to choose them instead).
-        crate::outln!("fresh test keys (surface W), for `conformance run --target` or curl:");
         for (principal, variable) in [("a", "CONFORMANCE_AUTH_A"), ("b", "CONFORMANCE_AUTH_B")] {
             if let Some(header) = running
                 .target
@@ -687,8 +752,39 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
                 .get(principal)
                 .and_then(|headers| headers.first())
             {
-                crate::outln!("  export {variable}='Authorization: {}'", header.value);
+                env.push((variable.into(), format!("Authorization: {}", header.value)));
             }
+        }
+    }
+    match &external_providers {
+        Some(external) => {
+            crate::outln!(
+                "certify it with (in another shell; the run serves the fake providers this server calls):"
+            );
+            crate::outln!(
+                "  {}",
+                run_command_for(
+                    &running.base_url(),
+                    external,
+                    &args.canary_env,
+                    &env,
+                    args.write_facts.as_deref(),
+                    &running.target.facts,
+                )
+            );
+        }
+        None => {
+            if !env.is_empty() {
+                // Keys this server made up: a person calling it by hand needs them, and they
+                // are test keys of this process only (set CONFORMANCE_AUTH_A/B to choose them).
+                crate::outln!("fresh test keys (surface W), for curl:");
+                for (variable, value) in &env {
+                    crate::outln!("  export {variable}={}", shell_word(value));
+                }
+            }
+            crate::outln!(
+                "to certify it with `conformance run --target`, start it with --providers-at ADDR --providers-streaming-at ADDR2 (fake providers the run serves, so it can script them) and --write-facts FILE: it then prints the run command"
+            );
         }
     }
     stop.await;
@@ -718,6 +814,68 @@ fn stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
         Ok(async {
             let _ = tokio::signal::ctrl_c().await;
         })
+    }
+}
+
+/// The `conformance run --target` command line that certifies a `serve`d runtime calling the
+/// fake providers at `external`: the variables it needs that the operator did not set, the
+/// provider addresses, and its facts (the file `--write-facts` wrote, else each as `--fact`).
+fn run_command_for(
+    url: &str,
+    external: &conformance_cli::launch::ExternalProviders,
+    canary_env: &str,
+    env: &[(String, String)],
+    facts_file: Option<&Path>,
+    facts: &BTreeMap<String, Value>,
+) -> String {
+    let mut words: Vec<String> = env
+        .iter()
+        .map(|(name, value)| format!("{name}={}", shell_word(value)))
+        .collect();
+    words.extend(
+        [
+            "conformance",
+            "run",
+            "--target",
+            url,
+            "--providers-listen",
+            &external.address.to_string(),
+            "--providers-streaming-listen",
+            &external.streaming_address.to_string(),
+        ]
+        .map(String::from),
+    );
+    if canary_env != "CONFORMANCE_CANARY" {
+        words.push(format!("--canary-env {}", shell_word(canary_env)));
+    }
+    match facts_file {
+        Some(file) => {
+            words.push("--facts-file".into());
+            words.push(shell_word(&file.display().to_string()));
+        }
+        None => {
+            for (name, value) in facts {
+                let text = match value {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                words.push(format!("--fact {}", shell_word(&format!("{name}={text}"))));
+            }
+        }
+    }
+    words.join(" ")
+}
+
+/// A word for a POSIX shell: as is when it needs no quoting, else single-quoted.
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-.,:/=@+%".contains(&b));
+    if plain {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
     }
 }
 
@@ -759,14 +917,39 @@ pub async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
 /// `conformance plan`: what a run against `--target` would do, from the host's discovery and
 /// the role bindings, before anything runs.
 pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
-    let Some(url) = args.target.clone() else {
-        return Err(usage("conformance plan needs --target URL"));
-    };
+    let source = super::corpus::source(&args.corpus);
+    eprintln!("{}", super::corpus::first_line(&args.corpus, &source));
     let corpus = load(&args.corpus)?;
     let filters = filters_of(&args)?;
     let driver = driver_of(&args)?;
-    // Nothing runs: the fake providers are not started, only their addresses foreseen.
-    let mut target = external_target(&args.external, &url, false).await?;
+    // Without --target, the built-in runtime (as `run` would start it) is planned: started to
+    // be probed, then stopped; no case runs.
+    let mut built_in: Option<BuiltIn> = None;
+    let (mut target, bindings) = match args.target.clone() {
+        // Nothing runs: the fake providers are not started, only their addresses foreseen.
+        Some(url) => (
+            external_target(&args.external, &url, false).await?,
+            bindings_from(&args.external)?,
+        ),
+        None => {
+            let providers = built_in_providers(&args)?;
+            let options = BuiltInOptions {
+                defects: args.defects.clone(),
+                profile: args.built_in_profile.into(),
+                providers: providers.clone(),
+                fixtures: built_in_fixtures(&args)?,
+                ..BuiltInOptions::default()
+            };
+            let running = start_built_in(&options)
+                .await
+                .map_err(|e| environment(e.to_string()))?;
+            eprintln!("planning the built-in runtime (no --target)");
+            let target = running.target.clone();
+            built_in = Some(running);
+            (target, providers.bindings())
+        }
+    };
+    let fakes_running = built_in.is_some() || args.external.providers_listen.is_some();
     let mut findings = harness::probe::probe(
         &driver,
         &target,
@@ -776,7 +959,6 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
     if let Some(why) = findings.refusal(&target.base_url) {
         return Err(environment(why));
     }
-    let bindings = bindings_from(&args.external)?;
     // The same scoping of shared providers a run applies once its fakes learned the models.
     findings.scope_roles(&bindings);
     findings.apply_to(&mut target);
@@ -804,10 +986,13 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
         &target,
         &cases,
         &bindings,
-        listen.is_some(),
+        fakes_running,
         &base_url,
         &listed,
     );
+    if let Some(running) = built_in {
+        running.shutdown().await;
+    }
     if json {
         crate::outln!("{}", serde_json::to_string_pretty(&plan)?);
     } else {

@@ -2,21 +2,18 @@
 //! by at least one MUST or SHOULD case, and every MUST case that catches no defect has a
 //! recorded reason (`cases/selftest-exemptions.json`).
 //!
-//! It runs the whole suite once per defect, so it runs when `CI=true` (as `.ci/run` sets) or
-//! `CONFORMANCE_SELFTEST=1`; otherwise it says so and checks nothing.
+//! It runs the whole suite once per defect, so it runs when the tests are built with `CI=true`
+//! (as `.ci/run` sets) or `CONFORMANCE_SELFTEST=1` (cfg `conformance_gated`, see `build.rs`);
+//! otherwise it is reported as ignored, with the reason.
 
 use std::path::Path;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(conformance_gated),
+    ignore = "the kill matrix runs the suite once per defect (minutes): built to run under CI=true or CONFORMANCE_SELFTEST=1, or pass --include-ignored"
+)]
 async fn every_defect_is_killed_and_the_clean_runtime_passes() {
-    let enabled = std::env::var("CI").is_ok_and(|v| v == "true")
-        || std::env::var("CONFORMANCE_SELFTEST").is_ok_and(|v| v == "1");
-    if !enabled {
-        eprintln!(
-            "NOTICE: kill-matrix test SKIPPED (set CONFORMANCE_SELFTEST=1, or CI=true, to run it)"
-        );
-        return;
-    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let corpus = harness::case::load_corpus(&root.join("cases")).unwrap();
     assert!(corpus.problems.is_empty(), "{:#?}", corpus.problems);

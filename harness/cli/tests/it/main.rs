@@ -5,7 +5,10 @@
 //! corpus itself runs in its own binary (`tests/conformance.rs`, libtest-mimic).
 
 mod bounded_run;
+mod authoring;
+mod certify_example;
 mod ci_pipeline;
+mod docs;
 mod external_target;
 mod kill_matrix;
 mod load;
