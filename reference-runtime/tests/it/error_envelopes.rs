@@ -249,14 +249,14 @@ fn headers(g: &mut Gen) -> Vec<(HeaderName, HeaderValue)> {
     if g.chance(75) {
         headers.push((
             axum::http::header::CONTENT_TYPE,
-            header_value(*g.pick(&content_types)),
+            header_value(g.pick::<&str>(&content_types)),
         ));
     }
     if g.chance(25) {
         let versions = ["2", "2.0", "1.0", "3", "abc", "02", ""];
         headers.push((
             HeaderName::from_static("openwop-version"),
-            header_value(*g.pick(&versions)),
+            header_value(g.pick::<&str>(&versions)),
         ));
     }
     if g.chance(30) {
@@ -273,7 +273,7 @@ fn headers(g: &mut Gen) -> Vec<(HeaderName, HeaderValue)> {
         let cursor = if g.chance(50) {
             header_value(CANARY)
         } else {
-            header_value(*g.pick(&cursors))
+            header_value(g.pick::<&str>(&cursors))
         };
         headers.push((HeaderName::from_static("last-event-id"), cursor));
     }
