@@ -166,6 +166,7 @@ impl ResponseRecord {
             trailing_partial_frame: None,
             end: BodyEnd::ClientStopped,
             end_at_ms,
+            excerpt: None,
         }
     }
 

@@ -116,7 +116,10 @@ pub fn claims_path(path: &str) -> bool {
 pub fn fallback(config: &OpenWopConfig) -> Router {
     let router = Router::new()
         .fallback(|| async { axum::response::IntoResponse::into_response(ApiError::not_found()) })
-        .layer(axum::middleware::from_fn(version::protocol_version));
+        // Discovery is routed, so no fallback path is the one a dual-stack host serves in v1.
+        .layer(axum::middleware::from_fn(|request, next| {
+            version::protocol_version(false, request, next)
+        }));
     if config.choices.error_details == crate::choices::ErrorDetails::Annotated {
         router.layer(axum::middleware::map_response(error::annotate_error))
     } else {

@@ -4,8 +4,8 @@
 //! re-chunking proxy and what a CI pipeline does with the binary (`ci_pipeline`). The case
 //! corpus itself runs in its own binary (`tests/conformance.rs`, libtest-mimic).
 
-mod bounded_run;
 mod authoring;
+mod bounded_run;
 mod certify_example;
 mod ci_pipeline;
 mod docs;
