@@ -936,7 +936,7 @@ fn a_bare_heartbeat_message_is_read_as_its_frames_event() {
         ],
         100,
     );
-    let observed = crate::checks::observe(&bare.clone());
+    let observed = crate::checks::observe(&bare);
     assert_eq!(
         observed.types(),
         ["heartbeat.evaluated", "heartbeat.stateChanged"]
@@ -984,7 +984,7 @@ fn a_bare_heartbeat_message_is_read_as_its_frames_event() {
 
 #[test]
 fn a_mixed_mode_messages_frame_may_carry_the_chunk_payload() {
-    let chunk = json!({"nodeId": "n", "chunk": "Hel", "isLast": false});
+    let chunk = json!({"nodeId": "n", "runId": "tenant-a/run-0123456789abcdef", "chunk": "Hel", "isLast": false});
     let stream = sse(
         vec![
             frame(10, w_event(0, "run.started")),
@@ -999,8 +999,19 @@ fn a_mixed_mode_messages_frame_may_carry_the_chunk_payload() {
         ["run.started", "output.chunk", "run.completed"]
     );
     assert_eq!(observed.sequences(), [0, 1, 2]);
+    // The chunk payload validates as the outputChunk it is.
+    let alone = sse(
+        vec![named_frame(11, Some("1"), "messages", chunk.clone())],
+        100,
+    );
+    let outcomes = judge_w(json!({"events_valid": true}), alone);
+    assert_eq!(
+        verdicts(&outcomes),
+        [Verdict::Pass],
+        "{}",
+        render(&outcomes)
+    );
     for check in [
-        json!({"events_valid": true}),
         json!({"frames": {"event_names_admitting_mode": ["updates", "messages"]}}),
         json!({"terminal": {"exactly_one_last": true}}),
     ] {
