@@ -284,7 +284,6 @@ fn read_json<T: serde::de::DeserializeOwned>(file: &Path, what: &str) -> anyhow:
 }
 
 fn apply_facts_and_overrides(target: &mut Target, args: &RunArgs) -> anyhow::Result<()> {
-    harness::target::require_fixtures(target, &args.require_fixtures, args.require_all_fixtures);
     if target.kind == "external" {
         // Without knowing the host's keep-alive interval, watch longer than the 30 s bound.
         target
@@ -327,6 +326,8 @@ fn apply_facts_and_overrides(target: &mut Target, args: &RunArgs) -> anyhow::Res
             target.capabilities.remove(name);
         }
     }
+    // Last: what the host lists is known only after the capability overrides.
+    harness::target::require_fixtures(target, &args.require_fixtures, args.require_all_fixtures);
     Ok(())
 }
 
