@@ -843,9 +843,11 @@ fn event_gaps_reads_the_hosts_timestamps_before_arrival_times() {
 
 #[test]
 fn checks_over_responses_that_never_arrived_are_not_judged() {
-    let ok = |status: u16| json_response(status, json!({}));
     // A host that accepts connections and never answers: no response at all, or some of them.
-    let mut none = Transcript::of(vec![ok(202), ok(200)]);
+    let mut none = Transcript::of(vec![
+        json_response(202, json!({"execution_id": "a"})),
+        json_response(200, json!({"execution_id": "a"})),
+    ]);
     let mut some = none.clone();
     if let Some(step) = &mut none.step {
         for exchange in &mut step.exchanges {
@@ -876,7 +878,7 @@ fn checks_over_responses_that_never_arrived_are_not_judged() {
     let mut disagree = Transcript::of(vec![
         json_response(202, json!({"execution_id": "a"})),
         json_response(200, json!({"execution_id": "b"})),
-        ok(200),
+        json_response(200, json!({"execution_id": "b"})),
     ]);
     if let Some(step) = &mut disagree.step {
         step.exchanges[2].response = None;
