@@ -1,6 +1,6 @@
 //! Bounded evidence: what a report keeps of a transcript once its checks have judged it.
 //!
-//! The driver bounds what one exchange may hold while it is judged ([`crate::driver::Limits`]);
+//! The driver bounds what one exchange may hold while it is judged (`driver::Limits`);
 //! once a case is judged its transcript only serves the report, so it is cut to an excerpt: the
 //! head and the tail of each body, the first and the last frames of each stream, the first and
 //! the last exchanges of each step, each cut counted in the record ([`Excerpt`],

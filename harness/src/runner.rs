@@ -171,8 +171,8 @@ pub async fn run(
                     Some(at) => {
                         tokio::time::sleep_until(at).await;
                         format!(
-                            "the run's deadline passed ({} s after the cases began; --deadline)",
-                            at.saturating_duration_since(started).as_secs()
+                            "the run's deadline passed (--deadline; {:.1} s into the cases)",
+                            started.elapsed().as_secs_f64()
                         )
                     }
                     None => std::future::pending().await,

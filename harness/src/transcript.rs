@@ -119,7 +119,7 @@ pub struct ResponseRecord {
     pub end: BodyEnd,
     /// When the body ended.
     pub end_at_ms: u64,
-    /// What was left out of this record, when it is an excerpt (see [`crate::excerpt`]):
+    /// What was left out of this record, when it is an excerpt (see the `excerpt` module):
     /// absent when the record is whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excerpt: Option<Excerpt>,
@@ -257,7 +257,7 @@ pub struct StepRecord {
     /// Fake-provider calls observed after the step: `(script, instance, count)`.
     pub provider_calls: Vec<ProviderCallCount>,
     /// Exchanges left out of this record between the first and the last ones kept (an
-    /// excerpt, see [`crate::excerpt`]); 0 when every exchange is here.
+    /// excerpt, see the `excerpt` module); 0 when every exchange is here.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub exchanges_dropped: u64,
 }
