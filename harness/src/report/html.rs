@@ -208,12 +208,16 @@ fn summary(out: &mut String, report: &RunReport) {
     kv(
         out,
         "Corpus",
-        &format!(
-            "{} (<code>{}</code>)<div><code>{}</code></div><div class=\"muted\">SHA-256 of every case file and the spec data: what <code>conformance --version</code> names for its embedded corpus</div>",
-            esc(&report.corpus.version),
-            esc(&report.corpus.source),
-            esc(&report.corpus.digest)
-        ),
+        &if report.corpus.digest.is_empty() {
+            absent("not recorded")
+        } else {
+            format!(
+                "{} (<code>{}</code>)<div><code>{}</code></div><div class=\"muted\">SHA-256 of every case file and the spec data: what <code>conformance --version</code> names for its embedded corpus</div>",
+                esc(&report.corpus.version),
+                esc(&report.corpus.source),
+                esc(&report.corpus.digest)
+            )
+        },
     );
     kv(out, "Started", &esc(&report.started_at));
     kv(out, "Finished", &esc(&report.finished_at));

@@ -937,7 +937,7 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
             let options = BuiltInOptions {
                 defects: args.defects.clone(),
                 profile: args.built_in_profile.into(),
-                providers: providers.clone(),
+                providers,
                 fixtures: built_in_fixtures(&args)?,
                 ..BuiltInOptions::default()
             };

@@ -46,7 +46,7 @@ pub async fn try_file(args: TryArgs) -> anyhow::Result<u8> {
     // No runtime may take longer than the case's budget plus starting and probing a runtime:
     // past that, `try` ends with a diagnostic instead of hanging.
     let budget = case.case.timeout_ms.unwrap_or(DEFAULT_CASE_TIMEOUT_MS);
-    let limit = Duration::from_millis(budget).mul_f64(args.time_scale) + Duration::from_secs(120);
+    let limit = Duration::from_millis(budget).mul_f64(args.time_scale) + Duration::from_secs(300);
     let watchdog = Watchdog::start("try", limit);
     eprintln!(
         "trying {} ({}) against the built-in runtime under every profile and every defect of its surface",

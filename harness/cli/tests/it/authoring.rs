@@ -202,14 +202,14 @@ fn explain_of_an_unknown_id_lists_the_closest_ids() {
     let outside = tempfile::tempdir().unwrap();
     let output = binary()
         .current_dir(outside.path())
-        .args(["explain", "x.cursor.end-of-log"])
+        .args(["explain", "w.cursor.end-of-logs"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2), "{}", explain(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("no case `x.cursor.end-of-log`")
-            && stderr.contains("the closest ids: x.cursors.end-of-log"),
+        stderr.contains("no case `w.cursor.end-of-logs`")
+            && stderr.contains("the closest ids: w.cursor.end-of-log"),
         "{}",
         explain(&output)
     );
