@@ -678,6 +678,17 @@ fn write_regressions(report: &RunReport, dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A line of `serve`'s banner after its first: a reader that took only the first line (the
+/// URL) and closed the pipe must not end the server, so a write error is ignored.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, $($arg)*);
+        let _ = out.flush();
+    }};
+}
+
 /// `conformance serve`: the built-in runtime and its fake providers, until interrupted.
 ///
 /// Its first line is `listening on <URL>`; then, when it calls fake providers served elsewhere
@@ -759,10 +770,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
     }
     match &external_providers {
         Some(external) => {
-            crate::outln!(
+            say!(
                 "certify it with (in another shell; the run serves the fake providers this server calls):"
             );
-            crate::outln!(
+            say!(
                 "  {}",
                 run_command_for(
                     &running.base_url(),
@@ -778,12 +789,12 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
             if !env.is_empty() {
                 // Keys this server made up: a person calling it by hand needs them, and they
                 // are test keys of this process only (set CONFORMANCE_AUTH_A/B to choose them).
-                crate::outln!("fresh test keys (surface W), for curl:");
+                say!("fresh test keys (surface W), for curl:");
                 for (variable, value) in &env {
-                    crate::outln!("  export {variable}={}", shell_word(value));
+                    say!("  export {variable}={}", shell_word(value));
                 }
             }
-            crate::outln!(
+            say!(
                 "to certify it with `conformance run --target`, start it with --providers-at ADDR --providers-streaming-at ADDR2 (fake providers the run serves, so it can script them) and --write-facts FILE: it then prints the run command"
             );
         }
