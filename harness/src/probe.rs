@@ -152,10 +152,6 @@ pub const VERSION_HEADER: &str = "OpenWOP-Version";
 /// The fact holding the `OpenWOP-Version` every surface-W request carries.
 pub const VERSION_FACT: &str = "openwop_version";
 
-/// The capability marking a host whose discovery offers no OpenWOP 2.x document: surface W is
-/// not served (the reason is in the probe's notes and [`Target::need_status`]).
-pub const V1_ONLY: &str = "openwop-serves:v1-only";
-
 /// The `protocolVersions` a discovery document lists (`M.m` strings), if it lists any.
 fn listed(doc: &Value) -> Option<Vec<String>> {
     let versions: Vec<String> = doc
@@ -435,7 +431,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                 Document::Read(v2) if highest_v2(&v2).is_some() => Document::Read(v2),
                 _ => {
                     let versions = listed(&doc).unwrap_or_default().join(", ");
-                    found.capabilities.insert(V1_ONLY.into());
+                    found.capabilities.insert(crate::target::V1_ONLY.into());
                     found.notes.push(format!(
                         "the host serves OpenWOP v1 only: discovery lists protocolVersions [{versions}] and asked for `{VERSION_HEADER}: {asked}` it gave no 2.x document; the v2 run events chapter (surface W) is not judged"
                     ));

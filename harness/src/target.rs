@@ -79,6 +79,10 @@ pub struct ProviderCalls {
     pub count: u32,
 }
 
+/// The capability marking a host whose discovery offers no OpenWOP 2.x document: surface W is
+/// not served (the reason is in the probe's notes and [`Target::need_status`]).
+pub const V1_ONLY: &str = "openwop-serves:v1-only";
+
 /// Everything the driver needs to reach and judge a host.
 #[derive(Clone)]
 pub struct Target {
@@ -244,7 +248,7 @@ impl Target {
                 "the operator gave no second principal (--auth-b or CONFORMANCE_AUTH_B)".into(),
             );
         }
-        if need == "surface:openwop" && self.capabilities.contains(crate::probe::V1_ONLY) {
+        if need == "surface:openwop" && self.capabilities.contains(V1_ONLY) {
             return NeedStatus::Lacking(
                 "the host serves OpenWOP v1 only: its discovery document offers no 2.x representation (asked with OpenWOP-Version), so the v2 run events chapter is not judged".into(),
             );
@@ -408,7 +412,7 @@ mod tests {
             target.need_status("fact:heartbeat_toggle_id"),
             NeedStatus::Lacking(_)
         ));
-        target.capabilities.insert(crate::probe::V1_ONLY.into());
+        target.capabilities.insert(V1_ONLY.into());
         let NeedStatus::Lacking(why) = target.need_status("surface:openwop") else {
             panic!("a v1-only host lacks surface W");
         };

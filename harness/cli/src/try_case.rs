@@ -220,9 +220,15 @@ pub async fn try_case(
 /// The report as text.
 pub fn render_text(report: &TryReport) -> String {
     let mut out = format!("case {}\n\nclean runtime:\n", report.case);
+    let width = report
+        .profiles
+        .iter()
+        .map(|p| p.profile.as_str().len())
+        .max()
+        .unwrap_or(0);
     for p in &report.profiles {
         out.push_str(&format!(
-            "  {:<12} {:<7} {}\n",
+            "  {:<width$} {:<7} {}\n",
             p.profile.as_str(),
             p.verdict.as_str(),
             match (&p.intolerance, &p.reason) {

@@ -5,7 +5,7 @@
 //!
 //! | form | known values |
 //! |---|---|
-//! | `fixture:<id>` | the fixtures of `spec/fixtures/` ([`spec::fixtures::all`]) |
+//! | `fixture:<id>[\|<id>…]` | the fixtures of `spec/fixtures/` ([`spec::fixtures::all`]), alternatives separated by `\|` |
 //! | `mock-provider:<id>` | [`MOCK_PROVIDERS`] |
 //! | `stream-mode:<mode>` | the four modes ([`spec::openwop::StreamMode`]) |
 //! | `capability:<family>[.<facet>[=<value>]]` | the discovery document's families and their facets ([`spec::openwop::CORE_FAMILIES`], [`spec::openwop::family_facets`]), `conformance.seamsProfile` |
@@ -71,9 +71,12 @@ pub fn check_need(need: &str) -> Result<(), String> {
         return Err(format!("need `{need}` names no {form}"));
     }
     match form {
+        // `fixture:A|B|…`: alternatives (upstream's first), each a known fixture.
         "fixture" => {
             let ids: Vec<&str> = spec::fixtures::all().iter().map(|f| f.id).collect();
-            known("fixture", need, value, &ids, "spec/fixtures/")
+            value
+                .split('|')
+                .try_for_each(|id| known("fixture", need, id, &ids, "spec/fixtures/"))
         }
         "mock-provider" => known("mock provider", need, value, &MOCK_PROVIDERS, ""),
         "stream-mode" => {
@@ -220,6 +223,7 @@ mod tests {
         for need in [
             "fixture:conformance-noop",
             "fixture:conformance-all-tiers",
+            "fixture:conformance-cancellable|conformance-delay",
             "mock-provider:envelope-program",
             "mock-provider:stream-text",
             "stream-mode:debug",
@@ -266,6 +270,11 @@ mod tests {
         );
         assert!(check_need("fact:Bad-Name").is_err());
         assert!(check_need("fixture:").is_err());
+        let message = check_need("fixture:conformance-cancellable|conformance-dealy").unwrap_err();
+        assert!(
+            message.contains("did you mean `conformance-delay`"),
+            "{message}"
+        );
         assert!(check_need("capability:heartbeat=on").is_err());
     }
 }

@@ -336,12 +336,12 @@ mod tests {
     #[test]
     fn a_fixture_node_id_in_a_selector_is_rejected() {
         let found = problems(json!({"steps": [{"stream": {"path": "/e"}, "expect": [
-            {"order": {"subsequence": ["node.completed@nodeId=A", "node.completed", "run.completed"]}},
+            {"order": {"subsequence": ["node.completed@nodeId=a", "node.completed", "run.completed"]}},
             {"order": {"before": ["node.started@nodeId=noop", "node.completed"], "per": "nodeId"}}
         ]}]}));
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!(found[0].0, "/steps/0/expect/0/order/subsequence/0");
-        assert!(found[0].1.contains("`node.completed@nodeId=A` names `A`"));
+        assert!(found[0].1.contains("`node.completed@nodeId=a` names `a`"));
         assert_eq!(found[1].0, "/steps/0/expect/1/order/before/0");
         assert!(
             problems(json!({"steps": [{"expect": [{"order": {"subsequence": [
@@ -355,15 +355,15 @@ mod tests {
     #[test]
     fn literal_waits_must_fit_the_budget_and_fact_waits_extend_it() {
         let case = json!({"timeout_ms": 3000, "steps": [
-            {"stream": {"path": "/a", "until": {"duration_ms": 2000}}},
+            {"stream": {"path": "/s1", "until": {"duration_ms": 2000}}},
             {"parallel": [
-                {"stream": {"path": "/b", "until": {"duration_ms": 1500}}},
-                {"stream": {"path": "/c", "until": {"duration_ms": "${target.keepalive_window_ms}"}}}
+                {"stream": {"path": "/s2", "until": {"duration_ms": 1500}}},
+                {"stream": {"path": "/s3", "until": {"duration_ms": "${target.keepalive_window_ms}"}}}
             ]}
         ]});
         assert_eq!(literal_waits_ms(&case), 3500);
         let found = problems(case.clone());
-        assert_eq!(found.len(), 1);
+        assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].0, "/timeout_ms");
         assert!(found[0].1.contains("exceed its budget"));
         let mut scope = Scope::default();

@@ -14,15 +14,17 @@ use tokio::time::Instant;
 async fn finished_all_tiers(host: &Host) -> (String, Vec<Value>) {
     let run_id = host.create_fixture("conformance-all-tiers").await;
     host.wait_for(&run_id, "interrupt.requested").await;
-    resolve(host, &run_id).await;
+    resolve(host, &run_id, "approve").await;
     let log = host.finished_log(&run_id).await;
     (run_id, log)
 }
 
-async fn resolve(host: &Host, run_id: &str) {
+/// Accepts the interrupt of the gate node `node` (`approve` in conformance-all-tiers, `gate` in
+/// upstream's conformance-approval).
+async fn resolve(host: &Host, run_id: &str, node: &str) {
     let response = host
         .post(
-            &format!("{}/interrupts/approve", run_path(run_id)),
+            &format!("{}/interrupts/{node}", run_path(run_id)),
             Some(KEY_A),
             &json!({"resumeValue": {"action": "accept"}}),
         )
@@ -237,7 +239,7 @@ async fn a_live_run_resumed_mid_way_is_held_open_then_continues_without_gap_or_d
     })
     .await;
     assert!(waited.is_ok(), "three keep-alives within 60 s");
-    resolve(&host, &run_id).await;
+    resolve(&host, &run_id, "approve").await;
     let rest = resumed.frames_until_close().await;
     for frame in &rest {
         validate_frame(frame);
@@ -274,7 +276,7 @@ async fn live_streams_in_every_mode_match_the_log_and_close_after_the_terminal_e
     }
     let values = SseReader::new(open(&host, &run_id, "?streamMode=values", None).await);
     host.wait_for(&run_id, "interrupt.requested").await;
-    resolve(&host, &run_id).await;
+    resolve(&host, &run_id, "approve").await;
     let log = host.finished_log(&run_id).await;
     for (modes, mut reader) in readers {
         let frames = reader.frames_until_close().await;
@@ -417,7 +419,7 @@ async fn a_live_batch_flushes_at_node_suspended() {
     );
     let second = reader.next_frame().await.unwrap().json();
     assert_eq!(second[0]["type"], "interrupt.requested");
-    resolve(&host, &run_id).await;
+    resolve(&host, &run_id, "gate").await;
     let rest = reader.frames_until_close().await;
     assert_eq!(
         rest.last()
@@ -488,7 +490,7 @@ async fn the_subscriber_limit_answers_429_with_retry_after_and_frees_slots() {
         200,
         "the limit is per run"
     );
-    resolve(&host, &run_id).await;
+    resolve(&host, &run_id, "gate").await;
     a.frames_until_close().await;
     b.frames_until_close().await;
     let after = read_all(open(&host, &run_id, "", None).await).await;

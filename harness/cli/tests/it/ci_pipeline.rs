@@ -519,10 +519,11 @@ fn verify_claim_refuses_a_claim_with_a_blocked_must() {
         .output()
         .unwrap();
     assert!(keys.status.success(), "{}", explain(&keys));
-    // The built-in runtime, told it does not list the fixture the case needs: BLOCKED.
+    // The built-in runtime, told it lists neither fixture the case can use, which the operator
+    // requires: BLOCKED.
     std::fs::write(
         dir.path().join("capabilities.json"),
-        r#"{"remove": ["fixture:conformance-cancellable"]}"#,
+        r#"{"remove": ["fixture:conformance-cancellable", "fixture:conformance-delay"]}"#,
     )
     .unwrap();
     let run = binary()
@@ -535,7 +536,11 @@ fn verify_claim_refuses_a_claim_with_a_blocked_must() {
             "--report-dir",
             "report",
         ])
-        .args(["--capabilities", "capabilities.json"])
+        .args([
+            "--capabilities",
+            "capabilities.json",
+            "--require-all-fixtures",
+        ])
         .args(["--claim", "claim.json", "--claim-key-file", "claim.key"])
         .output()
         .unwrap();
