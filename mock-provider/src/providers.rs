@@ -53,8 +53,45 @@ pub enum StartError {
 pub struct FakeProviders {
     state: Arc<ProviderState>,
     instances: Vec<ProviderInstance>,
-    wiremock: MockServer,
+    wiremock: WiremockServer,
     streaming: StreamingServer,
+}
+
+/// The wiremock server, dropped away from the async task that drops it. wiremock's
+/// `MockServer` blocks in its `Drop` (`futures::executor::block_on` over a tokio lock); inside a
+/// tokio task whose cooperative budget is spent, that lock answers "not yet" and wakes at once,
+/// so the nested executor polls it forever: one core busy, no system call, a run that never
+/// ends (seen as `conformance try` hanging). On a blocking-pool thread there is no budget.
+struct WiremockServer {
+    address: SocketAddr,
+    server: Option<MockServer>,
+}
+
+impl WiremockServer {
+    fn new(server: MockServer) -> Self {
+        WiremockServer {
+            address: *server.address(),
+            server: Some(server),
+        }
+    }
+
+    fn address(&self) -> &SocketAddr {
+        &self.address
+    }
+}
+
+impl Drop for WiremockServer {
+    fn drop(&mut self) {
+        let Some(server) = self.server.take() else {
+            return;
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn_blocking(move || drop(server));
+            }
+            Err(_) => drop(server),
+        }
+    }
 }
 
 impl std::fmt::Debug for FakeProviders {
@@ -128,7 +165,8 @@ impl FakeProviders {
                     source,
                 }
             })?;
-        let wiremock = wiremock_backend::start(wiremock_listener, state.clone()).await;
+        let wiremock =
+            WiremockServer::new(wiremock_backend::start(wiremock_listener, state.clone()).await);
         Ok(FakeProviders {
             state,
             instances: config.instances,
