@@ -136,28 +136,23 @@ pub fn observe(response: &ResponseRecord) -> Observed {
                     ));
                 }
             }
-            (Some("ai.message.chunk"), doc) => observed.events.push(ObservedEvent {
-                sequence: id.as_deref().and_then(|i| i.parse().ok()),
-                event_type: Some("output.chunk".into()),
-                doc: doc.clone(),
-                frame_index: Some(frame_index),
-                frame_id: id.clone(),
-                frame_event: event.clone(),
-                batched: false,
-                at_ms: None,
-                framing: Framing::ChunkPayload,
-            }),
-            (Some("messages"), doc) if is_bare(doc) => observed.events.push(ObservedEvent {
-                sequence: id.as_deref().and_then(|i| i.parse().ok()),
-                event_type: Some("output.chunk".into()),
-                doc: doc.clone(),
-                frame_index: Some(frame_index),
-                frame_id: id.clone(),
-                frame_event: event.clone(),
-                batched: false,
-                at_ms: None,
-                framing: Framing::ChunkPayload,
-            }),
+            // The chunk payload: named `ai.message.chunk`, or in a mixed mode named by the
+            // `messages` mode that admitted it.
+            (Some(name), doc)
+                if name == "ai.message.chunk" || (name == "messages" && is_bare(doc)) =>
+            {
+                observed.events.push(ObservedEvent {
+                    sequence: id.as_deref().and_then(|i| i.parse().ok()),
+                    event_type: Some("output.chunk".into()),
+                    doc: doc.clone(),
+                    frame_index: Some(frame_index),
+                    frame_id: id.clone(),
+                    frame_event: event.clone(),
+                    batched: false,
+                    at_ms: None,
+                    framing: Framing::ChunkPayload,
+                })
+            }
             (Some(name), doc) if HOST_MESSAGE_NAMES.contains(&name) && is_bare(doc) => {
                 let mut observed_event = from_doc(
                     serde_json::json!({"type": name, "payload": doc}),
