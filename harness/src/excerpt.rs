@@ -93,13 +93,7 @@ fn json_size(transcript: &[StepRecord]) -> usize {
 
 /// Cuts one step's record to `bounds`.
 pub fn excerpt_step(record: &mut StepRecord, bounds: ExcerptBounds) {
-    let keep = bounds.exchanges_each_end * 2;
-    if record.exchanges.len() > keep {
-        let dropped = record.exchanges.len() - keep;
-        let start = bounds.exchanges_each_end;
-        record.exchanges.drain(start..start + dropped);
-        record.exchanges_dropped += dropped as u64;
-    }
+    record.exchanges_dropped += drop_middle(&mut record.exchanges, bounds.exchanges_each_end);
     for exchange in &mut record.exchanges {
         if let Some(body) = &mut exchange.request.body {
             cut_text(body, bounds.body_end_bytes);
@@ -108,6 +102,16 @@ pub fn excerpt_step(record: &mut StepRecord, bounds: ExcerptBounds) {
             excerpt_response(response, bounds);
         }
     }
+}
+
+/// Keeps the first and last `each_end` items of `items`, dropping those between; how many were
+/// dropped.
+fn drop_middle<T>(items: &mut Vec<T>, each_end: usize) -> u64 {
+    let Some(dropped) = items.len().checked_sub(each_end * 2).filter(|&d| d > 0) else {
+        return 0;
+    };
+    items.drain(each_end..each_end + dropped);
+    dropped as u64
 }
 
 /// Cuts one response to `bounds`, counting what was left out in its `excerpt`.
@@ -121,13 +125,7 @@ pub fn excerpt_response(response: &mut ResponseRecord, bounds: ExcerptBounds) {
     if let Some(partial) = &mut response.trailing_partial_frame {
         excerpt.body_bytes_dropped += cut_text(partial, bounds.frame_text_bytes) as u64;
     }
-    let keep = bounds.frames_each_end * 2;
-    if response.frames.len() > keep {
-        let dropped = response.frames.len() - keep;
-        let start = bounds.frames_each_end;
-        response.frames.drain(start..start + dropped);
-        excerpt.frames_dropped += dropped as u64;
-    }
+    excerpt.frames_dropped += drop_middle(&mut response.frames, bounds.frames_each_end);
     for frame in &mut response.frames {
         if cut_frame(frame, bounds.frame_text_bytes) {
             excerpt.frames_cut += 1;
