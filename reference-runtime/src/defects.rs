@@ -139,6 +139,10 @@ defects! {
         "An unavailable provider's portable `code` is reported as the provider-native `http_503` on the stream."),
     XTextOutputTruncated => ("x-text-output-truncated", "X", Ordering, "exec.materialization.output-delta-into-result",
         "The materialised text of each output drops its last delta."),
+    XQuotaRetriedUnrecorded => ("x-quota-retried-unrecorded", "X", Ordering, "exec.event-types.route-attempt-failed",
+        "A 429 the provider marks not retryable (OpenAI's insufficient_quota) is retried on the next candidate, which the seed leaves open, but without appending route.attempt_failed: the second route.selected follows no failed attempt."),
+    XLaterUsageFactNegative => ("x-later-usage-fact-negative", "X", Other, "exec.usage.quantity-non-negative",
+        "Every usage fact after the first of a report carries a negative quantity; the first stays valid, so only a check of every fact catches it."),
     // Surface W: the run events chapter.
     WLastEventIdInclusive => ("w-last-event-id-inclusive", "W", Cursor, "events.resume.no-re-emit-n",
         "Last-Event-ID N re-sends event N."),

@@ -15,9 +15,10 @@ use serde::{Deserialize, Serialize};
 use spec::open_points::{OpenPointRegistry, STANDARD_PROFILE};
 
 use crate::launch::BuiltInProfile;
-use crate::selftest::{SelftestError, run_against};
+use crate::selftest::{SelftestError, run_observed};
 use harness::case::LoadedCase;
 use harness::report::{CaseResult, RunReport};
+use harness::runner::{Quiet, RunObserver};
 use harness::verdict::{CheckOutcome, Level, Verdict};
 
 /// One case that did not tolerate a profile.
@@ -293,9 +294,30 @@ pub async fn profile_reports(
     jobs: usize,
     time_scale: f64,
 ) -> Result<Vec<(BuiltInProfile, RunReport)>, SelftestError> {
+    profile_reports_observed(cases, profiles, jobs, time_scale, &Quiet).await
+}
+
+/// As [`profile_reports`], telling `observer` of every case starting and finishing.
+async fn profile_reports_observed(
+    cases: &[LoadedCase],
+    profiles: &[BuiltInProfile],
+    jobs: usize,
+    time_scale: f64,
+    observer: &dyn RunObserver,
+) -> Result<Vec<(BuiltInProfile, RunReport)>, SelftestError> {
     let mut reports = Vec::new();
     for profile in profiles {
-        let report = run_against(cases, Vec::new(), *profile, None, jobs, time_scale).await?;
+        let report = run_observed(
+            cases,
+            Vec::new(),
+            *profile,
+            None,
+            jobs,
+            time_scale,
+            observer,
+        )
+        .await?;
+        eprintln!("{profile:<16} {} case(s) judged", report.cases.len());
         reports.push((*profile, report));
     }
     Ok(reports)
@@ -308,8 +330,20 @@ pub async fn tolerance_matrix(
     jobs: usize,
     time_scale: f64,
 ) -> Result<ToleranceMatrix, SelftestError> {
+    tolerance_matrix_observed(cases, profiles, jobs, time_scale, &Quiet).await
+}
+
+/// As [`tolerance_matrix`], telling `observer` of every case of every run starting and
+/// finishing (the command's watchdog).
+pub async fn tolerance_matrix_observed(
+    cases: &[LoadedCase],
+    profiles: &[BuiltInProfile],
+    jobs: usize,
+    time_scale: f64,
+    observer: &dyn RunObserver,
+) -> Result<ToleranceMatrix, SelftestError> {
     let started = std::time::Instant::now();
-    let reports = profile_reports(cases, profiles, jobs, time_scale).await?;
+    let reports = profile_reports_observed(cases, profiles, jobs, time_scale, observer).await?;
     let mut matrix = matrix_from_reports(spec::open_points::open_points(), &reports);
     matrix.duration_ms = started.elapsed().as_millis() as u64;
     Ok(matrix)

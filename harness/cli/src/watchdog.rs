@@ -85,6 +85,33 @@ impl Watchdog {
     }
 }
 
+/// The longest a command running `cases` may go without progress: the longest case budget
+/// (scaled by `time_scale`) plus 300 s for starting and probing a runtime.
+pub fn limit_for(cases: &[harness::case::LoadedCase], time_scale: f64) -> Duration {
+    let longest = cases
+        .iter()
+        .map(|c| {
+            c.case
+                .timeout_ms
+                .unwrap_or(harness::case::DEFAULT_CASE_TIMEOUT_MS)
+        })
+        .max()
+        .unwrap_or(harness::case::DEFAULT_CASE_TIMEOUT_MS);
+    Duration::from_millis(longest).mul_f64(time_scale) + Duration::from_secs(300)
+}
+
+/// A run's cases starting and finishing are its progress (`selftest` and `tolerance` pass the
+/// watchdog as the observer of every run they make).
+impl harness::runner::RunObserver for Watchdog {
+    fn case_started(&self, id: &str) {
+        self.progress(&format!("{id} started"));
+    }
+
+    fn case_finished(&self, result: &harness::report::CaseResult) {
+        self.progress(&format!("{} {}", result.verdict, result.id));
+    }
+}
+
 impl Drop for Watchdog {
     fn drop(&mut self) {
         self.stopped.store(true, Ordering::Relaxed);
@@ -106,6 +133,19 @@ mod tests {
         let message = rx.recv_timeout(Duration::from_secs(10)).unwrap();
         assert!(message.contains("conformance try"), "{message}");
         assert!(message.contains("profile standard: PASS"), "{message}");
+    }
+
+    #[test]
+    fn a_run_observer_watchdog_hears_cases_start() {
+        use harness::runner::RunObserver;
+        let (tx, rx) = mpsc::channel();
+        let dog = Watchdog::start_with("selftest", Duration::from_millis(50), move |m| {
+            let _ = tx.send(m);
+        });
+        dog.case_started("w.terminal.cancel");
+        let message = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert!(message.contains("conformance selftest"), "{message}");
+        assert!(message.contains("w.terminal.cancel started"), "{message}");
     }
 
     #[test]

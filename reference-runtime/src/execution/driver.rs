@@ -211,6 +211,15 @@ async fn run_attempts(
             // Output was exposed: no fallback, and the failure is not retryable.
             failure.error.retryable = false;
         }
+        // The defect: a 429 the provider marked not retryable (its quota error) is retried, and
+        // the failed attempt is not recorded.
+        let quota_retried_unrecorded = service.defects().has(Defect::XQuotaRetriedUnrecorded)
+            && failure.error.code == ErrorCode::RateLimited
+            && !failure.error.retryable
+            && !state.writer.output_exposed();
+        if quota_retried_unrecorded {
+            failure.error.retryable = true;
+        }
         if attempt == limit || !failure.error.retryable {
             return Outcome::Failed(failure.error);
         }
@@ -232,7 +241,7 @@ async fn run_attempts(
             attempt,
             error: failure.error.clone(),
         };
-        if state.writer.append(attempt_failed).is_err() {
+        if !quota_retried_unrecorded && state.writer.append(attempt_failed).is_err() {
             return Outcome::Failed(storage_failure());
         }
         last_error = Some(failure.error);

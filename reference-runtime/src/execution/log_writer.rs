@@ -130,7 +130,7 @@ pub(crate) fn admit_usage(
 ) -> Result<Vec<UsageFact>, AttemptFailure> {
     let invalid = || AttemptFailure::protocol("Provider reported an invalid usage fact");
     let mut admitted = Vec::with_capacity(facts.len());
-    for mut fact in facts {
+    for (index, mut fact) in facts.into_iter().enumerate() {
         if !is_valid_unit(&fact.unit) {
             return Err(invalid());
         }
@@ -139,6 +139,10 @@ pub(crate) fn admit_usage(
         }
         if defects.has(Defect::XNegativeUsage) && fact.quantity > 0.0 {
             // The defect: quantities are published negated.
+            fact.quantity = -fact.quantity;
+        }
+        if index > 0 && defects.has(Defect::XLaterUsageFactNegative) && fact.quantity > 0.0 {
+            // The defect: every fact after the first is published negated.
             fact.quantity = -fact.quantity;
         }
         if defects.has(Defect::XUnknownUsageUnit) {

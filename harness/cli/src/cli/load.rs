@@ -2,6 +2,7 @@
 //! subscriber's sequence judged against its log (see the harness's `load` module).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use conformance_cli::launch::{BuiltIn, BuiltInOptions, start_built_in};
 use harness::load::{LoadPlan, LoadResult, LoadSurface, LoadVerdict, render, run_load};
@@ -97,7 +98,15 @@ pub async fn load(args: LoadArgs) -> anyhow::Result<u8> {
     std::fs::create_dir_all(&report_dir)
         .map_err(|e| environment(format!("failed to create {}: {e}", report_dir.display())))?;
     let mut results: Vec<LoadResult> = Vec::new();
+    // Each surface's run is bounded by --time-limit-s on the async runtime's clock; the
+    // watchdog's own thread bounds it too (plus a margin for starting runs and judging), so a
+    // spinning or deadlocked runtime ends with a diagnostic rather than a hang.
+    let watchdog = conformance_cli::watchdog::Watchdog::start(
+        "load",
+        Duration::from_secs(args.time_limit_s.saturating_add(300)),
+    );
     for surface in surfaces {
+        watchdog.progress(&format!("load on {} started", surface.as_str()));
         let plan = plan(&args, surface);
         eprintln!(
             "load: {} subscriber(s) on each of {} {} log(s), {} item(s) each, against {} ({}); seed {}",
@@ -164,6 +173,7 @@ pub async fn load(args: LoadArgs) -> anyhow::Result<u8> {
             .map_err(|e| environment(format!("failed to write {}: {e}", path.display())))?;
     }
     crate::outln!("reports: {}", report_dir.display());
+    watchdog.progress("reports written; stopping the built-in runtime");
     if let Some(running) = built_in {
         running.shutdown().await;
     }

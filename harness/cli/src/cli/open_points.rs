@@ -60,14 +60,22 @@ pub async fn tolerance(args: ToleranceArgs) -> anyhow::Result<u8> {
         .report_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("reports").join("tolerance"));
-    let matrix = conformance_cli::tolerance::tolerance_matrix(
+    // Every case of every profile's run is progress: none for longer than the longest case
+    // budget (and a margin) ends the command with a diagnostic rather than a hang.
+    let watchdog = conformance_cli::watchdog::Watchdog::start(
+        "tolerance",
+        conformance_cli::watchdog::limit_for(&corpus.cases, args.time_scale),
+    );
+    let matrix = conformance_cli::tolerance::tolerance_matrix_observed(
         &corpus.cases,
         &conformance_cli::tolerance::matrix_profiles(),
         args.jobs,
         args.time_scale,
+        &watchdog,
     )
     .await
     .map_err(|e| environment(format!("{e:#}")))?;
+    drop(watchdog);
     conformance_cli::tolerance::write_matrix(&matrix, &dir)
         .map_err(|e| environment(format!("{e:#}")))?;
     eprintln!("{}", conformance_cli::tolerance::render_markdown(&matrix));

@@ -921,9 +921,22 @@ pub async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
         .report_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("reports").join("selftest"));
-    conformance_cli::selftest::run_selftest(&cases, &args.defects, args.jobs, args.time_scale, &dir)
-        .await
-        .map_err(|e| environment(format!("{e:#}")))
+    // Every case of every run is progress: a run making none for longer than the longest case
+    // budget (and a margin) ends with a diagnostic rather than hanging.
+    let watchdog = conformance_cli::watchdog::Watchdog::start(
+        "selftest",
+        conformance_cli::watchdog::limit_for(&cases, args.time_scale),
+    );
+    conformance_cli::selftest::run_selftest(
+        &cases,
+        &args.defects,
+        args.jobs,
+        args.time_scale,
+        &dir,
+        &watchdog,
+    )
+    .await
+    .map_err(|e| environment(format!("{e:#}")))
 }
 
 /// `conformance plan`: what a run against `--target` would do, from the host's discovery and

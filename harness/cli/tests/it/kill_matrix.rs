@@ -1,5 +1,5 @@
 //! The self-test as a test: the clean runtime passes every case, every known defect is caught
-//! by at least one MUST or SHOULD case, and every MUST case that catches no defect has a
+//! by at least one MUST or SHOULD check (FAIL or WARN), and every MUST case that catches no defect has a
 //! recorded reason (`cases/selftest-exemptions.json`).
 //!
 //! It runs the whole suite once per defect, so it runs when the tests are built with `CI=true`
@@ -40,7 +40,7 @@ async fn every_defect_is_killed_and_the_clean_runtime_passes() {
         .collect();
     assert!(
         survivors.is_empty(),
-        "defects no MUST or SHOULD case caught: {survivors:?}\n{}",
+        "defects no MUST or SHOULD check caught: {survivors:?}\n{}",
         conformance_cli::selftest::render_markdown(&matrix)
     );
     let unexplained: Vec<&str> = matrix

@@ -221,6 +221,8 @@ defect_table! {
         XProviderCodeAsPortable => x::x_provider_code_as_portable;
         XHttpStatusAsCode => x::x_http_status_as_code;
         XTextOutputTruncated => x::x_text_output_truncated;
+        XQuotaRetriedUnrecorded => x::x_quota_retried_unrecorded;
+        XLaterUsageFactNegative => x::x_later_usage_fact_negative;
     }
 }
 

@@ -285,6 +285,18 @@ pub(super) async fn x_negative_usage() {
 }
 
 #[tokio::test]
+pub(super) async fn x_later_usage_fact_negative() {
+    let (off, on) = both!(Defect::XLaterUsageFactNegative, |defect| usage_facts(
+        defect
+    )
+    .await);
+    let negative = |fact: &Value| fact["quantity"].as_f64().unwrap() < 0.0;
+    assert!(off.len() > 1 && !off.iter().any(negative), "{off:?}");
+    assert!(!negative(&on[0]), "the first fact stays valid: {on:?}");
+    assert!(on[1..].iter().any(negative), "{on:?}");
+}
+
+#[tokio::test]
 pub(super) async fn x_unknown_usage_unit() {
     let (off, on) = both!(Defect::XUnknownUsageUnit, |defect| usage_facts(defect)
         .await);
@@ -474,6 +486,30 @@ pub(super) async fn x_max_attempts_ignored() {
         total
     });
     assert_eq!((off, on), (2, 3));
+}
+
+#[tokio::test]
+pub(super) async fn x_quota_retried_unrecorded() {
+    let (off, on) = both!(Defect::XQuotaRetriedUnrecorded, |defect| {
+        let quota = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(429).set_body_json(json!({"error": {"type": "insufficient_quota", "code": "insufficient_quota", "message": "out of credit"}})))
+            .mount(&quota)
+            .await;
+        let second = text_server(openai_text(&["fallback"]), 0).await;
+        let runtime = runtime_over(&[&quota, &second], defect, None).await;
+        let base = runtime.base_url();
+        let mut request = text_request("x");
+        request["routing"] = json!({"allow_fallback": true});
+        let (_, submission) = create(&base, &request, None).await;
+        let frames = events(&base, submission["execution_id"].as_str().unwrap()).await;
+        let count = calls(&second).await;
+        runtime.shutdown().await;
+        let recorded = frames.iter().any(|f| f.kind() == "route.attempt_failed");
+        (frames.last().unwrap().kind().to_string(), count, recorded)
+    });
+    assert_eq!(off, ("execution.failed".to_string(), 0, false));
+    assert_eq!(on, ("execution.completed".to_string(), 1, false));
 }
 
 #[tokio::test]
