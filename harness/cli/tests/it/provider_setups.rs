@@ -411,11 +411,10 @@ const JUDGED_WITHOUT_A_PROVIDER_CALL: [&str; 5] = [
 ];
 
 #[test]
-fn every_execution_case_that_scripts_a_provider_says_which_step_depends_on_its_calls() {
-    for loaded in corpus()
-        .iter()
-        .filter(|c| c.case.surface == CaseSurface::Execution && !c.case.scripts.is_empty())
-    {
+fn every_case_that_scripts_a_provider_says_which_step_depends_on_its_calls() {
+    // Both surfaces: a run-events case scripting the fakes (an AI node calling the bound
+    // provider) depends on the call as an execution case does.
+    for loaded in corpus().iter().filter(|c| !c.case.scripts.is_empty()) {
         let with_evidence = all_steps(&loaded.case.steps)
             .iter()
             .any(|s| !s.evidence.is_empty());
@@ -435,22 +434,34 @@ fn every_execution_case_that_scripts_a_provider_says_which_step_depends_on_its_c
 /// report lists the unmatched requests.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_the_providers_misdirected_no_provider_dependent_case_passes() {
+    misdirected(CaseSurface::Execution, 40).await;
+}
+
+/// As above, for the run-events cases whose AI node calls a bound provider (an echoed canary
+/// never received proves nothing; a usage never reported has nothing to judge).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_providers_misdirected_no_provider_dependent_run_events_case_passes() {
+    misdirected(CaseSurface::Openwop, 2).await;
+}
+
+async fn misdirected(surface: CaseSurface, at_least: usize) {
     let options = BuiltInOptions {
         providers: BuiltInProviders::Misdirected,
         ..BuiltInOptions::default()
     };
-    let report = run_surface(options, CaseSurface::Execution).await;
+    let report = run_surface(options, surface).await;
     let cases = corpus();
     let dependent: BTreeSet<&str> = cases
         .iter()
         .filter(|c| {
-            all_steps(&c.case.steps)
-                .iter()
-                .any(|s| !s.evidence.is_empty())
+            c.case.surface == surface
+                && all_steps(&c.case.steps)
+                    .iter()
+                    .any(|s| !s.evidence.is_empty())
         })
         .map(|c| c.case.id.as_str())
         .collect();
-    assert!(dependent.len() >= 40, "{dependent:?}");
+    assert!(dependent.len() >= at_least, "{dependent:?}");
     let mut wrong = Vec::new();
     for case in report
         .cases
