@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use serde_json::{Map, Value};
 
 use super::model::{
-    Case, CaseSurface, Check, CheckKind, ConcurrentCopy, HeaderExpect, JsonExpect, Step,
+    Case, CaseSurface, Check, CheckKind, ConcurrentCopy, HeaderExpect, JsonExpect, Premise, Step,
     StepAction, case_schema,
 };
 use crate::template;
@@ -631,6 +631,17 @@ fn lint_steps(
             }
         }
         for (j, check) in step.expect.iter().enumerate() {
+            if let Some(Premise::OfStep(of)) = &check.when
+                && !defined.contains(&of.step)
+            {
+                report(
+                    &format!("{at}/expect/{j}/when/step"),
+                    format!(
+                        "the premise reads step `{}`, which is not judged before this check (an earlier step, one listed before it in the same parallel, or this one)",
+                        of.step
+                    ),
+                );
+            }
             lint_check(
                 case,
                 check,

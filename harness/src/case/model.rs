@@ -432,10 +432,10 @@ pub struct Check {
     /// A precondition, not an assertion: when it does not hold the case cannot be set up, so it
     /// is not judged (BLOCKED with this check's message), and no later step runs.
     pub precondition: Option<bool>,
-    /// The premise of the check, on the step's (last) JSON body: when it does not hold (the
-    /// execution did not fail, no fallback occurred) the check does not apply to the path the
-    /// host took and is not judged (no outcome).
-    pub when: Option<JsonExpect>,
+    /// The premise of the check: when it does not hold (the execution did not fail, no
+    /// fallback occurred, the run ended inside the window) the check does not apply to the
+    /// path the host took and is not judged (no outcome).
+    pub when: Option<Premise>,
     /// What the check asserts.
     pub kind: CheckKind,
 }
@@ -460,10 +460,11 @@ exactly_one_of! {
         /// so it is not judged (BLOCKED with this check's message), and no later step runs.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         precondition: Option<bool>,
-        /// The premise of the check, a condition on the step's (last) JSON body: when it does
-        /// not hold, the check does not apply to the path the host took and is not judged.
+        /// The premise of the check (a condition on the step's last JSON body, or on the view
+        /// of a step judged before it): when it does not hold, the check does not apply to the
+        /// path the host took and is not judged.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        when: Option<JsonExpect>,
+        when: Option<Premise>,
     }
     /// The closed vocabulary of check kinds; the key of each in a case file is its snake_case
     /// name. A new kind is one line here and one arm in [`crate::checks::evaluate`].
@@ -595,6 +596,30 @@ pub struct HeaderExpect {
     /// Regular expression the value matches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matches: Option<String>,
+}
+
+/// The premise of a check (`when`): what must have happened on the path the host took for the
+/// check to apply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Premise {
+    /// A condition on the view of a step (`{"step": "disc", "json": {…}}`), as `${steps.<id>}`
+    /// reads it: `/status`, `/headers/…`, `/body/…`, `/events/…`, `/frames/…`, `/count`. The
+    /// step is an earlier one, one listed before it in the same `parallel`, or the check's own
+    /// (a stream's premise on what it read: `/events/*/type` with `text_absent`).
+    OfStep(StepPremise),
+    /// A condition on the step's own last JSON body (`{"pointer": "/status", "equals": …}`).
+    Body(JsonExpect),
+}
+
+/// A premise on the view of a named step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StepPremise {
+    /// The step's id.
+    pub step: String,
+    /// The condition on its view.
+    pub json: JsonExpect,
 }
 
 /// A condition on a JSON value found by pointer.

@@ -21,7 +21,8 @@ pub use json_match::{Mismatch, json_condition, json_equal};
 pub use response::find_text;
 pub(crate) use stream::is_terminal;
 
-use crate::case::{Check, CheckKind};
+use crate::case::{Check, CheckKind, Premise};
+use crate::template::TemplateError;
 use crate::transcript::StepRecord;
 use crate::verdict::CheckOutcome;
 
@@ -39,11 +40,26 @@ pub fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
     };
     let step = ctx.step;
     if let Some(premise) = &check.when {
-        let body = step
-            .exchanges
-            .last()
-            .and_then(|e| e.response.as_ref())
-            .and_then(|r| r.json.as_ref());
+        let (body, premise) = match premise {
+            Premise::Body(condition) => (
+                step.exchanges
+                    .last()
+                    .and_then(|e| e.response.as_ref())
+                    .and_then(|r| r.json.as_ref()),
+                condition,
+            ),
+            Premise::OfStep(of) => match ctx.scope.steps.get(&of.step) {
+                Some(view) => (Some(view), &of.json),
+                // A premise on a step not judged yet (a later one) cannot be read: the case
+                // is wrong, not the host.
+                None => {
+                    return vec![out.template(&TemplateError::Syntax(
+                        format!("steps.{}", of.step),
+                        "the premise (`when`) reads a step not judged before this check".into(),
+                    ))];
+                }
+            },
+        };
         match json_condition(body, premise, ctx.scope) {
             Ok(Ok(())) => {}
             // The premise did not happen on the path the host took: nothing to judge there.

@@ -1088,3 +1088,103 @@ fn keep_alive_silence_counts_from_the_request() {
         render(&outcomes)
     );
 }
+
+// ---- premises (`when`) -------------------------------------------------------------------
+
+#[test]
+fn a_premise_on_the_steps_own_body_decides_whether_the_check_applies() {
+    let check = parse(&json!({
+        "when": {"pointer": "/status", "equals": "failed"},
+        "json": {"pointer": "/error/code", "equals": "rate_limited"}
+    }));
+    let failed = Transcript::of(vec![json_response(
+        200,
+        json!({"status": "failed", "error": {"code": "insufficient_quota"}}),
+    )]);
+    let outcomes = judge(&check, CaseSurface::Execution, Level::Must, &failed);
+    assert_eq!(outcomes.len(), 1, "{}", render(&outcomes));
+    assert_eq!(outcomes[0].verdict, Verdict::Fail, "{}", render(&outcomes));
+    let completed = Transcript::of(vec![json_response(200, json!({"status": "completed"}))]);
+    let outcomes = judge(&check, CaseSurface::Execution, Level::Must, &completed);
+    assert!(outcomes.is_empty(), "not judged: {}", render(&outcomes));
+}
+
+#[test]
+fn a_premise_on_another_steps_view_reads_it_and_a_step_not_judged_yet_is_an_error() {
+    let check = parse(&json!({
+        "when": {"step": "limits", "json": {"pointer": "/body/limits/schemaRounds", "optional": true, "min": 1}},
+        "json": {"pointer": "/calls", "length": 2}
+    }));
+    let one_call = |rounds: Value| {
+        let mut on = Transcript::of(vec![json_response(200, json!({"calls": [{}]}))]);
+        on.scope.steps.insert(
+            "limits".into(),
+            json!({"status": 200, "body": {"limits": rounds}}),
+        );
+        on
+    };
+    // A host allowing retries that made one call fails; one allowing none is not judged here;
+    // one that does not say is read as allowing them (the premise is optional).
+    let outcomes = judge(
+        &check,
+        CaseSurface::Openwop,
+        Level::Must,
+        &one_call(json!({"schemaRounds": 2})),
+    );
+    assert_eq!(outcomes.len(), 1, "{}", render(&outcomes));
+    assert_eq!(outcomes[0].verdict, Verdict::Fail, "{}", render(&outcomes));
+    let outcomes = judge(
+        &check,
+        CaseSurface::Openwop,
+        Level::Must,
+        &one_call(json!({"schemaRounds": 0})),
+    );
+    assert!(outcomes.is_empty(), "not judged: {}", render(&outcomes));
+    let outcomes = judge(
+        &check,
+        CaseSurface::Openwop,
+        Level::Must,
+        &one_call(json!({})),
+    );
+    assert_eq!(outcomes.len(), 1, "{}", render(&outcomes));
+    let unread = Transcript::of(vec![json_response(200, json!({"calls": [{}]}))]);
+    let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &unread);
+    assert_eq!(outcomes.len(), 1, "{}", render(&outcomes));
+    assert_eq!(outcomes[0].verdict, Verdict::Error, "{}", render(&outcomes));
+}
+
+#[test]
+fn a_streams_premise_on_what_it_read_spares_a_stream_the_run_ended_in() {
+    // The keep-alive case: "held open" applies only while no terminal event was read.
+    let check = parse(&json!({
+        "when": {"step": "updates", "json": {"pointer": "/events/*/type", "text_absent": ["run.completed", "run.failed", "run.cancelled"]}},
+        "closed_by_server": false
+    }));
+    let closed = |types: &[&str]| {
+        let mut on = Transcript::of(vec![json_response(200, json!({}))]);
+        let events: Vec<Value> = types.iter().map(|t| json!({"type": t})).collect();
+        on.scope
+            .steps
+            .insert("updates".into(), json!({"status": 200, "events": events}));
+        on
+    };
+    let outcomes = judge(
+        &check,
+        CaseSurface::Openwop,
+        Level::Must,
+        &closed(&["run.started", "node.started"]),
+    );
+    assert_eq!(
+        outcomes.len(),
+        1,
+        "judged while the run was live: {}",
+        render(&outcomes)
+    );
+    let outcomes = judge(
+        &check,
+        CaseSurface::Openwop,
+        Level::Must,
+        &closed(&["run.started", "run.completed"]),
+    );
+    assert!(outcomes.is_empty(), "not judged: {}", render(&outcomes));
+}
