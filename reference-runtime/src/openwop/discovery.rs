@@ -171,6 +171,10 @@ fn envelope_and_feedback_families(
         .filter(|e| {
             !(defects.has(Defect::WReliabilityEventsIncomplete) && *e == "envelope.refusal")
         })
+        // With no schema round a failed attempt is never retried: the host never emits
+        // envelope.retry-attempted, so it does not list it ("only the other reliability
+        // events it emits").
+        .filter(|e| config.envelopes.schema_rounds > 0 || *e != "envelope.retry-attempted")
         .collect();
     if defects.has(Defect::WReliabilityEventsOverlisted) {
         events.push(UNEMITTED_RELIABILITY_EVENT);
