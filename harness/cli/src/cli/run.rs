@@ -438,7 +438,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let (regressions_dir, _regressions_copy) = regressions_dir(&source, &corpus_files)
         .map_err(|e| environment(format!("failed to copy the embedded regressions: {e}")))?;
     let runner = CaseRunner {
-        driver,
+        driver: driver.watching_canary(target.canary.as_deref()),
         target: Arc::new(target),
         time_scale: args.time_scale,
         proptest_seed,
@@ -576,6 +576,7 @@ async fn run_reference(
     .await;
     findings.apply_to(&mut target);
     let runner = CaseRunner {
+        driver: (target_runner.driver.clone()).watching_canary(target.canary.as_deref()),
         target: Arc::new(target),
         ..target_runner.clone()
     };
