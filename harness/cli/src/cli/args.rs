@@ -407,9 +407,12 @@ pub struct RunArgs {
     /// CPUs.
     #[arg(long, default_value_t = DEFAULT_JOBS)]
     pub jobs: usize,
-    /// Start the cases with the longest waits (stream windows, fact waits, scripted delays)
-    /// first instead of in corpus order (ignored with --shuffle).
+    /// Start the cases in corpus order instead of the longest waits (stream windows, fact
+    /// waits, scripted delays) first, the default (either is ignored with --shuffle).
     #[arg(long)]
+    pub corpus_order: bool,
+    /// The longest waits first: the default, kept for scripts that name it.
+    #[arg(long, hide = true, conflicts_with = "corpus_order")]
     pub longest_first: bool,
     /// The run's deadline in seconds, from the start of discovery, multiplied by --time-scale
     /// (0: none). Cases not judged by then are ERROR ("the run's deadline passed") and the

@@ -478,7 +478,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         jobs: args.jobs,
         shuffle_seed,
         baseline_path: args.baseline.as_ref().map(|p| p.display().to_string()),
-        longest_first: args.longest_first,
+        longest_first: !args.corpus_order,
         deadline,
         stop_after_silent_cases: Some(harness::runner::SILENT_CASES_BEFORE_STOP),
         stop: Some(stop_rx),
