@@ -739,7 +739,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         providers: Default::default(),
         fixtures: None,
         store: args.store.clone(),
-        max_connections: None,
+        max_connections: args.max_connections,
+        header_read_timeout_ms: args.header_read_timeout_ms,
+        body_read_timeout_ms: args.body_read_timeout_ms,
+        write_stall_timeout_ms: args.write_stall_timeout_ms,
     };
     let stop = stop_signal()
         .map_err(|e| environment(format!("failed to wait for Ctrl-C or SIGTERM: {e}")))?;
