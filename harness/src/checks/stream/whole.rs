@@ -93,9 +93,8 @@ pub(in crate::checks) fn whole_stream(
     if let Some(why) = cut {
         for outcome in &mut outcomes {
             let stands = match outcome.verdict {
-                Verdict::Pass => {
-                    matches!(kind, CheckKind::EventsInclude(_)) && response.folded.is_none()
-                }
+                // Types seen (kept or folded) were sent, whatever came after.
+                Verdict::Pass => matches!(kind, CheckKind::EventsInclude(_)),
                 Verdict::Error | Verdict::Blocked | Verdict::Skip => true,
                 _ => prefix_failure_stands(kind),
             };
