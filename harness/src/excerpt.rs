@@ -218,6 +218,19 @@ pub fn scrub_record(record: &mut StepRecord, secrets: &[String]) {
                 }
             }
             response.trailing_partial_frame.as_mut().map(clean);
+            // The event types a fold counted are the host's text too.
+            if let Some(fold) = &mut response.folded
+                && fold
+                    .types
+                    .keys()
+                    .any(|k| secrets.iter().any(|s| k.contains(s.as_str())))
+            {
+                let types = std::mem::take(&mut fold.types);
+                for (mut kind, count) in types {
+                    clean(&mut kind);
+                    *fold.types.entry(kind).or_default() += count;
+                }
+            }
             for frame in &mut response.frames {
                 match &mut frame.kind {
                     FrameKind::Event {
@@ -308,6 +321,7 @@ mod tests {
                 end: BodyEnd::ServerClosed,
                 end_at_ms: 2,
                 excerpt: None,
+                folded: None,
             }),
             transport_error: None,
             sent_at_ms: 0,

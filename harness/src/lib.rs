@@ -6,7 +6,8 @@
 //! - [`report`]: the report model and its renderings; [`excerpt`]: the bounded evidence a
 //!   report keeps of a judged transcript.
 //! - [`template`]: `${…}` expressions in case files.
-//! - [`sse`]: the strict SSE tokenizer.
+//! - [`sse`]: the strict SSE tokenizer; [`stream_fold`]: a stream judged as it arrives past the
+//!   frames the driver keeps.
 //! - [`driver`]: HTTP exchanges and case execution; [`checks`]: pure judgement.
 //! - [`runner`]: selection, skipping, parallel runs, the report model.
 //! - [`target`], [`probe`], [`upstream`]: the host under test and its fake upstream.
@@ -34,6 +35,7 @@ pub mod probe;
 pub mod report;
 pub mod runner;
 pub mod sse;
+pub mod stream_fold;
 pub mod suggest;
 pub mod target;
 pub mod template;

@@ -123,6 +123,10 @@ pub struct ResponseRecord {
     /// absent when the record is whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excerpt: Option<Excerpt>,
+    /// What the harness read of a stream past the frames it kept, folded as it arrived and not
+    /// kept (see [`crate::stream_fold`]): absent when every frame read is in `frames`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folded: Option<crate::stream_fold::StreamFold>,
 }
 
 /// What an excerpt left out of a response: the middle of its body, the middle of its frames,
@@ -167,6 +171,7 @@ impl ResponseRecord {
             end: BodyEnd::ClientStopped,
             end_at_ms,
             excerpt: None,
+            folded: None,
         }
     }
 

@@ -9,6 +9,7 @@
 //! header_read_timeout_ms = 40000 # a request's head, idle keep-alive wait included
 //! body_read_timeout_ms = 60000   # a request's whole body
 //! max_connections = 4096         # open connections; more wait in the listen backlog
+//! write_stall_timeout_ms = 30000 # a connection whose reader takes no byte this long is closed
 //!
 //! [execution]                    # choices the protocol leaves open (see `choices`)
 //! unsatisfiable_requirements = "refuse"
@@ -111,6 +112,9 @@ pub struct ServerConfig {
     pub body_read_timeout_ms: u64,
     /// Connections served at once; further ones wait in the listen backlog until one closes.
     pub max_connections: usize,
+    /// How long a connection's writes may stay blocked (its reader taking no byte, e.g. an SSE
+    /// subscriber that stopped reading) before the connection is closed, in ms; 0 for no bound.
+    pub write_stall_timeout_ms: u64,
 }
 
 impl Default for ServerConfig {
@@ -124,6 +128,7 @@ impl Default for ServerConfig {
             header_read_timeout_ms: crate::server::DEFAULT_HEADER_READ_TIMEOUT_MS,
             body_read_timeout_ms: crate::server::DEFAULT_BODY_READ_TIMEOUT_MS,
             max_connections: crate::server::DEFAULT_MAX_CONNECTIONS,
+            write_stall_timeout_ms: crate::server::DEFAULT_WRITE_STALL_TIMEOUT_MS,
         }
     }
 }
@@ -140,6 +145,7 @@ impl ServerConfig {
             header_read_timeout: Duration::from_millis(self.header_read_timeout_ms),
             body_read_timeout: Duration::from_millis(self.body_read_timeout_ms),
             max_connections: self.max_connections,
+            write_stall_timeout: Duration::from_millis(self.write_stall_timeout_ms),
             title_case_headers: self.title_case_headers,
         }
     }

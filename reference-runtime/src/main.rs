@@ -55,6 +55,11 @@ struct Args {
     /// `server.max_connections` (default 4096).
     #[arg(long, value_name = "N")]
     max_connections: Option<usize>,
+    /// Longest time a connection's writes may stay blocked (its reader, e.g. an SSE subscriber,
+    /// taking no byte) before it is closed, in ms (0: never); overrides
+    /// `server.write_stall_timeout_ms` (default 30000).
+    #[arg(long, value_name = "MS")]
+    write_stall_timeout_ms: Option<u64>,
     /// Switches a defect on (repeatable; see --list-defects).
     #[arg(long = "defect", value_name = "NAME")]
     defects: Vec<Defect>,
@@ -117,6 +122,9 @@ async fn main() -> anyhow::Result<()> {
     }
     if let Some(n) = args.max_connections {
         config.server.max_connections = n;
+    }
+    if let Some(ms) = args.write_stall_timeout_ms {
+        config.server.write_stall_timeout_ms = ms;
     }
     config.bench_publisher = args.bench_publisher;
     let listen = args.listen.unwrap_or(config.server.listen);

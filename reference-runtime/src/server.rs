@@ -7,9 +7,11 @@
 //! | request head | `header_read_timeout_ms` (40 s) | hyper's `header_read_timeout`: the clock starts when the connection waits for a request (on accept, and again after each response on a kept-alive connection), so it is also the idle keep-alive timeout; trickling bytes does not restart it |
 //! | request body | `body_read_timeout_ms` (60 s) | [`DeadlineBody`]: one deadline for the whole body from when the handler is called (tower-http's `RequestBodyTimeout` restarts its clock at every chunk, which a client sending a byte every few seconds defeats) |
 //! | connections | `max_connections` (4,096) | a semaphore permit is taken before `accept`: past the bound, new connections wait in the kernel's backlog until one closes |
+//! | a stalled reader | `write_stall_timeout_ms` (30 s) | [`WriteStallGuard`]: once the peer's socket takes no byte (its buffer full: a subscriber that stopped reading) for this long, the connection fails and is closed, and its subscription with it |
 //!
-//! A response being written is never timed: an SSE stream stays open as long as it sends its
-//! frames and keep-alive comments, and a long poll as long as it waits. Only HTTP/1.1 is
+//! A response being written is otherwise never timed: an SSE stream stays open as long as it
+//! sends its frames and keep-alive comments and its reader takes them, and a long poll as long
+//! as it waits. Only HTTP/1.1 is
 //! served (neither surface needs HTTP/2, and hyper's protocol detection would wait for a
 //! silent client before any of these clocks starts).
 
@@ -32,6 +34,9 @@ pub const DEFAULT_HEADER_READ_TIMEOUT_MS: u64 = 40_000;
 pub const DEFAULT_BODY_READ_TIMEOUT_MS: u64 = 60_000;
 /// The default bound on open connections (4,096).
 pub const DEFAULT_MAX_CONNECTIONS: usize = 4_096;
+/// The default time a connection's writes may stay blocked (its reader taking no byte) before
+/// the connection is closed (30 s).
+pub const DEFAULT_WRITE_STALL_TIMEOUT_MS: u64 = 30_000;
 
 /// How long the loop waits after an accept error that is not the peer's (e.g. out of
 /// descriptors) before accepting again, instead of spinning.
@@ -48,6 +53,8 @@ pub struct ConnectionLimits {
     pub body_read_timeout: Duration,
     /// Connections open at once.
     pub max_connections: usize,
+    /// How long a connection's writes may stay blocked before it is closed (zero: no bound).
+    pub write_stall_timeout: Duration,
     /// Response header names in title case (`[server] title_case_headers`).
     pub title_case_headers: bool,
 }
@@ -58,6 +65,7 @@ impl Default for ConnectionLimits {
             header_read_timeout: Duration::from_millis(DEFAULT_HEADER_READ_TIMEOUT_MS),
             body_read_timeout: Duration::from_millis(DEFAULT_BODY_READ_TIMEOUT_MS),
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            write_stall_timeout: Duration::from_millis(DEFAULT_WRITE_STALL_TIMEOUT_MS),
             title_case_headers: false,
         }
     }
@@ -129,6 +137,98 @@ where
     }
 }
 
+/// A connection whose writes fail once they have stayed blocked for `timeout`: the peer's
+/// socket buffer stayed full, its reader taking no byte (a subscriber that stopped reading
+/// holds its connection, its subscription and what is queued for it until then). Any write that
+/// makes progress restarts the clock; reads are not timed here.
+pub struct WriteStallGuard<T> {
+    inner: T,
+    timeout: Duration,
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl<T> WriteStallGuard<T> {
+    /// `inner`, whose writes may stay blocked at most `timeout` (zero: without bound).
+    pub fn new(inner: T, timeout: Duration) -> Self {
+        WriteStallGuard {
+            inner,
+            timeout,
+            stalled: None,
+        }
+    }
+
+    /// A write made progress (`Ready`) or is still blocked: past the timeout, an error.
+    fn judge<R>(
+        &mut self,
+        cx: &mut Context<'_>,
+        poll: Poll<std::io::Result<R>>,
+    ) -> Poll<std::io::Result<R>> {
+        if poll.is_ready() || self.timeout.is_zero() {
+            self.stalled = None;
+            return poll;
+        }
+        let timeout = self.timeout;
+        let stall = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+        match stall.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("the peer took no byte for {} ms", timeout.as_millis()),
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<T: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for WriteStallGuard<T> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+}
+
+impl<T: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for WriteStallGuard<T> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        let poll = Pin::new(&mut this.inner).poll_write(cx, buf);
+        this.judge(cx, poll)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        let poll = Pin::new(&mut this.inner).poll_write_vectored(cx, bufs);
+        this.judge(cx, poll)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let poll = Pin::new(&mut this.inner).poll_flush(cx);
+        this.judge(cx, poll)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let poll = Pin::new(&mut this.inner).poll_shutdown(cx);
+        this.judge(cx, poll)
+    }
+}
+
 /// Serves `router` on `listener` under `limits` until `stopped` fires; then gives the open
 /// connections [`DRAIN_ON_STOP`] to finish (a held-open event stream never does).
 pub(crate) async fn serve(
@@ -174,6 +274,7 @@ pub(crate) async fn serve(
             tracing::debug!(%error, "failed to set TCP_NODELAY");
         }
         let service = hyper_util::service::TowerToHyperService::new(service.clone());
+        let stream = WriteStallGuard::new(stream, limits.write_stall_timeout);
         let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
@@ -222,6 +323,32 @@ mod tests {
         assert!(is_body_deadline(&error), "{error}");
         // A byte every 2 s for 10 s: five or six bytes, never the hundred.
         assert!((5..=6).contains(&read), "{read}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_write_blocked_past_the_stall_timeout_fails_and_progress_restarts_the_clock() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        // A 1 KiB pipe: the writer blocks once the reader stops taking bytes.
+        let (near, mut far) = tokio::io::duplex(1024);
+        let mut guarded = WriteStallGuard::new(near, Duration::from_secs(30));
+        let block = vec![b'x'; 1024];
+        guarded.write_all(&block).await.unwrap();
+        // The reader takes a byte every 20 s: progress each time, so no stall reaches 30 s.
+        let reader = tokio::spawn(async move {
+            let mut byte = [0u8; 1];
+            for _ in 0..3 {
+                tokio::time::sleep(Duration::from_secs(20)).await;
+                far.read_exact(&mut byte).await.unwrap();
+            }
+            far
+        });
+        guarded.write_all(&block[..3]).await.unwrap();
+        let _far = reader.await.unwrap();
+        // Then it stops reading: the next write fails 30 s later.
+        let started = tokio::time::Instant::now();
+        let error = guarded.write_all(b"more").await.unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::TimedOut);
+        assert_eq!(started.elapsed(), Duration::from_secs(30));
     }
 
     #[tokio::test(start_paused = true)]

@@ -216,6 +216,15 @@ pub fn validator(published: Published) -> &'static jsonschema::Validator {
     &VALIDATORS[&published]
 }
 
+/// Compiles every committed schema's validators now (they are otherwise compiled on first
+/// use). Compiling them takes seconds in a debug build: a caller on an async runtime runs this
+/// on a blocking thread before work whose timing matters, so no worker thread (nor one waiting
+/// for the same lazy compile) stalls the tasks it shares the runtime with.
+pub fn warm() {
+    let _ = validator(Published::ALL[0]);
+    let _ = definition_validator(Published::ALL[0], "");
+}
+
 /// Compiles any draft 2020-12 schema with format assertion on and no remote resolution.
 pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
     jsonschema::draft202012::options()

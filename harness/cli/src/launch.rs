@@ -365,6 +365,12 @@ pub struct BuiltInOptions {
     pub store: Option<StoreKind>,
     /// Connections the runtime serves at once; `None`: the runtime's default.
     pub max_connections: Option<usize>,
+    /// The runtime's request-head (and idle keep-alive) timeout in ms; `None`: its default.
+    pub header_read_timeout_ms: Option<u64>,
+    /// The runtime's request-body timeout in ms; `None`: its default.
+    pub body_read_timeout_ms: Option<u64>,
+    /// The runtime's write-stall timeout in ms (0: none); `None`: its default.
+    pub write_stall_timeout_ms: Option<u64>,
 }
 
 impl Default for BuiltInOptions {
@@ -381,6 +387,9 @@ impl Default for BuiltInOptions {
             fixtures: None,
             store: None,
             max_connections: None,
+            header_read_timeout_ms: None,
+            body_read_timeout_ms: None,
+            write_stall_timeout_ms: None,
         }
     }
 }
@@ -649,6 +658,15 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     }
     if let Some(limit) = options.max_connections {
         config.server.max_connections = limit;
+    }
+    if let Some(ms) = options.header_read_timeout_ms {
+        config.server.header_read_timeout_ms = ms;
+    }
+    if let Some(ms) = options.body_read_timeout_ms {
+        config.server.body_read_timeout_ms = ms;
+    }
+    if let Some(ms) = options.write_stall_timeout_ms {
+        config.server.write_stall_timeout_ms = ms;
     }
     // The deferred profile's event store is durable (open point `x.event-store.durability`):
     // a temporary one unless a store is given.

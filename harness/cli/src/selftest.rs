@@ -139,7 +139,7 @@ pub(crate) async fn run_observed(
         .await
         .apply_to(&mut target);
     let runner = CaseRunner {
-        driver,
+        driver: driver.watching_canary(target.canary.as_deref()),
         target: Arc::new(target),
         time_scale,
         proptest_seed: 1,

@@ -68,7 +68,7 @@ pub fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
         }
     }
     let one = |outcome: CheckOutcome| vec![outcome];
-    match &check.kind {
+    let outcomes = match &check.kind {
         CheckKind::Status(status) => {
             one(response::status(&out, step, std::slice::from_ref(status)))
         }
@@ -104,7 +104,10 @@ pub fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
         CheckKind::ListedTypesObserved(expect) => {
             one(stream::listed_types_observed(&out, step, expect))
         }
-    }
+    };
+    // A stream the harness did not keep whole: the fold completes the judgement, or the check
+    // is not judged on a prefix.
+    stream::whole_stream(&check.kind, &out, step, outcomes)
 }
 
 fn provider_calls(

@@ -65,6 +65,7 @@ fn json_response(status: u16, body: Value) -> ResponseRecord {
         end: BodyEnd::ServerClosed,
         end_at_ms: 10,
         excerpt: None,
+        folded: None,
     }
 }
 
@@ -99,6 +100,7 @@ fn sse(docs: Vec<Value>) -> ResponseRecord {
         end: BodyEnd::ServerClosed,
         end_at_ms: 100,
         excerpt: None,
+        folded: None,
     }
 }
 

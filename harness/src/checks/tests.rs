@@ -102,6 +102,7 @@ fn json_response(status: u16, body: Value) -> ResponseRecord {
         end: BodyEnd::ServerClosed,
         end_at_ms: 10,
         excerpt: None,
+        folded: None,
     }
 }
 
@@ -133,6 +134,7 @@ fn sse(frames: Vec<FrameRecord>, end_at_ms: u64) -> ResponseRecord {
         end: BodyEnd::ServerClosed,
         end_at_ms,
         excerpt: None,
+        folded: None,
     }
 }
 

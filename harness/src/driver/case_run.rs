@@ -501,6 +501,15 @@ impl CaseRunner {
                 let response = exchange.response.as_ref()?;
                 crate::checks::find_text(response, canary)
                     .map(|place| format!("step `{}`, response {i}, {place}", record.step))
+                    .or_else(|| {
+                        // Frames read past the kept ones were searched as they arrived.
+                        let frame = response.folded.as_ref()?.canary_frame?;
+                        Some(format!(
+                            "step `{}`, response {i}, stream (frame {} read past the kept ones)",
+                            record.step,
+                            response.frames.len() as u64 + frame
+                        ))
+                    })
             })
     }
 

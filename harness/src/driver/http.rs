@@ -44,17 +44,24 @@ pub enum ClientError {
     Build(String),
 }
 
-/// Size bounds on what a host may send in one exchange. Past a bound the harness stops reading
-/// (`BodyEnd::TooLarge`, judged); a body past its bound keeps only an excerpt (its head and
-/// tail, see [`crate::excerpt`]) since no check can read a cut body as JSON.
+/// Size bounds on what a host may send in one exchange. Past a read bound the harness stops
+/// reading (`BodyEnd::TooLarge`, judged); a body past its bound keeps only an excerpt (its head
+/// and tail, see [`crate::excerpt`]) since no check can read a cut body as JSON. A stream keeps
+/// its first frames (the kept bound) and is folded past them as it arrives
+/// ([`crate::stream_fold`]) up to its read bound.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     /// Largest non-stream body read.
     pub max_body_bytes: usize,
-    /// Largest stream read in total.
+    /// Most bytes of a stream's frames kept for the checks; later frames are folded.
     pub max_stream_bytes: usize,
-    /// Most frames (events and comments) read from one stream.
+    /// Most frames (events and comments) of a stream kept for the checks; later frames are
+    /// folded.
     pub max_stream_frames: usize,
+    /// Largest stream read in total (kept and folded).
+    pub max_stream_read_bytes: usize,
+    /// Most frames read from one stream in total (kept and folded).
+    pub max_stream_read_frames: usize,
     /// SSE frame and line bounds.
     pub sse: SseLimits,
 }
@@ -65,8 +72,19 @@ impl Default for Limits {
             max_body_bytes: 8 * 1024 * 1024,
             max_stream_bytes: 16 * 1024 * 1024,
             max_stream_frames: 20_000,
+            max_stream_read_bytes: 64 * 1024 * 1024,
+            max_stream_read_frames: 100_000,
             sse: SseLimits::default(),
         }
+    }
+}
+
+/// A rough size of one frame held in memory (its text, its parsed JSON counted as the text
+/// again).
+fn frame_bytes(frame: &crate::transcript::FrameRecord) -> usize {
+    match &frame.kind {
+        FrameKind::Event { data, json, .. } => 96 + data.len() * if json.is_some() { 2 } else { 1 },
+        FrameKind::Comment { text } => 64 + text.len(),
     }
 }
 
@@ -108,6 +126,9 @@ pub struct PreparedRequest {
 pub struct HttpDriver {
     client: reqwest::Client,
     limits: Limits,
+    /// Looked for in the stream frames folded past the kept ones (they are not kept, so the
+    /// case's canary check cannot look afterwards).
+    canary: Option<std::sync::Arc<str>>,
 }
 
 impl HttpDriver {
@@ -142,7 +163,23 @@ impl HttpDriver {
         let client = builder
             .build()
             .map_err(|e| ClientError::Build(e.to_string()))?;
-        Ok(HttpDriver { client, limits })
+        Ok(HttpDriver {
+            client,
+            limits,
+            canary: None,
+        })
+    }
+
+    /// The same driver, looking for the canary credential in the stream frames it folds and
+    /// does not keep.
+    pub fn watching_canary(mut self, canary: Option<&str>) -> Self {
+        self.canary = canary.filter(|c| !c.is_empty()).map(std::sync::Arc::from);
+        self
+    }
+
+    /// The bounds this driver reads within.
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// Sends one request and records everything, bounded by `deadline`. `since` is the case's
@@ -342,6 +379,7 @@ impl HttpDriver {
             end,
             end_at_ms: ms_between(sent, Instant::now()),
             excerpt,
+            folded: None,
         }
     }
 
@@ -354,6 +392,9 @@ impl HttpDriver {
     ) -> ResponseRecord {
         let mut tokenizer = SseTokenizer::new(self.limits.sse);
         let mut frames = Vec::new();
+        let mut kept_bytes: usize = 0;
+        let mut folded: Option<crate::stream_fold::StreamFold> = None;
+        let mut frames_read: usize = 0;
         let mut raw: Vec<u8> = Vec::new();
         let mut total: u64 = 0;
         let mut event_frames: u64 = 0;
@@ -380,10 +421,10 @@ impl HttpDriver {
                 break BodyEnd::ServerClosed;
             };
             total += chunk.len() as u64;
-            if total as usize > self.limits.max_stream_bytes {
+            if total as usize > self.limits.max_stream_read_bytes {
                 break BodyEnd::TooLarge(format!(
                     "the stream exceeded {} bytes",
-                    self.limits.max_stream_bytes
+                    self.limits.max_stream_read_bytes
                 ));
             }
             if raw.len() < 256 * 1024 {
@@ -409,14 +450,29 @@ impl HttpDriver {
                             }
                             FrameKind::Comment { .. } => false,
                         };
-                        frames.push(frame);
+                        frames_read += 1;
+                        // The first frames are kept for the checks; past the kept bound each
+                        // frame is folded as it arrives and dropped.
+                        if folded.is_none()
+                            && (frames.len() >= self.limits.max_stream_frames
+                                || kept_bytes >= self.limits.max_stream_bytes)
+                        {
+                            folded = Some(crate::stream_fold::StreamFold::after(&frames));
+                        }
+                        match &mut folded {
+                            Some(fold) => fold.fold(frame, self.canary.as_deref()),
+                            None => {
+                                kept_bytes += frame_bytes(&frame);
+                                frames.push(frame);
+                            }
+                        }
                         if matched_event || stop.frames.is_some_and(|n| event_frames >= n) {
                             break 'read BodyEnd::ClientStopped;
                         }
-                        if frames.len() >= self.limits.max_stream_frames {
+                        if frames_read >= self.limits.max_stream_read_frames {
                             break 'read BodyEnd::TooLarge(format!(
                                 "the stream exceeded {} frames",
-                                self.limits.max_stream_frames
+                                self.limits.max_stream_read_frames
                             ));
                         }
                     }
@@ -442,6 +498,7 @@ impl HttpDriver {
             end,
             end_at_ms: ms_between(sent, Instant::now()),
             excerpt: None,
+            folded,
         }
     }
 }

@@ -89,6 +89,38 @@ async fn serve(mut socket: TcpStream) {
                 tokio::time::sleep(Duration::from_millis(40)).await;
             }
         }
+        // 30,000 frames, past the harness's kept bound (5,000 frames in these tests), then the
+        // stream closes. `/long-violating` repeats sequence 15,000: a violation in the middle,
+        // which the harness reads but does not keep.
+        "/long-conforming" | "/long-violating" => {
+            let _ = socket.write_all(sse_head).await;
+            let mut batch = Vec::new();
+            for n in 1..=LONG_STREAM_FRAMES {
+                let sequence = if path == "/long-violating" && n == 15_001 {
+                    15_000
+                } else {
+                    n
+                };
+                let kind = if n == LONG_STREAM_FRAMES {
+                    "execution.completed"
+                } else {
+                    "execution.accepted"
+                };
+                batch.extend_from_slice(
+                    format!(
+                        "id: {sequence}\ndata: {{\"sequence\":{sequence},\"type\":\"{kind}\",\"execution_id\":\"e\"}}\n\n"
+                    )
+                    .as_bytes(),
+                );
+                if batch.len() > 64 * 1024 || n == LONG_STREAM_FRAMES {
+                    if socket.write_all(&chunk(&batch)).await.is_err() {
+                        return;
+                    }
+                    batch.clear();
+                }
+            }
+            let _ = socket.write_all(b"0\r\n\r\n").await;
+        }
         "/huge-body" => {
             let _ = socket.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n").await;
             let block = chunk(&vec![b' '; 1024 * 1024]);
@@ -105,6 +137,9 @@ async fn serve(mut socket: TcpStream) {
         }
     }
 }
+
+/// The frames of `/long-*`: more than [`judge`]'s kept bound.
+const LONG_STREAM_FRAMES: u64 = 30_000;
 
 fn case(path: &str, stream: bool) -> harness::case::Case {
     let step = if stream {
@@ -124,10 +159,17 @@ fn case(path: &str, stream: bool) -> harness::case::Case {
 }
 
 async fn judge(path: &str, stream: bool) -> (Verdict, harness::driver::CaseExecution) {
+    judge_case(case(path, stream)).await
+}
+
+async fn judge_case(case: harness::case::Case) -> (Verdict, harness::driver::CaseExecution) {
     let base = hostile_host().await;
+    // Kept for the checks: 5,000 frames or 2 MiB; read (and folded past the kept ones): 8 MiB.
     let limits = Limits {
         max_body_bytes: 4 * 1024 * 1024,
-        max_stream_bytes: 8 * 1024 * 1024,
+        max_stream_bytes: 2 * 1024 * 1024,
+        max_stream_frames: 5_000,
+        max_stream_read_bytes: 8 * 1024 * 1024,
         ..Limits::default()
     };
     let runner = CaseRunner {
@@ -137,7 +179,6 @@ async fn judge(path: &str, stream: bool) -> (Verdict, harness::driver::CaseExecu
         proptest_seed: 1,
         regressions_dir: None,
     };
-    let case = case(path, stream);
     // A liveness guard, far above the case's 1.5 s budget: the harness must never hang.
     let execution = tokio::time::timeout(Duration::from_secs(60), runner.run(&case))
         .await
@@ -276,4 +317,78 @@ async fn an_unreachable_target_is_an_error_not_a_failure() {
     };
     let execution = runner.run(&case("/anything", false)).await;
     assert_eq!(harness::runner::judge(&execution).0, Verdict::Error);
+}
+
+/// A stream case on `path` with these checks (and a longer budget than the hostile probes').
+fn stream_case(path: &str, expect: serde_json::Value) -> harness::case::Case {
+    let case = json!({
+        "id": "x.hostile.long", "title": "long", "requirements": ["exec.access.event-stream-by-execution-id"],
+        "level": "MUST", "surface": "execution", "timeout_ms": 20000,
+        "steps": [{"id": "s", "stream": {"path": path}, "expect": expect}]
+    });
+    lint_case("long.json", case.to_string().as_bytes())
+        .unwrap()
+        .case
+}
+
+fn long_response(
+    execution: &harness::driver::CaseExecution,
+) -> &harness::transcript::ResponseRecord {
+    execution.transcript[0].exchanges[0]
+        .response
+        .as_ref()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_violation_in_the_frames_past_the_kept_bound_fails() {
+    let expect = json!([{"status": 200}, {"sequence": {"strictly_increasing": true}}, {"closed_by_server": true}]);
+    let (verdict, execution) = judge_case(stream_case("/long-violating", expect)).await;
+    let response = long_response(&execution);
+    // The harness kept 5,000 frames and folded the other 25,000 as they arrived.
+    assert_eq!(response.frames.len(), 5_000);
+    let fold = response.folded.as_ref().expect("the rest was folded");
+    assert_eq!(fold.frames, LONG_STREAM_FRAMES - 5_000);
+    assert_eq!(fold.first_not_increasing, Some([15_000, 15_000]));
+    assert_eq!(verdict, Verdict::Fail, "{:#?}", execution.checks);
+    let sequence = execution
+        .checks
+        .iter()
+        .find(|c| c.check == "sequence")
+        .unwrap();
+    assert_eq!(sequence.verdict, Verdict::Fail);
+    assert!(
+        sequence.message.contains("past the kept frames"),
+        "{}",
+        sequence.message
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_conforming_stream_passes_what_folds_and_is_not_judged_on_what_does_not() {
+    // What folds (sequence rules, frame counts, keep-alive, types) is judged on every frame.
+    let folding = json!([
+        {"status": 200}, {"sequence": {"strictly_increasing": true, "contiguous": true, "ids_match": true}},
+        {"frames": {"count": LONG_STREAM_FRAMES}}, {"events_include": ["execution.completed"]},
+        {"events_exclude": ["execution.failed"]}, {"closed_by_server": true}
+    ]);
+    let (verdict, execution) = judge_case(stream_case("/long-conforming", folding)).await;
+    assert_eq!(verdict, Verdict::Pass, "{:#?}", execution.checks);
+    // What does not fold (the terminal rules and the order need the events in place) is ERROR,
+    // never a PASS on frames the checks did not see.
+    let whole = json!([
+        {"status": 200}, {"terminal": {"exactly_one_last": true}},
+        {"order": {"subsequence": ["execution.accepted", "execution.completed"]}}
+    ]);
+    let (verdict, execution) = judge_case(stream_case("/long-conforming", whole)).await;
+    assert_eq!(verdict, Verdict::Error, "{:#?}", execution.checks);
+    for check in ["terminal", "order"] {
+        let outcome = execution.checks.iter().find(|c| c.check == check).unwrap();
+        assert_eq!(outcome.verdict, Verdict::Error, "{outcome:#?}");
+        assert!(
+            outcome.message.contains("judged on a prefix"),
+            "{}",
+            outcome.message
+        );
+    }
 }

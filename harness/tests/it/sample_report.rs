@@ -48,6 +48,7 @@ fn json_response(status: u16, body: serde_json::Value, at_ms: u64) -> ResponseRe
         end: BodyEnd::ServerClosed,
         end_at_ms: at_ms + 1,
         excerpt: None,
+        folded: None,
     }
 }
 
@@ -290,6 +291,7 @@ pub fn fail_case() -> CaseResult {
                     end: BodyEnd::ServerClosed,
                     end_at_ms: 530,
                     excerpt: None,
+                    folded: None,
                 }),
                 transport_error: None,
                 sent_at_ms: 360,

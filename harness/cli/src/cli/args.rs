@@ -407,9 +407,12 @@ pub struct RunArgs {
     /// CPUs.
     #[arg(long, default_value_t = DEFAULT_JOBS)]
     pub jobs: usize,
-    /// Start the cases with the longest waits (stream windows, fact waits, scripted delays)
-    /// first instead of in corpus order (ignored with --shuffle).
+    /// Start the cases in corpus order instead of the longest waits (stream windows, fact
+    /// waits, scripted delays) first, the default (either is ignored with --shuffle).
     #[arg(long)]
+    pub corpus_order: bool,
+    /// The longest waits first: the default, kept for scripts that name it.
+    #[arg(long, hide = true, conflicts_with = "corpus_order")]
     pub longest_first: bool,
     /// The run's deadline in seconds, from the start of discovery, multiplied by --time-scale
     /// (0: none). Cases not judged by then are ERROR ("the run's deadline passed") and the
@@ -544,6 +547,21 @@ pub struct ServeArgs {
     /// The environment variable holding the canary credential those fake providers require.
     #[arg(long, default_value = "CONFORMANCE_CANARY")]
     pub canary_env: String,
+    /// Longest time a connection may take to send a request's head, the wait for it on a
+    /// kept-alive connection included, in ms (as `reference-runtime --header-read-timeout-ms`;
+    /// default 40000).
+    #[arg(long, value_name = "MS")]
+    pub header_read_timeout_ms: Option<u64>,
+    /// Longest time a request's whole body may take to arrive, in ms (default 60000).
+    #[arg(long, value_name = "MS")]
+    pub body_read_timeout_ms: Option<u64>,
+    /// Connections served at once; more wait in the listen backlog (default 4096).
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<usize>,
+    /// Longest time a connection's writes may stay blocked (its reader, e.g. an SSE
+    /// subscriber, taking no byte) before it is closed, in ms; 0 for never (default 30000).
+    #[arg(long, value_name = "MS")]
+    pub write_stall_timeout_ms: Option<u64>,
 }
 
 /// `conformance mock-provider`.

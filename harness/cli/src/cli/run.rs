@@ -438,7 +438,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let (regressions_dir, _regressions_copy) = regressions_dir(&source, &corpus_files)
         .map_err(|e| environment(format!("failed to copy the embedded regressions: {e}")))?;
     let runner = CaseRunner {
-        driver,
+        driver: driver.watching_canary(target.canary.as_deref()),
         target: Arc::new(target),
         time_scale: args.time_scale,
         proptest_seed,
@@ -478,7 +478,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         jobs: args.jobs,
         shuffle_seed,
         baseline_path: args.baseline.as_ref().map(|p| p.display().to_string()),
-        longest_first: args.longest_first,
+        longest_first: !args.corpus_order,
         deadline,
         stop_after_silent_cases: Some(harness::runner::SILENT_CASES_BEFORE_STOP),
         stop: Some(stop_rx),
@@ -576,6 +576,7 @@ async fn run_reference(
     .await;
     findings.apply_to(&mut target);
     let runner = CaseRunner {
+        driver: (target_runner.driver.clone()).watching_canary(target.canary.as_deref()),
         target: Arc::new(target),
         ..target_runner.clone()
     };
@@ -738,7 +739,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         providers: Default::default(),
         fixtures: None,
         store: args.store.clone(),
-        max_connections: None,
+        max_connections: args.max_connections,
+        header_read_timeout_ms: args.header_read_timeout_ms,
+        body_read_timeout_ms: args.body_read_timeout_ms,
+        write_stall_timeout_ms: args.write_stall_timeout_ms,
     };
     let stop = stop_signal()
         .map_err(|e| environment(format!("failed to wait for Ctrl-C or SIGTERM: {e}")))?;

@@ -3,7 +3,7 @@
 //! ([`last_sequence`]), terminal rules ([`terminal`]), ordering ([`order`], by
 //! [`selector`]s), SSE frames ([`frames`]), how the stream was held
 //! ([`connection`]), materialisation ([`fold`]), event sets ([`event_set`]) and arrival spacing
-//! ([`gaps`]). What they share, reading a step's events, is in `observed`.
+//! ([`gaps`]); a stream not kept whole is judged with its fold ([`whole`]). What they share, reading a step's events, is in `observed`.
 
 use observed::{observed_of, render_types};
 
@@ -31,6 +31,7 @@ mod selector;
 mod sequence;
 mod terminal;
 mod validity;
+mod whole;
 
 pub(super) use connection::{closed_by_server, keepalive};
 pub(super) use cursor::exclusive_after;
@@ -44,3 +45,4 @@ pub(super) use sequence::sequence;
 pub(crate) use terminal::is_terminal;
 pub(super) use terminal::terminal;
 pub(super) use validity::events_valid;
+pub(super) use whole::whole_stream;
