@@ -34,20 +34,23 @@ use super::super::extract::json_body;
 use super::super::state::WState;
 use super::program::MAX_ATTEMPTS;
 
+/// One posted program: upstream's `MockBehavior` entries, one per provider call.
+type Program = Vec<Map<String, Value>>;
+
 /// The programs posted and not yet taken, by (tenant, node id).
 #[derive(Debug, Default)]
 pub(crate) struct MockPrograms {
-    by_node: Mutex<HashMap<(String, String), Vec<Map<String, Value>>>>,
+    by_node: Mutex<HashMap<(String, String), Program>>,
 }
 
 impl MockPrograms {
-    fn set(&self, tenant: &str, node_id: &str, program: Vec<Map<String, Value>>) {
+    fn set(&self, tenant: &str, node_id: &str, program: Program) {
         let mut programs = self.by_node.lock().unwrap_or_else(|p| p.into_inner());
         programs.insert((tenant.to_string(), node_id.to_string()), program);
     }
 
     /// Takes the program posted for the tenant's node id, if any.
-    pub(crate) fn take(&self, tenant: &str, node_id: &str) -> Option<Vec<Map<String, Value>>> {
+    pub(crate) fn take(&self, tenant: &str, node_id: &str) -> Option<Program> {
         let mut programs = self.by_node.lock().unwrap_or_else(|p| p.into_inner());
         programs.remove(&(tenant.to_string(), node_id.to_string()))
     }
@@ -57,7 +60,7 @@ impl MockPrograms {
 #[serde(rename_all = "camelCase")]
 struct ProgramRequest {
     node_id: String,
-    program: Vec<Map<String, Value>>,
+    program: Program,
 }
 
 /// `POST /conformance/seams/sample/test/mock-ai/program`.
