@@ -1,6 +1,8 @@
 //! What a target can do, learned over HTTP exactly as for any host: the execution surface's
 //! runtime info and provider manifests, the run events surface's discovery document, and the
-//! stream modes its `400 unsupported_stream_mode` lists. Cases needing something the host lacks
+//! stream modes its `400 unsupported_stream_mode` lists, and, for a host advertising
+//! `heartbeat` whose operator gave no `heartbeat_interval_ms`, the interval its heartbeats tick
+//! at on the host channel. Cases needing something the host lacks
 //! are SKIP with the reason; what the probe could not establish (a document that answered but
 //! could not be read, providers none of which is bound to a role, stream modes it could not
 //! probe) is recorded in [`ProbeFindings::unjudgeable`], and cases needing it are BLOCKED.
@@ -535,6 +537,46 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
             .trim()
             .to_string()
         });
+        if found.capabilities.contains("capability:heartbeat")
+            && !target.facts.contains_key(HEARTBEAT_INTERVAL_FACT)
+        {
+            let channel = doc
+                .pointer("/heartbeat/deliveryChannel")
+                .and_then(Value::as_str)
+                .filter(|p| p.starts_with('/'))
+                .unwrap_or("/host/events")
+                .to_string();
+            let window = heartbeat_window(found.facts.get("heartbeat_min_interval_ms"));
+            let mut request = get(&channel, true);
+            if let Some(version) = found.facts.get(VERSION_FACT).and_then(Value::as_str) {
+                request
+                    .headers
+                    .push((VERSION_HEADER.into(), version.to_string()));
+            }
+            let now = Instant::now();
+            let read = driver
+                .exchange(
+                    request,
+                    ReadMode::Stream(crate::driver::StopCondition {
+                        frames: None,
+                        event: None,
+                        duration: Some(window),
+                    }),
+                    now + window + timeout,
+                    now,
+                )
+                .await;
+            if let Some(interval) = read
+                .response
+                .as_ref()
+                .filter(|r| r.status == 200)
+                .and_then(|r| heartbeat_interval_ms(&r.frames))
+            {
+                found
+                    .facts
+                    .insert(HEARTBEAT_INTERVAL_FACT.into(), json!(interval));
+            }
+        }
         if found.capabilities.contains("fixture:conformance-noop") {
             probe_stream_modes(&fetch, target, &mut found).await;
         } else {
@@ -588,6 +630,56 @@ fn facet_members(family: &str, facet: &str, value: &Value) -> Vec<String> {
         .filter_map(Value::as_str)
         .map(|member| format!("capability:{family}.{facet}={member}"))
         .collect()
+}
+
+/// The fact the heartbeat cases size their windows by: the interval of the host's heartbeats.
+const HEARTBEAT_INTERVAL_FACT: &str = "heartbeat_interval_ms";
+
+/// How long the probe reads the host channel for heartbeat ticks when the operator gave no
+/// interval: two advertised minimum intervals and a second (5 s when discovery gives none),
+/// at most 30 s. The seed bounds an interval from below only, so a host whose heartbeats tick
+/// more slowly than that still needs the operator's fact.
+fn heartbeat_window(min_interval_ms: Option<&Value>) -> Duration {
+    let ms = min_interval_ms
+        .and_then(Value::as_u64)
+        .map_or(5_000, |min| min.saturating_mul(2).saturating_add(1_000));
+    Duration::from_millis(ms.clamp(1_000, 30_000))
+}
+
+/// The interval of the host's heartbeats as the host channel shows it: the longest gap between
+/// two consecutive `heartbeat.evaluated` ticks of one heartbeat (whatever the framing: the type
+/// in `data.type` or, for a bare message, in `event:`), rounded up to a 100 ms step; `None`
+/// when no heartbeat ticked twice.
+fn heartbeat_interval_ms(frames: &[crate::transcript::FrameRecord]) -> Option<u64> {
+    let mut last: BTreeMap<String, u64> = BTreeMap::new();
+    let mut longest: Option<u64> = None;
+    for frame in frames {
+        let crate::transcript::FrameKind::Event {
+            event,
+            json: Some(data),
+            ..
+        } = &frame.kind
+        else {
+            continue;
+        };
+        let (kind, message) = match data.get("type").and_then(Value::as_str) {
+            Some(kind) => (Some(kind), data.get("payload").unwrap_or(&Value::Null)),
+            None => (event.as_deref(), data),
+        };
+        if kind != Some("heartbeat.evaluated") {
+            continue;
+        }
+        let Some(id) = message.get("heartbeatId").and_then(Value::as_str) else {
+            continue;
+        };
+        if let Some(previous) = last.insert(id.to_string(), frame.at_ms) {
+            let gap = frame.at_ms.saturating_sub(previous);
+            longest = Some(longest.map_or(gap, |l| l.max(gap)));
+        }
+    }
+    longest
+        .filter(|gap| *gap > 0)
+        .map(|gap| gap.div_ceil(100) * 100)
 }
 
 /// Creates a noop run and asks its events endpoint for an impossible mode: the 400 lists the
@@ -736,5 +828,54 @@ mod tests {
         assert_eq!(facet(json!(false)), None);
         assert_eq!(facet(json!(3)), None);
         assert_eq!(facet(Value::Null), None);
+    }
+
+    fn event(at_ms: u64, event: Option<&str>, data: Value) -> crate::transcript::FrameRecord {
+        crate::transcript::FrameRecord {
+            at_ms,
+            kind: crate::transcript::FrameKind::Event {
+                id: None,
+                event: event.map(String::from),
+                data: data.to_string(),
+                json: Some(data),
+                retry: None,
+            },
+        }
+    }
+
+    #[test]
+    fn the_heartbeat_interval_is_read_from_the_ticks_on_the_host_channel() {
+        let wrapped = |id: &str| json!({"type": "heartbeat.evaluated", "payload": {"heartbeatId": id, "status": "ok", "changed": false}});
+        let bare = |id: &str| json!({"heartbeatId": id, "status": "ok", "changed": false});
+        let frames = vec![
+            event(100, Some("heartbeat.evaluated"), wrapped("a")),
+            event(150, Some("heartbeat.evaluated"), bare("b")),
+            // A state change is no tick.
+            event(
+                600,
+                Some("heartbeat.stateChanged"),
+                json!({"type": "heartbeat.stateChanged", "payload": {"heartbeatId": "a", "from": {}, "to": {}}}),
+            ),
+            event(1_120, Some("heartbeat.evaluated"), wrapped("a")),
+            event(2_190, None, wrapped("a")),
+            // The bare message's type is its `event:`; the longest gap counts, rounded up.
+            event(2_460, Some("heartbeat.evaluated"), bare("b")),
+        ];
+        assert_eq!(heartbeat_interval_ms(&frames), Some(2_400));
+        assert_eq!(
+            heartbeat_interval_ms(&frames[..2]),
+            None,
+            "no heartbeat ticked twice"
+        );
+        assert_eq!(heartbeat_interval_ms(&[]), None);
+        assert_eq!(
+            heartbeat_window(Some(&json!(1_000))),
+            Duration::from_millis(3_000)
+        );
+        assert_eq!(heartbeat_window(None), Duration::from_millis(5_000));
+        assert_eq!(
+            heartbeat_window(Some(&json!(60_000))),
+            Duration::from_millis(30_000)
+        );
     }
 }

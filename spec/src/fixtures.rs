@@ -68,7 +68,7 @@ macro_rules! fixture_files {
     };
 }
 
-const FILES: [(&str, Catalogue, &str, &str); 11] = fixture_files!(
+const FILES: [(&str, Catalogue, &str, &str); 12] = fixture_files!(
     (
         "conformance-noop",
         Upstream,
@@ -105,6 +105,11 @@ const FILES: [(&str, Catalogue, &str, &str); 11] = fixture_files!(
         "configurable.mockProvider = {id: stream-text, config: {tokens, delayMsPerToken, finishReason, usage}} (upstream's stream-text-fixture scenario), the mock advertised in testing.mockProviders; test keys only."
     ),
     (
+        "conformance-envelope-refusal",
+        Upstream,
+        "POST /conformance/seams/sample/test/mock-ai/program (v1: /v1/host/sample/test/mock-ai/program) {nodeId: structured-call, program: [{stopReason: safety, refusalText}, ...]} before POST /runs {workflowId} (upstream's envelope-refusal-shape scenario); the program is the host's global state keyed by node id, one entry per provider call."
+    ),
+    (
         "conformance-debug-noise",
         Project,
         "vendor events (example.*), log.appended and variable.changed on demand: no upstream fixture is specified to emit a vendor event, which the debug-only rule for vendor events needs."
@@ -117,7 +122,7 @@ const FILES: [(&str, Catalogue, &str, &str); 11] = fixture_files!(
     (
         "conformance-structured-output",
         Project,
-        "AI envelopes programmed per run (configurable.ai.mockProvider envelope-program): upstream's envelope fixtures are programmed through a global test seam keyed by node id with provider stop reasons and raw text only, which cannot state the envelope kinds, correlation ids and meta the E1-E5 and catalog rules need."
+        "AI envelopes programmed per run (configurable.ai.mockProvider envelope-program): upstream's envelope fixtures are programmed through a global test seam keyed by node id with provider stop reasons and raw text validated against a plain outputSchema only, which cannot state the envelope kinds, correlation ids and meta the E1-E5 and catalog rules need, nor a retry policy above the refusal ceiling (conformance-envelope-refusal serves the no-retry-after-refusal rule)."
     ),
     (
         "conformance-envelope-contract",
@@ -227,7 +232,7 @@ mod tests {
             catalogue_of("conformance-debug-noise"),
             Some(Catalogue::Project)
         );
-        assert_eq!(ids_of(Catalogue::Upstream).len(), 7);
+        assert_eq!(ids_of(Catalogue::Upstream).len(), 8);
     }
 
     #[test]

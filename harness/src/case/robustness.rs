@@ -19,6 +19,9 @@ use serde_json::Value;
 
 use crate::template::Scope;
 
+/// The path of upstream's mock-AI program seam (seams-v2), whose body names a fixture's node.
+const MOCK_AI_PROGRAM_SEAM: &str = "/conformance/seams/sample/test/mock-ai/program";
+
 /// Every node id the fixture workflows of `spec/fixtures/` use: a host seeding a fixture may
 /// name its nodes otherwise, so a case must read them from what the host sent.
 pub fn fixture_node_ids() -> &'static BTreeSet<String> {
@@ -78,7 +81,14 @@ pub fn lint(case: &Value, report: &mut dyn FnMut(&str, String)) {
                 );
             }
         }
-        for member in ["json", "body"] {
+        // Upstream's mock-AI program seam is keyed by the fixture's node id before the run
+        // exists: upstream seeds its envelope fixtures verbatim and its own suite names the node
+        // (`structured-call`), so there the id is upstream's, not the host's choice.
+        let program_seam = request
+            .get("path")
+            .and_then(Value::as_str)
+            .is_some_and(|p| p.starts_with(MOCK_AI_PROGRAM_SEAM));
+        for member in ["json", "body"].into_iter().filter(|_| !program_seam) {
             if let Some(body) = request.get(member) {
                 node_ids_in_body(body, &format!("{pointer}/{member}"), ids, report);
             }
@@ -330,6 +340,20 @@ mod tests {
             problems(json!({"steps": [{"request": {"path":
                 "/runs/x/interrupts/${steps.s.events[type=node.suspended].payload.nodeId|segment}"}}]}))
             .is_empty()
+        );
+        // Upstream's mock-AI program seam is keyed by its fixture's node id, as upstream's
+        // suite keys it; the same body elsewhere is rejected.
+        let program = json!({"nodeId": "structured-call", "program": []});
+        assert!(
+            problems(json!({"steps": [{"request": {"method": "POST",
+                "path": MOCK_AI_PROGRAM_SEAM, "json": program}}]}))
+            .is_empty()
+        );
+        assert_eq!(
+            problems(json!({"steps": [{"request": {"method": "POST",
+                "path": "/runs", "json": program}}]}))
+            .len(),
+            1
         );
     }
 

@@ -10,6 +10,7 @@
 //! | `GET /host/events` | `host_events`, fed by `heartbeat` (`?heartbeatId=` narrows it and starts per-subscription heartbeats) |
 //! | `POST`/`GET /runs/{runId}/annotations` | `feedback` |
 //! | `GET /conformance/seams/mock-ai/runs/{runId}/calls` | `envelopes::journal` (the `envelope-program` mock's call journal) |
+//! | `POST /conformance/seams/sample/test/mock-ai/program` (test keys) | `envelopes::seam_program` (upstream's envelope fixtures) |
 //! | `POST /conformance/seams/sample/event-log/seed` (off unless `seams_enabled`) | `era2` |
 //!
 //! AI envelopes, the envelope catalog and reliability live in `envelopes` (the
@@ -158,6 +159,7 @@ pub fn router(deps: Dependencies) -> Router {
         envelopes: config.envelopes.clone(),
         provider_usage: config.provider_usage.clone(),
         choices: config.choices,
+        mock_programs: Arc::default(),
     });
     let state = Arc::new(state::WState {
         keys: auth::KeyTable::new(&config.api_keys, &config.test_key_prefix),
@@ -208,6 +210,10 @@ pub fn router(deps: Dependencies) -> Router {
         .route(
             "/conformance/seams/mock-ai/runs/{run_id}/calls",
             get(envelopes::journal::calls),
+        )
+        .route(
+            "/conformance/seams/sample/test/mock-ai/program",
+            post(envelopes::seam_program::program),
         )
         .route(
             "/conformance/seams/sample/event-log/seed",

@@ -33,6 +33,8 @@ pub(crate) struct NodeEnv {
     pub(crate) provider_usage: ProviderUsageSettings,
     /// `[openwop.choices]`: the options node kinds take where the chapter leaves the choice.
     pub(crate) choices: OpenWopChoices,
+    /// Programs posted to upstream's mock-AI program seam, not yet taken by a run.
+    pub(crate) mock_programs: Arc<super::envelopes::seam_program::MockPrograms>,
 }
 
 /// What a node produced.

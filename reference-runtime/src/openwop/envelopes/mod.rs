@@ -9,6 +9,7 @@
 //! | the catalog flow: namespace → `supportedEnvelopes` → `schemaVersions` → `envelopeStrictness` → `envelopeContracts` | `catalog` |
 //! | retries: truncation, schema violation, parse error, exhaustion | `reliability` |
 //! | the mock's call journal, `GET /conformance/seams/mock-ai/runs/{runId}/calls` | `journal` |
+//! | upstream's mock-AI program seam, `POST /conformance/seams/sample/test/mock-ai/program` (upstream's envelope fixtures) | `seam_program` |
 //! | `[openwop.envelopes]` | `settings` |
 //!
 //! Decisions on points the chapter leaves open (they bind this host; cases state them):
@@ -40,6 +41,7 @@ mod node;
 mod node_settings;
 pub(crate) mod program;
 mod reliability;
+pub(crate) mod seam_program;
 pub(crate) mod settings;
 
 pub(crate) use catalog::KindCatalog;

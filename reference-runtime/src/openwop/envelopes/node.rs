@@ -1,5 +1,6 @@
 //! The `core.ai.structuredOutput` node: collects `turns` AI envelopes from the run's
-//! `envelope-program` mock, each through the catalog flow and the reliability loop, and records
+//! `envelope-program` mock (or, on a node of upstream's envelope fixtures, `config.provider:
+//! "mock"`, from the program posted to upstream's mock-AI program seam, `seam_program`), each through the catalog flow and the reliability loop, and records
 //! each accepted envelope as `output.chunk` events.
 //!
 //! Its settings are read by `node_settings`.
@@ -86,15 +87,34 @@ struct Turns<'a> {
 
 /// Runs one `core.ai.structuredOutput` node.
 pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, NodeError> {
-    let AiPlan::Envelope(plan) = ctx.ai_plan() else {
-        return Err(NodeError::failed(
-            *error(
-                "capability_not_provided",
-                "core.ai.structuredOutput runs on configurable.ai.mockProvider envelope-program only",
-                None,
-            ),
-            Vec::new(),
-        ));
+    let seam_plan;
+    let plan = match ctx.ai_plan() {
+        AiPlan::Envelope(plan) => plan,
+        _ if node.config.get("provider").and_then(Value::as_str) == Some("mock") => {
+            // Upstream's envelope fixtures: the program posted to the mock-AI program seam (an
+            // empty one when none was: the node then fails, no attempt left).
+            let program = ctx
+                .env
+                .mock_programs
+                .take(&ctx.tenant, &node.id)
+                .unwrap_or_default();
+            let model = node.config.get("model").and_then(Value::as_str);
+            seam_plan = EnvelopePlan::from_upstream_program(&program, model, &Default::default())
+                .map_err(|message| {
+                NodeError::failed(*error("validation_error", message, None), Vec::new())
+            })?;
+            &seam_plan
+        }
+        _ => {
+            return Err(NodeError::failed(
+                *error(
+                    "capability_not_provided",
+                    "core.ai.structuredOutput runs on configurable.ai.mockProvider envelope-program or the mock provider programmed through the mock-AI program seam only",
+                    None,
+                ),
+                Vec::new(),
+            ));
+        }
     };
     let settings = read_settings(ctx, node, plan).map_err(|e| NodeError::failed(*e, Vec::new()))?;
     let known = if ctx.env.defects.has(Defect::WReasoningSecretLeaked) {

@@ -42,7 +42,8 @@ use super::super::ai::TokenUsage;
 /// The mock id.
 pub(crate) const ENVELOPE_PROGRAM_ID: &str = "envelope-program";
 
-const MAX_ATTEMPTS: usize = 64;
+/// The most attempts one program holds.
+pub(crate) const MAX_ATTEMPTS: usize = 64;
 const MAX_CHUNKS: usize = 256;
 const MAX_REFUSALS: u32 = 16;
 
@@ -183,11 +184,91 @@ impl EnvelopePlan {
         })
     }
 
+    /// The plan of a node of upstream's envelope fixtures (`config.provider: "mock"`), from the
+    /// program posted to upstream's mock-AI program seam (`seam_program`): each upstream
+    /// `MockBehavior` is one attempt (`refusalText` or `stopReason: safety`: a refusal;
+    /// otherwise `content`, empty by default, with `max_tokens`/`length` read as truncation),
+    /// reported as provider `mock` and the node's model (default `mock-mini`). An entry
+    /// upstream's mock would not take fails with the index of the entry, never its value.
+    pub(crate) fn from_upstream_program(
+        program: &[Map<String, Value>],
+        model: Option<&str>,
+        ai: &AiOptions,
+    ) -> Result<Self, String> {
+        let attempts = program
+            .iter()
+            .enumerate()
+            .map(|(i, entry)| {
+                upstream_attempt(entry).map_err(|what| format!("mock-AI program entry {i}: {what}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(EnvelopePlan {
+            attempts: attempts.into(),
+            cursor: Arc::new(AtomicUsize::new(0)),
+            provider: "mock".to_string(),
+            model: model
+                .filter(|m| !m.is_empty())
+                .unwrap_or("mock-mini")
+                .to_string(),
+            max_refusals: ai.max_refusals.unwrap_or(1).clamp(1, MAX_REFUSALS),
+            max_tokens: ai.max_tokens.filter(|t| *t > 0),
+        })
+    }
+
     /// The next programmed call, `None` past the end of the program.
     pub(crate) fn next_attempt(&self) -> Option<Attempt> {
         let index = self.cursor.fetch_add(1, Ordering::SeqCst);
         self.attempts.get(index).cloned()
     }
+}
+
+/// One upstream `MockBehavior` as an attempt.
+fn upstream_attempt(entry: &Map<String, Value>) -> Result<Attempt, &'static str> {
+    let text = |name: &str| -> Result<Option<String>, &'static str> {
+        match entry.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err("content, refusalText and stopReason must be strings"),
+        }
+    };
+    let tokens = |name: &str, default: u64| -> Result<u64, &'static str> {
+        match entry.get(name) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v
+                .as_u64()
+                .ok_or("inputTokens and outputTokens must be integers >= 0"),
+        }
+    };
+    let stop_reason = text("stopReason")?;
+    let refusal_text = text("refusalText")?;
+    let content = text("content")?;
+    let refused = refusal_text.is_some() || stop_reason.as_deref() == Some("safety");
+    let truncated = match stop_reason.as_deref() {
+        None | Some("end_turn" | "stop_sequence" | "safety") => None,
+        Some(reason @ ("max_tokens" | "length")) => Some(reason.to_string()),
+        Some(_) => {
+            return Err("stopReason must be end_turn, max_tokens, length, stop_sequence or safety");
+        }
+    };
+    let output = if refused {
+        Output::Refusal {
+            text: refusal_text,
+            category: None,
+        }
+    } else {
+        Output::Text(content.unwrap_or_default())
+    };
+    let input = tokens("inputTokens", 100)?;
+    let output_tokens = tokens("outputTokens", 50)?;
+    Ok(Attempt {
+        output,
+        truncated: if refused { None } else { truncated },
+        usage: TokenUsage {
+            input,
+            output: output_tokens,
+            total: input.saturating_add(output_tokens),
+        },
+    })
 }
 
 fn attempt(config: AttemptConfig) -> Result<Attempt, &'static str> {
@@ -299,5 +380,49 @@ mod tests {
             ..AiOptions::default()
         };
         assert!(EnvelopePlan::parse(&config(json!({"attempts": [{"text": "a"}]})), &zero).is_err());
+    }
+
+    #[test]
+    fn upstream_programs_are_read_as_upstream_s_mock_plays_them() {
+        let ai = AiOptions::default();
+        let program: Vec<Map<String, Value>> = [
+            json!({"stopReason": "safety", "refusalText": "no"}),
+            json!({"content": "{\"valid\":true}", "stopReason": "max_tokens"}),
+            json!({}),
+        ]
+        .into_iter()
+        .map(config)
+        .collect();
+        let plan = EnvelopePlan::from_upstream_program(&program, None, &ai).unwrap();
+        assert_eq!(
+            (plan.provider.as_str(), plan.model.as_str()),
+            ("mock", "mock-mini")
+        );
+        let refusal = plan.next_attempt().unwrap();
+        assert_eq!(
+            refusal.output,
+            Output::Refusal {
+                text: Some("no".into()),
+                category: None
+            }
+        );
+        assert_eq!((refusal.usage.input, refusal.usage.output), (100, 50));
+        let truncated = plan.next_attempt().unwrap();
+        assert_eq!(truncated.truncated.as_deref(), Some("max_tokens"));
+        assert_eq!(
+            plan.next_attempt().unwrap().output,
+            Output::Text(String::new())
+        );
+        assert!(plan.next_attempt().is_none());
+        for bad in [
+            json!({"stopReason": "done"}),
+            json!({"content": 1}),
+            json!({"outputTokens": -1}),
+        ] {
+            assert!(
+                EnvelopePlan::from_upstream_program(&[config(bad.clone())], None, &ai).is_err(),
+                "{bad}"
+            );
+        }
     }
 }
