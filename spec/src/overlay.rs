@@ -14,8 +14,8 @@
 use serde_json::{Value, json};
 
 use crate::execution::{CUSTOM_UNIT_PATTERN, KNOWN_UNITS};
+use crate::published::Published;
 use crate::registry::orgs;
-use crate::schema::Published;
 
 /// One project-only tightening.
 #[derive(Debug, Clone, Copy)]

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use crate::encode::CompletionContext;
+use crate::encode::context::CompletionContext;
 use crate::plan::{FrameRole, WireFrame};
 use crate::script::{Chunk, Completion, FinishReason, Usage};
 

@@ -2,7 +2,7 @@
 
 pub(crate) mod anthropic;
 pub(crate) mod async_media;
-mod context;
+pub(crate) mod context;
 pub(crate) mod errors;
 pub(crate) mod openai_chat;
 pub(crate) mod openai_responses;

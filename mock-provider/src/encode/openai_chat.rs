@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use crate::encode::CompletionContext;
+use crate::encode::context::CompletionContext;
 use crate::plan::{FrameRole, WireFrame};
 use crate::script::{Chunk, Completion, FinishReason, Usage};
 

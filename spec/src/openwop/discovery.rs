@@ -150,26 +150,26 @@ pub struct Discovery {
     pub event_log_schema_version: Option<u32>,
     /// The run options a host accepts (`configurable.schema.json`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub configurable: Option<super::Configurable>,
+    pub configurable: Option<super::runs::Configurable>,
     /// Span, metric and log hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observability: Option<super::Observability>,
+    pub observability: Option<super::discovery_metadata::Observability>,
     /// Opaque runtime capability ids nodes may require (unique, non-empty strings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(inner(length(min = 1)), extend("uniqueItems" = true))]
     pub runtime_capabilities: Option<Vec<String>>,
     /// The conformance-only block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub conformance: Option<super::ConformanceBlock>,
+    pub conformance: Option<super::discovery_metadata::ConformanceBlock>,
     /// The masking behaviour.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compliance: Option<super::Compliance>,
+    pub compliance: Option<super::discovery_metadata::Compliance>,
     /// The keys the host signs certification bundles with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub signing_keys: Option<Vec<super::SigningKey>>,
+    pub signing_keys: Option<Vec<super::discovery_metadata::SigningKey>>,
     /// The discovery advertisement (auth-scoped views).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub discovery: Option<super::DiscoveryAdvertisement>,
+    pub discovery: Option<super::discovery_metadata::DiscoveryAdvertisement>,
     /// Capability families, by name.
     #[serde(flatten)]
     pub families: BTreeMap<String, Value>,

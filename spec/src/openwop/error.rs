@@ -105,7 +105,7 @@ pub fn details_conditionals() -> Vec<Value> {
                 "properties": {
                     "type": {"type": "string"},
                     "keys": {"type": "array", "minItems": 1, "items": {"type": "string"}},
-                    "eventId": {"type": "string", "pattern": super::EVENT_ID_PATTERN},
+                    "eventId": {"type": "string", "pattern": super::run_event::EVENT_ID_PATTERN},
                     "sequence": {"type": "integer", "minimum": 0}
                 }
             }),

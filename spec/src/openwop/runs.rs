@@ -50,7 +50,7 @@ pub struct Configurable {
     pub distillation: Option<Distillation>,
     /// A per-run spend policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub budget: Option<super::BudgetPolicy>,
+    pub budget: Option<super::budget_policy::BudgetPolicy>,
     /// Extension data: a closed object keyed by org, each value an object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(transform = org_keyed_extensions_schema)]
@@ -171,7 +171,7 @@ pub struct CreateRunResponse {
     pub run_id: String,
     /// The run's status: a status a run can have right after creation.
     #[schemars(extend("enum" = ["pending", "running", "waiting-approval", "waiting-input", "waiting-external"]))]
-    pub status: super::RunStatus,
+    pub status: super::snapshot::RunStatus,
     /// Absolute URL of the run's event stream.
     #[schemars(extend("format" = "uri"))]
     pub events_url: String,
@@ -190,7 +190,7 @@ pub struct CancelRunResponse {
     pub run_id: String,
     /// `cancelled` or `cancelling`.
     #[schemars(extend("enum" = ["cancelled", "cancelling"]))]
-    pub status: super::RunStatus,
+    pub status: super::snapshot::RunStatus,
 }
 
 /// Body of `POST /runs/{runId}/interrupts/{nodeId}`.

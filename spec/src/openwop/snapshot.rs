@@ -199,10 +199,10 @@ pub struct RunSnapshot {
     pub current_node_id: Option<String>,
     /// The run-level agent identity (the active worker).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent: Option<super::AgentRef>,
+    pub agent: Option<super::agent_ref::AgentRef>,
     /// The run-lifetime orchestrator identity.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_orchestrator: Option<super::AgentRef>,
+    pub run_orchestrator: Option<super::agent_ref::AgentRef>,
     /// Set when the run failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<RunError>,

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::ErrorObject;
+use super::error_object::ErrorObject;
 use crate::openwop::ids;
 
 /// `agent.reasoned` (def `agentReasoned`).

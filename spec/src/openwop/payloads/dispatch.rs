@@ -128,7 +128,7 @@ pub struct WorkflowChainEvent {
     pub attestation: Option<WorkflowChainAttestation>,
     /// On the failing phases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<super::ErrorObject>,
+    pub error: Option<super::error_object::ErrorObject>,
     /// Cross-host causation pointer (non-empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1))]
