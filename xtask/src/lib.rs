@@ -7,4 +7,4 @@ pub mod modules;
 pub mod workspace;
 
 pub use graph::{Cycle, Graph};
-pub use workspace::{WorkspaceError, crate_roots, module_graph};
+pub use workspace::{WorkspaceError, crate_roots, file_graph, module_graph};

@@ -1,25 +1,33 @@
 //! `cargo module-graph [WORKSPACE_DIR]`: prints the workspace's module dependency graph's import
 //! cycles and exits 1 when there is one. `--edges` also prints every edge of each cycle with one
-//! path that makes it.
+//! path that makes it; `--files` uses the graph of files instead of modules (a path through a
+//! `mod.rs` that re-exports the name is an edge to that `mod.rs`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let mut edges = false;
+    let mut files = false;
     let mut dir = None;
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
             "--edges" => edges = true,
+            "--files" => files = true,
             "-h" | "--help" => {
-                println!("usage: cargo module-graph [--edges] [WORKSPACE_DIR]");
+                println!("usage: cargo module-graph [--edges] [--files] [WORKSPACE_DIR]");
                 return ExitCode::SUCCESS;
             }
             other => dir = Some(PathBuf::from(other)),
         }
     }
     let dir = dir.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."));
-    let graph = match xtask::module_graph(&dir) {
+    let graph = if files {
+        xtask::file_graph(&dir)
+    } else {
+        xtask::module_graph(&dir)
+    };
+    let graph = match graph {
         Ok(g) => g,
         Err(e) => {
             eprintln!("module-graph: {e}");
@@ -28,8 +36,9 @@ fn main() -> ExitCode {
     };
     let cycles = graph.cycles();
     println!(
-        "{} modules, {} edges, {} import cycle(s)",
+        "{} {}, {} edges, {} import cycle(s)",
         graph.node_count(),
+        if files { "files" } else { "modules" },
         graph.edge_count(),
         cycles.len()
     );

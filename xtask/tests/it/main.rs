@@ -1,16 +1,13 @@
-//! The workspace's own module graph.
+//! The workspace's own module and file graphs.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-#[test]
-fn the_workspace_has_no_import_cycle() {
-    let graph = xtask::module_graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("..")).unwrap();
-    assert!(
-        graph.node_count() > 100,
-        "the reader found the crates' modules"
-    );
-    let cycles = graph.cycles();
-    let listing: Vec<String> = cycles
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn listing(cycles: &[xtask::Cycle]) -> String {
+    cycles
         .iter()
         .map(|c| {
             let edges: Vec<String> = c
@@ -20,10 +17,54 @@ fn the_workspace_has_no_import_cycle() {
                 .collect();
             format!("{}\n{}", c.members.join(", "), edges.join("\n"))
         })
-        .collect();
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+#[test]
+fn the_workspace_has_no_import_cycle() {
+    let graph = xtask::module_graph(&workspace()).unwrap();
+    assert!(
+        graph.node_count() > 100,
+        "the reader found the crates' modules"
+    );
+    let cycles = graph.cycles();
     assert!(
         cycles.is_empty(),
         "import cycles (`cargo module-graph --edges`):\n{}",
-        listing.join("\n\n")
+        listing(&cycles)
+    );
+}
+
+/// TEMPORARY: the source folders whose file-level import cycles are not fixed yet (issue 26).
+/// Each entry is removed once its folder has no cycle between files; the list only shrinks.
+const FILE_CYCLES_NOT_YET_FIXED: &[&str] = &[
+    "harness/src/",
+    "harness/cli/src/",
+    "spec/src/",
+    "mock-provider/src/",
+    "reference-runtime/src/",
+];
+
+#[test]
+fn the_workspace_has_no_import_cycle_between_files() {
+    let graph = xtask::file_graph(&workspace()).unwrap();
+    assert!(
+        graph.node_count() > 100,
+        "the reader found the crates' files"
+    );
+    let cycles: Vec<xtask::Cycle> = graph
+        .cycles()
+        .into_iter()
+        .filter(|c| {
+            !c.members
+                .iter()
+                .all(|m| FILE_CYCLES_NOT_YET_FIXED.iter().any(|p| m.starts_with(p)))
+        })
+        .collect();
+    assert!(
+        cycles.is_empty(),
+        "import cycles between files (`cargo module-graph --files --edges`):\n{}",
+        listing(&cycles)
     );
 }
