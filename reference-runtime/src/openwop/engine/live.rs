@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use serde_json::Value;
 use tokio::sync::{oneshot, watch};
 
-use super::error::ApiError;
+use crate::openwop::infra::error::ApiError;
 
 /// An open interrupt of a suspended node.
 #[derive(Debug)]

@@ -11,13 +11,13 @@ use crate::choices::OpenWopChoices;
 use crate::defects::Defects;
 use crate::log::{AppendError, LogHub};
 
-use super::ai::AiPlan;
-use super::config::ProviderUsageSettings;
-use super::envelopes::KindCatalog;
-use super::envelopes::settings::EnvelopeSettings;
 use super::live::LiveRuns;
-use super::recorder::Recorder;
 use super::workflow::Workflow;
+use crate::openwop::engine::ai::plan::AiPlan;
+use crate::openwop::engine::envelopes::catalog::KindCatalog;
+use crate::openwop::infra::config::ProviderUsageSettings;
+use crate::openwop::infra::envelope_settings::EnvelopeSettings;
+use crate::openwop::infra::recorder::Recorder;
 
 /// What node kinds may reach beyond their own run: the log hub, the switched-on defects, the
 /// live-run table, the envelope-kind catalog and the settings they read. Built once from the

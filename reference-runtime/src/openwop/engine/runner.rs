@@ -132,8 +132,8 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
         NodeKind::Delay => delay(ctx, node).await,
         NodeKind::Fail => Err(fail(node)),
         NodeKind::ApprovalGate => approval_gate(ctx, node).await,
-        NodeKind::AiCallPrompt => ai::run_node(ctx, node).await,
-        NodeKind::AiStructuredOutput => envelopes::run_node(ctx, node).await,
+        NodeKind::AiCallPrompt => ai::node::run_node(ctx, node).await,
+        NodeKind::AiStructuredOutput => envelopes::node::run_node(ctx, node).await,
         NodeKind::DebugNoise => debug_noise(ctx, node),
     };
     match result {

@@ -16,10 +16,10 @@ use spec::openwop::payloads::ProviderUsage;
 
 use crate::defects::Defect;
 
-use super::ai::AiPlan;
 use super::ai::provider::prompt_text;
 use super::node_context::{NodeError, RunContext};
 use super::workflow::NodeDef;
+use crate::openwop::engine::ai::plan::AiPlan;
 
 /// Records a node's provider usage: one `provider.usage` per call in `usage` when the host
 /// advertises `providerUsage`, nothing otherwise. `outputs` are the node's outputs when it

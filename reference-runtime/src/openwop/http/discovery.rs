@@ -10,12 +10,13 @@ use spec::openwop::{EVENT_LOG_SCHEMA_VERSION, PROTOCOL_VERSION};
 use crate::choices::VersionDefault;
 use crate::defects::{Defect, Defects};
 
-use super::OpenWopConfig;
-use super::ai::mock_provider_ids;
-use super::config::MAX_BODY_BYTES;
-use super::envelopes::KindCatalog;
 use super::version::VERSION_HEADER;
-use super::{config, era2, pricing};
+use crate::openwop::engine::ai::node::mock_provider_ids;
+use crate::openwop::engine::envelopes::catalog::KindCatalog;
+use crate::openwop::engine::pricing;
+use crate::openwop::infra::config::MAX_BODY_BYTES;
+use crate::openwop::infra::config::OpenWopConfig;
+use crate::openwop::infra::{config, era2};
 
 /// The response header naming the representation's version.
 const VERSION_HEADER_NAME: header::HeaderName = header::HeaderName::from_static(VERSION_HEADER);

@@ -12,13 +12,13 @@ use serde_json::{Map, Value, json};
 
 use crate::store::Surface;
 
-use super::auth::Caller;
-use super::era2::{ERA_2, SeedRequest, check_seed, seeded_kind};
-use super::error::ApiError;
 use super::extract::json_body;
-use super::ids::mint_event_id;
-use super::projection::{RUN_META_KIND, RunMeta};
-use super::state::WState;
+use crate::openwop::infra::auth::Caller;
+use crate::openwop::infra::era2::{ERA_2, SeedRequest, check_seed, seeded_kind};
+use crate::openwop::infra::error::ApiError;
+use crate::openwop::infra::ids::mint_event_id;
+use crate::openwop::infra::projection::{RUN_META_KIND, RunMeta};
+use crate::openwop::services::state::WState;
 
 /// `POST /conformance/seams/sample/event-log/seed`.
 pub(crate) async fn seed(

@@ -10,10 +10,10 @@ use axum::http::{HeaderMap, header};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::auth::Caller;
-use super::config::MAX_BODY_BYTES;
-use super::error::ApiError;
-use super::state::WState;
+use crate::openwop::infra::auth::Caller;
+use crate::openwop::infra::config::MAX_BODY_BYTES;
+use crate::openwop::infra::error::ApiError;
+use crate::openwop::services::state::WState;
 
 impl FromRequestParts<Arc<WState>> for Caller {
     type Rejection = ApiError;

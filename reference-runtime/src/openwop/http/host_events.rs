@@ -22,10 +22,10 @@ use tokio_stream::wrappers::{BroadcastStream, UnboundedReceiverStream};
 
 use crate::sse::sse_response;
 
-use super::auth::Caller;
-use super::error::{ApiError, details};
-use super::heartbeat;
-use super::state::WState;
+use crate::openwop::infra::auth::Caller;
+use crate::openwop::infra::error::{ApiError, details};
+use crate::openwop::services::heartbeat;
+use crate::openwop::services::state::WState;
 
 /// Stops a subscription's heartbeat instances when its stream is dropped.
 struct Instances(Vec<JoinHandle<()>>);

@@ -7,8 +7,8 @@
 
 use axum::http::HeaderMap;
 
-use super::error::ApiError;
 pub(crate) use crate::canonical::{fingerprint, key_hash};
+use crate::openwop::infra::error::ApiError;
 
 /// The replay marker header.
 pub(crate) const REPLAY_HEADER: &str = "openwop-idempotent-replay";

@@ -1,67 +1,6 @@
-//! Surface W: the OpenWOP v2 run events chapter (runs, the workflow engine, the event stream,
-//! poll, host events). The composition root calls [`router`].
-//!
-//! | Method, path | Module |
-//! |---|---|
-//! | `GET /.well-known/openwop` (no auth) | `discovery` |
-//! | `POST /runs`, `GET /runs/{runId}`, `POST /runs/{runId}/cancel`, `POST /runs/{runId}/interrupts/{nodeId}` | `run_routes` over `runs` |
-//! | `GET /runs/{runId}/events` | `stream` |
-//! | `GET /runs/{runId}/events/poll` | `poll` |
-//! | `GET /host/events` | `host_events`, fed by `heartbeat` (`?heartbeatId=` narrows it and starts per-subscription heartbeats) |
-//! | `POST`/`GET /runs/{runId}/annotations` | `feedback` |
-//! | `GET /conformance/seams/mock-ai/runs/{runId}/calls` | `envelopes::journal` (the `envelope-program` mock's call journal) |
-//! | `POST /conformance/seams/sample/event-log/seed` (off unless `seams_enabled`) | `era2` |
-//!
-//! AI envelopes, the envelope catalog and reliability live in `envelopes` (the
-//! `core.ai.structuredOutput` node); `provider.usage` and whether `providerUsage` is advertised in `usage`, its cost
-//! estimate in `pricing`; the
-//! secret redaction of envelope-derived text and annotations in `secrets`; era-2 translation
-//! (every reader goes through `WState::read_events`) in `era2`.
-//!
-//! Heartbeats and interval schedules tick on one in-process interval substrate; the host
-//! advertises it as the `scheduling` capability (the chapter's SHOULD for a host advertising
-//! `heartbeat`) and documents it in `scheduling` (interval triggers, skip on overlap, schedules
-//! from host configuration only; the record's facets are the ones upstream admits).
-//!
-//! Every run is its log: snapshots, streams and polls are projections of the events the
-//! [`LogHub`] holds (`projection`). The engine (`engine`) runs the seeded fixture workflows
-//! (`workflow`) on tokio tasks; `live` holds only what a running task must be told (cancel, the
-//! open interrupt). Each `w-*` defect is checked in one place, next to the rule it breaks.
-
-mod ai;
-mod auth;
-mod config;
-mod discovery;
-mod engine;
-pub(crate) mod envelopes;
-mod era2;
-mod era2_seam;
-mod error;
-mod extract;
-mod feedback;
-mod heartbeat;
-mod host_bus;
-mod host_events;
-mod idempotency;
-mod ids;
-mod live;
-mod node_context;
-mod poll;
-mod pricing;
-mod projection;
-pub(crate) mod recorder;
-mod recovery;
-mod run_routes;
-mod runs;
-mod scheduling;
-mod secrets;
-mod state;
-mod stream;
-mod stream_params;
-mod subscribers;
-mod usage;
-mod version;
-mod workflow;
+//! The surface-W router: which handler serves which method and path, the middleware every
+//! response passes (version header, error annotation, SSE header timing), and the fallback for
+//! the surface's own paths no route serves. The composition root calls [`router`].
 
 use std::sync::Arc;
 
@@ -70,19 +9,16 @@ use axum::routing::{get, post};
 
 use crate::defects::{Defect, Defects};
 use crate::log::LogHub;
-
-pub use ai::provider::ConfiguredProviders;
-pub use auth::Caller;
-pub use config::{
-    ApiKeyConfig, ConfigError, CreateRunOnTransition, HeartbeatConfig, HeartbeatSettings,
-    MAX_KEEP_ALIVE_SECS, MAX_SUBSCRIPTION_HEARTBEAT_ID_LEN, OpenWopConfig, PredicateConfig,
-    ScheduleConfig, SchedulingSettings,
+use crate::openwop::engine::ai::provider::ConfiguredProviders;
+use crate::openwop::engine::envelopes::catalog::KindCatalog;
+use crate::openwop::engine::{live, node_context, workflow};
+use crate::openwop::http::{discovery, era2_seam, host_events, journal, run_routes, version};
+use crate::openwop::infra::auth;
+use crate::openwop::infra::config::{self, OpenWopConfig};
+use crate::openwop::infra::error::{self, ApiError};
+use crate::openwop::services::{
+    feedback, heartbeat, host_bus, poll, scheduling, state, stream, subscribers,
 };
-pub use config::{FeedbackSettings, ProviderUsageSettings};
-pub use envelopes::settings::{EnvelopeSettings, Strictness};
-pub use error::ApiError;
-pub use recovery::{INTERRUPTED_RUN_CODE, INTERRUPTED_RUN_REASON, recover_runs};
-pub use workflow::MAX_DELAY_MS;
 
 /// What surface W needs from the composition root.
 #[derive(Clone)]
@@ -139,10 +75,7 @@ pub fn router(deps: Dependencies) -> Router {
         }
     };
     let workflows = workflow::Workflows::seed_fixtures(config.fixtures.as_deref());
-    let catalog = Arc::new(envelopes::KindCatalog::build(
-        &config.envelopes,
-        &deps.defects,
-    ));
+    let catalog = Arc::new(KindCatalog::build(&config.envelopes, &deps.defects));
     let discovery = Arc::new(discovery::DiscoveryDocument::build(
         &config,
         workflows.ids(),
@@ -207,7 +140,7 @@ pub fn router(deps: Dependencies) -> Router {
         )
         .route(
             "/conformance/seams/mock-ai/runs/{run_id}/calls",
-            get(envelopes::journal::calls),
+            get(journal::calls),
         )
         .route(
             "/conformance/seams/sample/event-log/seed",

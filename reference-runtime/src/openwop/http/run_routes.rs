@@ -17,12 +17,12 @@ use spec::openwop::{
 
 use crate::store::ClaimOutcome;
 
-use super::auth::Caller;
-use super::error::ApiError;
 use super::extract::json_body;
 use super::idempotency::{self, REPLAY_HEADER, RESPONSES_NAMESPACE};
-use super::runs;
-use super::state::WState;
+use crate::openwop::infra::auth::Caller;
+use crate::openwop::infra::error::ApiError;
+use crate::openwop::services::runs;
+use crate::openwop::services::state::WState;
 
 fn base_url(state: &WState, headers: &HeaderMap) -> String {
     if let Some(base) = &state.config.public_base_url {

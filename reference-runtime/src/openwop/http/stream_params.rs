@@ -10,7 +10,7 @@ use spec::registry::{StreamTier, event_types};
 use crate::choices::ImplementedModes;
 use crate::defects::{Defect, Defects};
 
-use super::error::{ApiError, details};
+use crate::openwop::infra::error::{ApiError, details};
 
 /// The largest `bufferMs`.
 pub(crate) const MAX_BUFFER_MS: u64 = 5_000;

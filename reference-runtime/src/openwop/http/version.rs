@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use spec::openwop::PROTOCOL_VERSION;
 
-use super::error::{ApiError, details, envelope_for_bare_status};
+use crate::openwop::infra::error::{ApiError, details, envelope_for_bare_status};
 
 /// The response header.
 pub(crate) const VERSION_HEADER: &str = "openwop-version";

@@ -99,7 +99,7 @@ impl KeyTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::openwop::OpenWopConfig;
+    use crate::openwop::infra::config::OpenWopConfig;
 
     #[test]
     fn resolves_bearer_keys_to_their_tenant() {

@@ -7,8 +7,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::envelopes::settings::EnvelopeSettings;
 use crate::choices::OpenWopChoices;
+use crate::openwop::infra::envelope_settings::EnvelopeSettings;
 
 /// The largest request body surface W reads.
 pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -388,7 +388,8 @@ impl OpenWopConfig {
             }
         }
         self.envelopes.check().map_err(ConfigError)?;
-        super::envelopes::catalog::check_supported_kinds(&self.envelopes).map_err(ConfigError)?;
+        crate::openwop::engine::envelopes::catalog::check_supported_kinds(&self.envelopes)
+            .map_err(ConfigError)?;
         let hb = &self.heartbeat;
         if hb.min_interval_sec == 0 {
             return fail("heartbeat.min_interval_sec must be at least 1".to_string());

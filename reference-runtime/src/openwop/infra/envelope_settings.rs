@@ -78,7 +78,7 @@ pub const MAX_SCHEMA_ROUNDS: u32 = 15;
 
 impl EnvelopeSettings {
     /// Checks the ranges (that every advertised kind is one this host has a schema for is
-    /// [`super::catalog::check_supported_kinds`]). Returns the message of the first problem.
+    /// [`crate::openwop::engine::envelopes::catalog::check_supported_kinds`]). Returns the message of the first problem.
     pub fn check(&self) -> Result<(), String> {
         if self.schema_rounds > MAX_SCHEMA_ROUNDS {
             return Err(format!(

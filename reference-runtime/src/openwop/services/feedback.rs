@@ -44,14 +44,14 @@ use serde_json::{Value, json};
 use crate::defects::Defect;
 use crate::store::StoreView;
 
-use super::auth::Caller;
-use super::config::{SIGNALS, TARGETS};
-use super::error::{ApiError, details};
-use super::extract::json_body;
-use super::ids::mint_event_id;
-use super::projection::RunMeta;
-use super::secrets::SecretRedactor;
 use super::state::WState;
+use crate::openwop::engine::secrets::SecretRedactor;
+use crate::openwop::http::extract::json_body;
+use crate::openwop::infra::auth::Caller;
+use crate::openwop::infra::config::{SIGNALS, TARGETS};
+use crate::openwop::infra::error::{ApiError, details};
+use crate::openwop::infra::ids::mint_event_id;
+use crate::openwop::infra::projection::RunMeta;
 
 const NAMESPACE: &str = "openwop.annotations";
 const AUDIT_NAMESPACE: &str = "openwop.audit";
@@ -213,7 +213,7 @@ pub(crate) async fn create(
     let (request, _): (CreateAnnotation, Value) = json_body(&headers, &body, "annotation")?;
     if let Err(refusal) = validate(&state, &meta, &request) {
         if state.defects.has(Defect::WRefusedAnnotationLogged) {
-            let recorder = super::recorder::Recorder::new(
+            let recorder = crate::openwop::infra::recorder::Recorder::new(
                 Arc::clone(&state.hub),
                 &meta.run_id,
                 Arc::clone(&state.defects),

@@ -35,11 +35,11 @@ use crate::defects::Defect;
 use crate::sse::SseFrame;
 use crate::store::Surface;
 
-use super::config::{HeartbeatConfig, PredicateConfig};
 use super::host_bus::frame_of;
 use super::runs::{NewRun, create_run};
 use super::scheduling::interval_timer;
 use super::state::WState;
+use crate::openwop::infra::config::{HeartbeatConfig, PredicateConfig};
 
 /// The store namespace of persisted heartbeat state.
 pub(crate) const STATE_NAMESPACE: &str = "openwop.heartbeat";
@@ -321,7 +321,8 @@ async fn evaluate(state: Arc<WState>, beat: Arc<Heartbeat>) {
         changed || state.defects.has(Defect::WHeartbeatCreateRunOnUnchanged)
     };
     if let Some(run) = decision.create_run.filter(|_| creates) {
-        let owner = super::auth::workload_owner(&run.tenant, owner_subject(&beat.id));
+        let owner =
+            crate::openwop::infra::auth::workload_owner(&run.tenant, owner_subject(&beat.id));
         let created = NewRun::for_host(&state, &run.workflow_id, owner, Map::new())
             .and_then(|new_run| create_run(&state, new_run));
         if let Err(error) = created {
@@ -423,7 +424,7 @@ fn publish(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::openwop::config::CreateRunOnTransition;
+    use crate::openwop::infra::config::CreateRunOnTransition;
 
     fn observed(active_runs: u64, own_runs: u64) -> Observed {
         Observed {

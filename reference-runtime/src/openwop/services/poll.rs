@@ -20,12 +20,12 @@ use crate::choices::AfterTerminalEvents;
 use crate::defects::Defect;
 use crate::store::StoredEvent;
 
-use super::auth::Caller;
-use super::error::ApiError;
-use super::projection::{Projection, parse_event};
-use super::recorder::Recorder;
 use super::state::WState;
-use super::stream_params::parse_cursor;
+use crate::openwop::http::stream_params::parse_cursor;
+use crate::openwop::infra::auth::Caller;
+use crate::openwop::infra::error::ApiError;
+use crate::openwop::infra::projection::{Projection, parse_event};
+use crate::openwop::infra::recorder::Recorder;
 
 /// The default long-poll wait.
 const DEFAULT_TIMEOUT_SECS: u64 = 30;

@@ -25,8 +25,8 @@ use crate::defects::Defects;
 use crate::log::LogHub;
 use crate::store::{StoreError, Surface};
 
-use super::projection::{RUN_META_KIND, RunMeta, parse_event};
-use super::recorder::Recorder;
+use crate::openwop::infra::projection::{RUN_META_KIND, RunMeta, parse_event};
+use crate::openwop::infra::recorder::Recorder;
 
 /// The `run.failed` error code of a run a restart interrupted.
 pub const INTERRUPTED_RUN_CODE: &str = "internal_error";

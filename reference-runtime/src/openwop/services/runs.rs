@@ -12,17 +12,18 @@ use crate::defects::Defect;
 use crate::log::AppendError;
 use crate::store::Surface;
 
-use super::ai::mock::MockProgram;
-use super::ai::{AiPlan, mock_provider_ids};
-use super::auth::Caller;
-use super::engine;
-use super::envelopes::{ENVELOPE_PROGRAM_ID, EnvelopePlan};
-use super::error::{ApiError, details};
-use super::node_context::RunContext;
-use super::projection::{RUN_META_KIND, RunMeta};
-use super::recorder::Recorder;
 use super::state::WState;
-use super::workflow::Workflow;
+use crate::openwop::engine::ai::mock::MockProgram;
+use crate::openwop::engine::ai::node::mock_provider_ids;
+use crate::openwop::engine::ai::plan::AiPlan;
+use crate::openwop::engine::envelopes::program::{ENVELOPE_PROGRAM_ID, EnvelopePlan};
+use crate::openwop::engine::node_context::RunContext;
+use crate::openwop::engine::runner as engine;
+use crate::openwop::engine::workflow::Workflow;
+use crate::openwop::infra::auth::Caller;
+use crate::openwop::infra::error::{ApiError, details};
+use crate::openwop::infra::projection::{RUN_META_KIND, RunMeta};
+use crate::openwop::infra::recorder::Recorder;
 
 /// A creation that passed validation.
 pub(crate) struct NewRun {

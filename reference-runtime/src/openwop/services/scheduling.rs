@@ -25,9 +25,9 @@ use std::time::Duration;
 
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
-use super::config::ScheduleConfig;
 use super::runs::{NewRun, create_run};
 use super::state::WState;
+use crate::openwop::infra::config::ScheduleConfig;
 
 /// The interval substrate of schedules and heartbeats: an in-process tokio interval whose first
 /// tick comes one `period` after now; a tick the task could not take on time moves the ones
@@ -42,7 +42,10 @@ pub(crate) fn interval_timer(period: Duration) -> Interval {
 
 /// The subject owning a schedule's runs.
 fn owner(schedule: &ScheduleConfig) -> spec::openwop::Owner {
-    super::auth::workload_owner(&schedule.tenant, format!("schedule-{}", schedule.id))
+    crate::openwop::infra::auth::workload_owner(
+        &schedule.tenant,
+        format!("schedule-{}", schedule.id),
+    )
 }
 
 /// Starts every configured schedule whose workflow and inputs are valid, on the current tokio

@@ -8,17 +8,17 @@ use crate::defects::{Defect, Defects};
 use crate::log::LogHub;
 use crate::store::{StoredEvent, Surface};
 
-use super::OpenWopConfig;
-use super::ai::provider::ConfiguredProviders;
-use super::auth::{Caller, KeyTable};
-use super::era2;
-use super::error::ApiError;
 use super::host_bus::HostEventBus;
-use super::live::LiveRuns;
-use super::node_context::NodeEnv;
-use super::projection::{Projection, RUN_META_KIND, RunMeta, parse_event};
 use super::subscribers::SubscriberSlots;
-use super::workflow::Workflows;
+use crate::openwop::engine::ai::provider::ConfiguredProviders;
+use crate::openwop::engine::live::LiveRuns;
+use crate::openwop::engine::node_context::NodeEnv;
+use crate::openwop::engine::workflow::Workflows;
+use crate::openwop::infra::auth::{Caller, KeyTable};
+use crate::openwop::infra::config::OpenWopConfig;
+use crate::openwop::infra::era2;
+use crate::openwop::infra::error::ApiError;
+use crate::openwop::infra::projection::{Projection, RUN_META_KIND, RunMeta, parse_event};
 
 /// Surface W's shared state.
 pub(crate) struct WState {
@@ -65,14 +65,14 @@ impl WState {
         caller: &Caller,
         uri: &axum::http::Uri,
     ) -> Result<RunMeta, ApiError> {
-        let run_id = super::ids::run_id_from_path(uri, caller).map_err(|refusal| {
-            match self.config.choices.cross_tenant {
+        let run_id = crate::openwop::infra::ids::run_id_from_path(uri, caller).map_err(
+            |refusal| match self.config.choices.cross_tenant {
                 CrossTenantAnswer::NotFound if refusal.code() == "id_tenant_mismatch" => {
                     ApiError::not_found()
                 }
                 _ => refusal,
-            }
-        })?;
+            },
+        )?;
         self.run_meta(&run_id)
     }
 

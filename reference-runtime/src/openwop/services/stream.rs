@@ -23,15 +23,15 @@ use crate::log::Subscription;
 use crate::sse::{SseFrame, sse_response, sse_response_commenting};
 use crate::store::StoredEvent;
 
-use super::auth::Caller;
-use super::error::ApiError;
-use super::projection::{Projection, RunMeta, parse_event};
 use super::state::WState;
-use super::stream_params::{self, Selection, admits};
 use super::subscribers::SubscriberSlot;
 use crate::choices::{
     MessagesBatching, MixedMessagesData, MultiAdmitted, StreamValidationOrder, ValuesResumeAtEnd,
 };
+use crate::openwop::http::stream_params::{self, Selection, admits};
+use crate::openwop::infra::auth::Caller;
+use crate::openwop::infra::error::ApiError;
+use crate::openwop::infra::projection::{Projection, RunMeta, parse_event};
 
 /// `GET /runs/{runId}/events`.
 pub(crate) async fn events(

@@ -1,32 +1,18 @@
-//! The AI node (`core.ai.callPrompt`): one provider call per node, through the run's mock
-//! provider (`configurable.ai.mockProvider`, its program travels with the run) or a provider
-//! configured in the runtime (`configurable.ai.provider`).
-//!
-//! A call is a stream of [`CallEvent`]s; the node turns deltas into `output.chunk` events (the
-//! last one `isLast: true` with its Tier 1 `meta`) and reports the call's usage, which the engine
-//! records as exactly one `provider.usage` before the node's `node.completed`.
-
-pub(crate) mod call;
-pub(crate) mod mock;
-mod plan;
-pub(crate) mod provider;
-
-pub(crate) use call::TokenUsage;
-pub(crate) use plan::AiPlan;
+//! The AI node's run: one provider call, its deltas turned into `output.chunk` events, its usage.
 
 use futures::StreamExt;
 use serde_json::{Map, Value, json};
 use spec::openwop::payloads::{ChunkMeta, ChunkUsage, ErrorObject, OutputChunk, ProviderUsage};
 
-use super::node_context::{NodeError, NodeSuccess, RunContext};
-use super::workflow::NodeDef;
-use call::{CallEnd, CallEvent, CallTarget};
+use super::call::{CallEnd, CallEvent, CallTarget, TokenUsage};
+use crate::openwop::engine::node_context::{NodeError, NodeSuccess, RunContext};
+use crate::openwop::engine::workflow::NodeDef;
 
 /// Every mock provider id this host serves (`testing.mockProviders`): the `core.ai.callPrompt`
 /// mocks and the `core.ai.structuredOutput` mock.
 pub(crate) fn mock_provider_ids() -> Vec<&'static str> {
-    let mut ids = mock::MOCK_PROVIDER_IDS.to_vec();
-    ids.push(super::envelopes::ENVELOPE_PROGRAM_ID);
+    let mut ids = super::mock::MOCK_PROVIDER_IDS.to_vec();
+    ids.push(crate::openwop::engine::envelopes::program::ENVELOPE_PROGRAM_ID);
     ids
 }
 
@@ -129,7 +115,7 @@ pub(crate) fn usage_payload(
     node: &NodeDef,
     usage: TokenUsage,
 ) -> ProviderUsage {
-    let cost = super::pricing::estimate(&target.provider, &target.model, usage);
+    let cost = crate::openwop::engine::pricing::estimate(&target.provider, &target.model, usage);
     ProviderUsage {
         provider: target.provider.clone(),
         model: target.model.clone(),

@@ -16,7 +16,7 @@ pub(crate) enum AiPlan {
     /// A provider configured in the runtime.
     Provider(provider::ProviderPlan),
     /// The `envelope-program` mock of `core.ai.structuredOutput` nodes.
-    Envelope(super::super::envelopes::EnvelopePlan),
+    Envelope(crate::openwop::engine::envelopes::program::EnvelopePlan),
 }
 
 impl AiPlan {

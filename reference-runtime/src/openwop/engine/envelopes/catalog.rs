@@ -41,7 +41,7 @@ use serde_json::{Value, json};
 
 use crate::defects::{Defect, Defects};
 
-use super::settings::{EnvelopeSettings, Strictness};
+use crate::openwop::infra::envelope_settings::{EnvelopeSettings, Strictness};
 
 /// One kind this host knows.
 pub(crate) struct HostKind {

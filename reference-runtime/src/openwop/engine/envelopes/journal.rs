@@ -2,7 +2,7 @@
 //! call (the output budget, the corrective fragment, the instructions), so a harness can judge
 //! the reliability rules that live in the request rather than in the log.
 //!
-//! `GET /conformance/seams/mock-ai/runs/{runId}/calls` (bearer; the run's tenant only, the same
+//! `GET /conformance/seams/mock-ai/runs/{runId}/calls` (`http::journal`; bearer; the run's tenant only, the same
 //! 400/403/404 rules as `GET /runs/{runId}`) answers
 //! `200 {runId, calls: [{nodeId, dispatch, turn, attempt, maxOutputTokens, correctiveFragment,
 //! instructions}]}` in call order (`dispatch`, `turn` and `attempt` count from 1;
@@ -11,20 +11,10 @@
 //! the `seams_enabled` switch; a run without envelope calls answers `calls: []`. The journal is
 //! kept in the store's key-value space, keyed by run id, never by node id.
 
-use std::sync::Arc;
-
-use axum::Json;
-use axum::extract::State;
-use axum::http::Uri;
-use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::store::StoreView;
-
-use super::super::auth::Caller;
-use super::super::error::ApiError;
-use super::super::state::WState;
 
 /// The store namespace of the journal.
 const NAMESPACE: &str = "openwop.mock-ai-calls";
@@ -68,20 +58,4 @@ pub(crate) fn read(store: StoreView<'_>, run_id: &str) -> Vec<CallRecord> {
         .flatten()
         .and_then(|v| serde_json::from_value(v).ok())
         .unwrap_or_default()
-}
-
-/// `GET /conformance/seams/mock-ai/runs/{runId}/calls`.
-pub(crate) async fn calls(
-    State(state): State<Arc<WState>>,
-    caller: Caller,
-    uri: Uri,
-) -> Result<Response, ApiError> {
-    // The raw segment (`~2F` or `%2F`), read as `GET /runs/{runId}` reads it.
-    let segment = uri.path().split('/').nth(5).unwrap_or_default();
-    let uri: Uri = format!("/runs/{segment}")
-        .parse()
-        .map_err(|_| ApiError::validation("the runId path segment is malformed"))?;
-    let meta = state.readable_run(&caller, &uri)?;
-    let calls = read(state.hub.store(), &meta.run_id);
-    Ok(Json(json!({ "runId": meta.run_id, "calls": calls })).into_response())
 }

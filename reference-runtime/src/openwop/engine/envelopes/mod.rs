@@ -34,14 +34,9 @@
 //!   providers.
 
 pub(crate) mod catalog;
-mod envelope;
+pub(crate) mod envelope;
 pub(crate) mod journal;
-mod node;
-mod node_settings;
+pub(crate) mod node;
+pub(crate) mod node_settings;
 pub(crate) mod program;
-mod reliability;
-pub(crate) mod settings;
-
-pub(crate) use catalog::KindCatalog;
-pub(crate) use node::run_node;
-pub(crate) use program::{ENVELOPE_PROGRAM_ID, EnvelopePlan};
+pub(crate) mod reliability;

@@ -33,9 +33,7 @@ use spec::openwop::payloads::{
 use crate::defects::{Defect, Defects};
 
 use super::super::ai::call::CallTarget;
-use super::super::ai::{AiPlan, usage_payload};
 use super::super::node_context::{NodeError, NodeSuccess, RunContext};
-use super::super::projection::parse_event;
 use super::super::secrets::SecretRedactor;
 use super::super::workflow::NodeDef;
 use super::catalog::KindCatalog;
@@ -44,6 +42,9 @@ use super::journal::{self, CallRecord};
 use super::node_settings::{NodeSettings, error, read_settings};
 use super::program::{Attempt, EnvelopePlan, Output};
 use super::reliability::{self, Failure, NextRequest, Reason};
+use crate::openwop::engine::ai::node::usage_payload;
+use crate::openwop::engine::ai::plan::AiPlan;
+use crate::openwop::infra::projection::parse_event;
 
 /// The channel prefix of envelope chunks.
 const CHANNEL_PREFIX: &str = "envelope:";

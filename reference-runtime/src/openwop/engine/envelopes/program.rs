@@ -37,7 +37,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use spec::openwop::AiOptions;
 
-use super::super::ai::TokenUsage;
+use crate::openwop::engine::ai::call::TokenUsage;
 
 /// The mock id.
 pub(crate) const ENVELOPE_PROGRAM_ID: &str = "envelope-program";

@@ -289,8 +289,8 @@ pub(crate) fn exhaust(
 mod tests {
     use super::*;
     use crate::defects::Defects;
-    use crate::openwop::envelopes::catalog::KindCatalog;
-    use crate::openwop::envelopes::settings::EnvelopeSettings;
+    use crate::openwop::engine::envelopes::catalog::KindCatalog;
+    use crate::openwop::infra::envelope_settings::EnvelopeSettings;
 
     #[test]
     fn retries_follow_the_failure_kind() {
