@@ -9,5 +9,4 @@ pub(crate) mod idempotency;
 pub(crate) mod journal;
 pub(crate) mod router;
 pub(crate) mod run_routes;
-pub(crate) mod stream_params;
 pub(crate) mod version;

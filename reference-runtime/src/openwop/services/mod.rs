@@ -11,4 +11,5 @@ pub(crate) mod runs;
 pub(crate) mod scheduling;
 pub(crate) mod state;
 pub(crate) mod stream;
+pub(crate) mod stream_params;
 pub(crate) mod subscribers;

@@ -21,11 +21,11 @@ use crate::defects::Defect;
 use crate::store::StoredEvent;
 
 use super::state::WState;
-use crate::openwop::http::stream_params::parse_cursor;
 use crate::openwop::infra::auth::Caller;
 use crate::openwop::infra::error::ApiError;
 use crate::openwop::infra::projection::{Projection, parse_event};
 use crate::openwop::infra::recorder::Recorder;
+use crate::openwop::services::stream_params::parse_cursor;
 
 /// The default long-poll wait.
 const DEFAULT_TIMEOUT_SECS: u64 = 30;

@@ -28,10 +28,10 @@ use super::subscribers::SubscriberSlot;
 use crate::choices::{
     MessagesBatching, MixedMessagesData, MultiAdmitted, StreamValidationOrder, ValuesResumeAtEnd,
 };
-use crate::openwop::http::stream_params::{self, Selection, admits};
 use crate::openwop::infra::auth::Caller;
 use crate::openwop::infra::error::ApiError;
 use crate::openwop::infra::projection::{Projection, RunMeta, parse_event};
+use crate::openwop::services::stream_params::{self, Selection, admits};
 
 /// `GET /runs/{runId}/events`.
 pub(crate) async fn events(
