@@ -1,5 +1,6 @@
 //! The AI node's path through a provider configured in the runtime (`configurable.ai.provider`),
-//! using surface X's adapters, credentials and redactor. The adapter's event bodies become
+//! through the runtime's provider-call service ([`ProviderCalls`]: the adapters, credentials and
+//! redactor surface X uses too). The adapter's event bodies become
 //! [`CallEvent`]s: text deltas, then the completion with the call's usage.
 //!
 //! The prompt sent is the run's `inputs.prompt` when it is a string, else the node's
@@ -14,7 +15,7 @@ use spec::execution::{EventBody, ExecutionRequest, InputPart, UsageFact};
 use spec::openwop::payloads::ChunkToolCall;
 use tokio::sync::mpsc;
 
-use crate::execution::Executions;
+use crate::providers::calls::ProviderCalls;
 use crate::providers::{AttemptFailure, Emit, ProviderCall, RemoteJobSlot};
 
 use super::super::workflow::NodeDef;
@@ -23,7 +24,7 @@ use super::call::{CallEnd, CallEvent, CallFailure, CallTarget, TokenUsage};
 /// The configured providers surface W may call.
 #[derive(Clone)]
 pub struct ConfiguredProviders {
-    executions: Arc<Executions>,
+    calls: Arc<ProviderCalls>,
 }
 
 impl std::fmt::Debug for ConfiguredProviders {
@@ -34,15 +35,15 @@ impl std::fmt::Debug for ConfiguredProviders {
 }
 
 impl ConfiguredProviders {
-    /// The providers of surface X's service (its adapters, credentials and redactor).
-    pub fn from_executions(executions: Arc<Executions>) -> Self {
-        ConfiguredProviders { executions }
+    /// The providers of the runtime's provider-call service.
+    pub fn new(calls: Arc<ProviderCalls>) -> Self {
+        ConfiguredProviders { calls }
     }
 
     /// Resolves `configurable.ai.provider` / `model` to a streaming text provider and model.
     /// Errors name the member, never its value.
     pub(crate) fn plan(&self, provider: &str, model: Option<&str>) -> Result<ProviderPlan, String> {
-        let configs = &self.executions.config.providers;
+        let configs = &self.calls.providers;
         let index = configs
             .iter()
             .position(|p| p.id == provider && p.kind.streams_text())
@@ -73,8 +74,7 @@ impl ConfiguredProviders {
 
     /// The ids of the streaming text providers.
     pub(crate) fn ids(&self) -> Vec<String> {
-        self.executions
-            .config
+        self.calls
             .providers
             .iter()
             .filter(|p| p.kind.streams_text())
@@ -105,13 +105,13 @@ pub(crate) fn prompt_text(inputs: &Map<String, Value>, node: &NodeDef) -> String
 impl ProviderPlan {
     /// The name of the environment variable the provider's credential is read from.
     pub(crate) fn credential_env(&self) -> &str {
-        &self.providers.executions.config.providers[self.index].credential_env
+        &self.providers.calls.providers[self.index].credential_env
     }
 
     /// The provider's credential, when it is configured.
     pub(crate) fn credential(&self) -> Option<String> {
         self.providers
-            .executions
+            .calls
             .credentials
             .resolve(self.credential_env())
     }
@@ -122,9 +122,9 @@ impl ProviderPlan {
         inputs: &Map<String, Value>,
         node: &NodeDef,
     ) -> (CallTarget, BoxStream<'static, CallEvent>) {
-        let executions = Arc::clone(&self.providers.executions);
+        let calls = Arc::clone(&self.providers.calls);
         let index = self.index;
-        let provider_id = executions.config.providers[index].id.to_lowercase();
+        let provider_id = calls.providers[index].id.to_lowercase();
         let target = CallTarget {
             provider: provider_id,
             model: self.model.clone(),
@@ -132,8 +132,8 @@ impl ProviderPlan {
         let prompt = prompt_text(inputs, node);
         let model = self.model.clone();
         let events = async_stream::stream! {
-            let config = &executions.config.providers[index];
-            let Some(credential) = executions.credentials.resolve(&config.credential_env) else {
+            let config = &calls.providers[index];
+            let Some(credential) = calls.credentials.resolve(&config.credential_env) else {
                 yield CallEvent::Failed(failure(
                     "runner_unavailable",
                     "the provider credential is not configured",
@@ -141,7 +141,7 @@ impl ProviderPlan {
                 ));
                 return;
             };
-            executions.redactor.learn(&credential);
+            calls.redactor.learn(&credential);
             let request = ExecutionRequest {
                 ability: "text-generation".to_string(),
                 input: vec![InputPart::Text { text: prompt }],
@@ -154,7 +154,7 @@ impl ProviderPlan {
             let (tx, mut rx) = mpsc::unbounded_channel();
             let mut sink = ChannelEmit { tx };
             let remote = RemoteJobSlot::default();
-            let call = executions.adapters[index].run(
+            let call = calls.adapters[index].run(
                 ProviderCall { request: &request, model: &model, credential: &credential },
                 &mut sink,
                 &remote,
@@ -193,7 +193,7 @@ impl ProviderPlan {
                 }
                 Err(AttemptFailure { error, .. }) => {
                     let code = if error.retryable { "runner_unavailable" } else { "internal_error" };
-                    let message = executions.redactor.scrub(&error.message);
+                    let message = calls.redactor.scrub(&error.message);
                     let mut failed = failure(code, &message, error.retryable);
                     failed.usage = usage;
                     yield CallEvent::Failed(failed);
