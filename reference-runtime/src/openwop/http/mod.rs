@@ -4,6 +4,7 @@
 pub(crate) mod discovery;
 pub(crate) mod era2_seam;
 pub(crate) mod extract;
+pub(crate) mod feedback;
 pub(crate) mod host_events;
 pub(crate) mod idempotency;
 pub(crate) mod journal;

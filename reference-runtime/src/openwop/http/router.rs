@@ -12,13 +12,13 @@ use crate::log::LogHub;
 use crate::openwop::engine::ai::provider::ConfiguredProviders;
 use crate::openwop::engine::envelopes::catalog::KindCatalog;
 use crate::openwop::engine::{live, node_context, workflow};
-use crate::openwop::http::{discovery, era2_seam, host_events, journal, run_routes, version};
+use crate::openwop::http::{
+    discovery, era2_seam, feedback, host_events, journal, run_routes, version,
+};
 use crate::openwop::infra::auth;
 use crate::openwop::infra::config::{self, OpenWopConfig};
 use crate::openwop::infra::error::{self, ApiError};
-use crate::openwop::services::{
-    feedback, heartbeat, host_bus, poll, scheduling, state, stream, subscribers,
-};
+use crate::openwop::services::{heartbeat, host_bus, poll, scheduling, state, stream, subscribers};
 
 /// What surface W needs from the composition root.
 #[derive(Clone)]

@@ -34,9 +34,7 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -46,7 +44,6 @@ use crate::store::StoreView;
 
 use super::state::WState;
 use crate::openwop::engine::secrets::SecretRedactor;
-use crate::openwop::http::extract::json_body;
 use crate::openwop::infra::auth::Caller;
 use crate::openwop::infra::config::{SIGNALS, TARGETS};
 use crate::openwop::infra::error::{ApiError, details};
@@ -79,9 +76,10 @@ struct Signal {
     correction: Option<String>,
 }
 
+/// The body of `POST /runs/{runId}/annotations`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct CreateAnnotation {
+pub(crate) struct CreateAnnotation {
     #[serde(default)]
     target: Option<Target>,
     signal: Signal,
@@ -201,16 +199,14 @@ fn read_all(store: StoreView<'_>, run_id: &str) -> Result<Vec<Annotation>, ApiEr
     }
 }
 
-/// `POST /runs/{runId}/annotations`.
-pub(crate) async fn create(
-    State(state): State<Arc<WState>>,
+/// Records an annotation on a run the caller may read (`POST /runs/{runId}/annotations`,
+/// [`crate::openwop::http::feedback::create`]).
+pub(crate) fn create(
+    state: Arc<WState>,
     caller: Caller,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
+    meta: RunMeta,
+    request: CreateAnnotation,
 ) -> Result<Response, ApiError> {
-    let meta = state.readable_run(&caller, &uri)?;
-    let (request, _): (CreateAnnotation, Value) = json_body(&headers, &body, "annotation")?;
     if let Err(refusal) = validate(&state, &meta, &request) {
         if state.defects.has(Defect::WRefusedAnnotationLogged) {
             let recorder = crate::openwop::infra::recorder::Recorder::new(
@@ -307,12 +303,9 @@ fn audit(store: StoreView<'_>, caller: &Caller, run_id: &str, annotation_id: &st
     }
 }
 
-/// `GET /runs/{runId}/annotations`.
-pub(crate) async fn list(
-    State(state): State<Arc<WState>>,
-    caller: Caller,
-    uri: Uri,
-) -> Result<Response, ApiError> {
+/// A run's annotations in recording order (`GET /runs/{runId}/annotations`,
+/// [`crate::openwop::http::feedback::list`]).
+pub(crate) fn list(state: Arc<WState>, caller: Caller, uri: Uri) -> Result<Response, ApiError> {
     let meta = if state.defects.has(Defect::WAnnotationCrossTenant) {
         let foreign = Caller {
             tenant: uri
