@@ -545,3 +545,54 @@ impl<'ast> Visit<'ast> for Paths {
         // A module inside a function body: not part of the tree this reader builds.
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A crate of three files in a fresh temporary folder; `a.rs` names `Thing` as `thing_path`.
+    fn crate_with(thing_path: &str) -> (PathBuf, Graph, Graph) {
+        let dir = std::env::temp_dir().join(format!(
+            "xtask-files-{}-{}",
+            std::process::id(),
+            thing_path.replace("::", "-")
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("lib.rs"),
+            "mod a;\nmod b;\npub use b::Thing;\npub fn run() { a::go() }\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("a.rs"),
+            format!("use {thing_path};\npub fn go() {{ let _ = Thing; }}\n"),
+        )
+        .unwrap();
+        std::fs::write(dir.join("b.rs"), "pub struct Thing;\n").unwrap();
+        let modules = CrateModules::read("toy", &dir.join("lib.rs")).unwrap();
+        let (mut by_module, mut by_file) = (Graph::default(), Graph::default());
+        modules.add_to(&mut by_module);
+        modules.add_files_to(&mut by_file, |f| {
+            f.file_name().unwrap().to_string_lossy().to_string()
+        });
+        (dir, by_module, by_file)
+    }
+
+    #[test]
+    fn a_name_imported_through_a_re_exporting_file_that_imports_back_is_a_file_cycle() {
+        let (dir, by_module, by_file) = crate_with("crate::Thing");
+        assert!(by_module.cycles().is_empty(), "modules resolve to b");
+        let cycles = by_file.cycles();
+        assert_eq!(cycles.len(), 1);
+        assert_eq!(cycles[0].members, ["a.rs", "lib.rs"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_name_imported_from_its_defining_file_is_no_file_cycle() {
+        let (dir, _, by_file) = crate_with("crate::b::Thing");
+        assert!(by_file.cycles().is_empty());
+        assert!(by_file.edges().any(|(f, t, _)| f == "a.rs" && t == "b.rs"));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
