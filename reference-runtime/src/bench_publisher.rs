@@ -44,7 +44,8 @@ use spec::openwop::{RunEventDoc, SCHEMA_VERSION};
 
 use crate::config::Config;
 use crate::log::{AppendKind, LogHub};
-use crate::openwop::{Caller, recorder};
+use crate::openwop::Caller;
+use crate::openwop::infra::recorder;
 use crate::store::Surface;
 
 /// How long `publish` waits for the subscribers it was told to expect.

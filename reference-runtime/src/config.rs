@@ -49,7 +49,7 @@ use serde::Deserialize;
 use spec::execution::Modality;
 
 use crate::choices::ExecutionChoices;
-use crate::openwop::OpenWopConfig;
+use crate::openwop::infra::config::OpenWopConfig;
 
 /// The default keep-alive interval of SSE streams (15 s).
 pub const DEFAULT_KEEP_ALIVE_MS: u64 = 15_000;

@@ -168,9 +168,9 @@ pub fn app(state: AppState) -> Router {
         hub: Arc::clone(&state.hub),
         defects: Arc::clone(&state.defects),
         config: state.config.openwop.clone(),
-        providers: Some(openwop::ConfiguredProviders::from_executions(Arc::clone(
-            &state.executions,
-        ))),
+        providers: Some(openwop::ConfiguredProviders::new(
+            state.executions.provider_calls(),
+        )),
     });
     // An unknown path is answered by the surface whose paths it is under (W's prefixes,
     // `openwop::claims_path`), in that surface's envelope; any other path by surface X.

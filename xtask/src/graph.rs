@@ -52,6 +52,24 @@ impl Graph {
         self.edges.values().map(BTreeMap::len).sum()
     }
 
+    /// Every edge as `(from, to, why)`, in node order.
+    pub fn edges(&self) -> impl Iterator<Item = (&str, &str, &str)> {
+        self.edges.iter().flat_map(move |(&from, targets)| {
+            targets.iter().map(move |(&to, why)| {
+                (
+                    self.names[from].as_str(),
+                    self.names[to].as_str(),
+                    why.as_str(),
+                )
+            })
+        })
+    }
+
+    /// Every node's name, in the order added.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
     /// Every strongly connected component of more than one node, largest first.
     pub fn cycles(&self) -> Vec<Cycle> {
         let mut cycles: Vec<Cycle> = self

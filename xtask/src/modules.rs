@@ -55,12 +55,16 @@ struct Module {
     globs: Vec<Vec<String>>,
     /// Paths written in this module, with a one-line rendering of each.
     refs: Vec<Vec<String>>,
+    /// The file this module is written in (an index into [`CrateModules::files`]).
+    file: usize,
 }
 
 /// The module tree of one crate (a library or a binary target).
 #[derive(Debug)]
 pub struct CrateModules {
     modules: Vec<Module>,
+    /// The crate's source files, the root first.
+    files: Vec<PathBuf>,
     /// `#[macro_export]` macros (named at the crate root) and the module defining each.
     exported_macros: BTreeMap<String, usize>,
 }
@@ -81,6 +85,7 @@ impl CrateModules {
                 name: name.to_string(),
                 ..Module::default()
             }],
+            files: vec![root.to_path_buf()],
             exported_macros: BTreeMap::new(),
         };
         let dir = root.parent().unwrap_or(Path::new(".")).to_path_buf();
@@ -96,7 +101,7 @@ impl CrateModules {
             .collect();
         for (m, module) in self.modules.iter().enumerate() {
             for path in &module.refs {
-                let landing = self.resolve(m, path, 0);
+                let landing = self.resolve(m, path, 0, None);
                 let target = match landing {
                     Some(Landing::Item(t)) => t,
                     Some(Landing::Module(t)) if path.last().is_some_and(|s| s == "*") => t,
@@ -117,11 +122,41 @@ impl CrateModules {
         parts.join("::")
     }
 
+    /// The crate's source files (the root first).
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// Adds this crate's file graph to `graph`, each file named by `name_of`: an edge `a → b`
+    /// means a path written in file `a` stops in file `b`, on an item `b` defines or on a name
+    /// `b` imports (a re-export). A path through a `mod.rs` that re-exports the name is an edge
+    /// to that `mod.rs` (whose own `use` is its edge onward); walking through modules that only
+    /// declare children is none. Inline modules belong to their file.
+    pub fn add_files_to(&self, graph: &mut Graph, name_of: impl Fn(&Path) -> String) {
+        let ids: Vec<usize> = self.files.iter().map(|f| graph.node(&name_of(f))).collect();
+        for (m, module) in self.modules.iter().enumerate() {
+            for path in &module.refs {
+                let landing = self.resolve(m, path, 0, Some(module.file));
+                let target = match landing {
+                    Some(Landing::Item(t)) => t,
+                    Some(Landing::Module(t)) if path.last().is_some_and(|s| s == "*") => t,
+                    _ => continue,
+                };
+                graph.edge(
+                    ids[module.file],
+                    ids[self.modules[target].file],
+                    &path.join("::"),
+                );
+            }
+        }
+    }
+
     fn child(&mut self, parent: usize, name: &str) -> usize {
         let id = self.modules.len();
         self.modules.push(Module {
             name: name.to_string(),
             parent: Some(parent),
+            file: self.modules[parent].file,
             ..Module::default()
         });
         self.modules[parent].children.insert(name.to_string(), id);
@@ -158,6 +193,8 @@ impl CrateModules {
                             });
                         };
                         let parsed = parse(path)?;
+                        self.modules[child].file = self.files.len();
+                        self.files.push(path.clone());
                         self.collect(child, &parsed.items, &child_dir, path)?;
                     }
                 }
@@ -202,15 +239,23 @@ impl CrateModules {
         m
     }
 
-    /// Resolves `path` as written in module `m`.
-    fn resolve(&self, m: usize, path: &[String], depth: usize) -> Option<Landing> {
+    /// Resolves `path` as written in module `m`. With `hop` (the writer's file), resolution
+    /// stops at the first module of another file whose imports it consults: that file is where
+    /// the path lands for the file graph.
+    fn resolve(
+        &self,
+        m: usize,
+        path: &[String],
+        depth: usize,
+        hop: Option<usize>,
+    ) -> Option<Landing> {
         if depth > 24 || path.is_empty() {
             return None;
         }
         let first = path[0].as_str();
         match first {
-            "crate" => self.walk(self.root(m), &path[1..], depth),
-            "self" => self.walk(m, &path[1..], depth),
+            "crate" => self.walk(self.root(m), &path[1..], depth, hop),
+            "self" => self.walk(m, &path[1..], depth, hop),
             "super" => {
                 let mut at = m;
                 let mut rest = path;
@@ -218,32 +263,47 @@ impl CrateModules {
                     at = self.modules[at].parent?;
                     rest = &rest[1..];
                 }
-                self.walk(at, rest, depth)
+                self.walk(at, rest, depth, hop)
             }
             "Self" | "*" => None,
             name => {
                 let module = &self.modules[m];
                 if let Some(&child) = module.children.get(name) {
-                    return self.walk(child, &path[1..], depth);
+                    return self.walk(child, &path[1..], depth, hop);
                 }
                 if let Some(target) = module.imports.get(name) {
+                    if hop.is_some_and(|f| f != module.file) {
+                        return Some(Landing::Item(m));
+                    }
                     let expanded: Vec<String> = target.iter().chain(&path[1..]).cloned().collect();
-                    return self.resolve(m, &expanded, depth + 1);
+                    return self.resolve(m, &expanded, depth + 1, hop);
                 }
                 if module.items.contains(name) {
                     return None;
                 }
-                self.through_globs(m, path, depth)
+                self.through_globs(m, path, depth, hop)
             }
         }
     }
 
     /// Resolves `path` through module `m`'s glob imports: only a glob whose module knows the
     /// path's first name (as a child, an item or an import) can bring it into scope.
-    fn through_globs(&self, m: usize, path: &[String], depth: usize) -> Option<Landing> {
+    fn through_globs(
+        &self,
+        m: usize,
+        path: &[String],
+        depth: usize,
+        hop: Option<usize>,
+    ) -> Option<Landing> {
         let first = path.first()?;
+        if hop.is_some_and(|f| f != self.modules[m].file) && !self.modules[m].globs.is_empty() {
+            // A name another file brings into scope through its glob: that file is the hop, if
+            // the glob knows the name.
+            let known = self.through_globs(m, path, depth, None).is_some();
+            return known.then_some(Landing::Item(m));
+        }
         self.modules[m].globs.iter().find_map(|glob| {
-            let Some(Landing::Module(t)) = self.resolve(m, glob, depth + 1) else {
+            let Some(Landing::Module(t)) = self.resolve(m, glob, depth + 1, None) else {
                 return None;
             };
             let module = &self.modules[t];
@@ -253,12 +313,18 @@ impl CrateModules {
             if !knows || t == m {
                 return None;
             }
-            self.walk(t, path, depth + 1)
+            self.walk(t, path, depth + 1, hop)
         })
     }
 
     /// Walks `rest` down from module `at`.
-    fn walk(&self, mut at: usize, rest: &[String], depth: usize) -> Option<Landing> {
+    fn walk(
+        &self,
+        mut at: usize,
+        rest: &[String],
+        depth: usize,
+        hop: Option<usize>,
+    ) -> Option<Landing> {
         for (i, segment) in rest.iter().enumerate() {
             let module = &self.modules[at];
             if segment == "*" {
@@ -279,10 +345,13 @@ impl CrateModules {
                 return Some(Landing::Item(at));
             }
             if let Some(target) = module.imports.get(segment) {
+                if hop.is_some_and(|f| f != module.file) {
+                    return Some(Landing::Item(at));
+                }
                 let expanded: Vec<String> = target.iter().chain(&rest[i + 1..]).cloned().collect();
-                return self.resolve(at, &expanded, depth + 1);
+                return self.resolve(at, &expanded, depth + 1, hop);
             }
-            if let Some(landing) = self.through_globs(at, &rest[i..], depth) {
+            if let Some(landing) = self.through_globs(at, &rest[i..], depth, hop) {
                 return Some(landing);
             }
             if module.parent.is_none()
@@ -474,5 +543,56 @@ impl<'ast> Visit<'ast> for Paths {
 
     fn visit_item_mod(&mut self, _: &'ast syn::ItemMod) {
         // A module inside a function body: not part of the tree this reader builds.
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A crate of three files in a fresh temporary folder; `a.rs` names `Thing` as `thing_path`.
+    fn crate_with(thing_path: &str) -> (PathBuf, Graph, Graph) {
+        let dir = std::env::temp_dir().join(format!(
+            "xtask-files-{}-{}",
+            std::process::id(),
+            thing_path.replace("::", "-")
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("lib.rs"),
+            "mod a;\nmod b;\npub use b::Thing;\npub fn run() { a::go() }\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("a.rs"),
+            format!("use {thing_path};\npub fn go() {{ let _ = Thing; }}\n"),
+        )
+        .unwrap();
+        std::fs::write(dir.join("b.rs"), "pub struct Thing;\n").unwrap();
+        let modules = CrateModules::read("toy", &dir.join("lib.rs")).unwrap();
+        let (mut by_module, mut by_file) = (Graph::default(), Graph::default());
+        modules.add_to(&mut by_module);
+        modules.add_files_to(&mut by_file, |f| {
+            f.file_name().unwrap().to_string_lossy().to_string()
+        });
+        (dir, by_module, by_file)
+    }
+
+    #[test]
+    fn a_name_imported_through_a_re_exporting_file_that_imports_back_is_a_file_cycle() {
+        let (dir, by_module, by_file) = crate_with("crate::Thing");
+        assert!(by_module.cycles().is_empty(), "modules resolve to b");
+        let cycles = by_file.cycles();
+        assert_eq!(cycles.len(), 1);
+        assert_eq!(cycles[0].members, ["a.rs", "lib.rs"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_name_imported_from_its_defining_file_is_no_file_cycle() {
+        let (dir, _, by_file) = crate_with("crate::b::Thing");
+        assert!(by_file.cycles().is_empty());
+        assert!(by_file.edges().any(|(f, t, _)| f == "a.rs" && t == "b.rs"));
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -139,3 +139,20 @@ pub fn module_graph(workspace: &Path) -> Result<Graph, WorkspaceError> {
     }
     Ok(graph)
 }
+
+/// The file graph of every crate target of the workspace, each file named by its path relative
+/// to `workspace` (`reference-runtime/src/openwop/mod.rs`); see
+/// [`CrateModules::add_files_to`]. A file two targets share (a binary that declares a library
+/// file as its module) is one node.
+pub fn file_graph(workspace: &Path) -> Result<Graph, WorkspaceError> {
+    let mut graph = Graph::default();
+    for root in crate_roots(workspace)? {
+        CrateModules::read(&root.name, &root.root)?.add_files_to(&mut graph, |file| {
+            file.strip_prefix(workspace)
+                .unwrap_or(file)
+                .to_string_lossy()
+                .replace('\\', "/")
+        });
+    }
+    Ok(graph)
+}

@@ -28,6 +28,7 @@ use crate::choices::{
 use crate::config::Config;
 use crate::defects::{Defect, Defects};
 use crate::log::LogHub;
+use crate::providers::calls::ProviderCalls;
 use crate::providers::{Adapter, AdapterError, DiscardEmit, ProviderCall, RemoteJobSlot};
 use crate::redact::{CredentialSource, Redactor};
 use crate::store::{StoreError, Surface};
@@ -63,9 +64,8 @@ pub struct Executions {
     pub(crate) config: Arc<Config>,
     pub(crate) hub: Arc<LogHub>,
     pub(crate) defects: Arc<Defects>,
-    pub(crate) credentials: CredentialSource,
-    pub(crate) redactor: Redactor,
-    pub(crate) adapters: Vec<Adapter>,
+    /// The provider-call service (shared with surface W's AI node).
+    pub(crate) calls: Arc<ProviderCalls>,
     live: Mutex<HashMap<String, Live>>,
     /// Serialises idempotency decisions with execution creation.
     create_lock: Mutex<()>,
@@ -87,29 +87,23 @@ impl Executions {
         defects: Arc<Defects>,
         credentials: CredentialSource,
     ) -> Result<Arc<Executions>, AdapterError> {
-        let redactor = Redactor::new();
-        for provider in &config.providers {
-            if let Some(secret) = credentials.resolve(&provider.credential_env) {
-                redactor.learn(&secret);
-            }
-        }
-        let adapters = config
-            .providers
-            .iter()
-            .map(|p| Adapter::new(p, &config.limits, Arc::clone(&defects), redactor.clone()))
-            .collect::<Result<Vec<_>, _>>()?;
+        let calls = ProviderCalls::new(&config, &defects, credentials)?;
         Ok(Arc::new(Executions {
             config,
             hub,
             defects,
-            credentials,
-            redactor,
-            adapters,
+            calls,
             live: Mutex::new(HashMap::new()),
             create_lock: Mutex::new(()),
             stopping: AtomicBool::new(false),
             stop_signal: watch::Sender::new(false),
         }))
+    }
+
+    /// The provider-call service this surface calls providers through; the composition root
+    /// hands the same one to surface W.
+    pub fn provider_calls(&self) -> Arc<ProviderCalls> {
+        Arc::clone(&self.calls)
     }
 
     /// A refusal as the host's choices write it (the wording of its message, no
@@ -121,7 +115,7 @@ impl Executions {
 
     /// The redactor that knows every configured credential.
     pub fn redactor(&self) -> &Redactor {
-        &self.redactor
+        &self.calls.redactor
     }
 
     /// Ends every execution left in flight by a previous process: an appended
@@ -233,7 +227,7 @@ impl Executions {
                     && let Some(object) = value.as_object_mut()
                 {
                     // The defect: the manifest carries the provider's credential.
-                    let secret = self.credentials.resolve(&provider.credential_env);
+                    let secret = self.calls.credentials.resolve(&provider.credential_env);
                     object.insert("credential".into(), json!(secret));
                 }
                 value
@@ -410,7 +404,7 @@ impl Executions {
         else {
             return;
         };
-        let Some(credential) = self.credentials.resolve(&provider.credential_env) else {
+        let Some(credential) = self.calls.credentials.resolve(&provider.credential_env) else {
             return;
         };
         let call = ProviderCall {
@@ -418,7 +412,7 @@ impl Executions {
             model: &provider.models[0].model,
             credential: &credential,
         };
-        let _ = self.adapters[index]
+        let _ = self.calls.adapters[index]
             .run(call, &mut DiscardEmit, &RemoteJobSlot::default())
             .await;
     }
@@ -556,15 +550,15 @@ impl DriverHost for Executions {
     }
 
     fn credentials(&self) -> &CredentialSource {
-        &self.credentials
+        &self.calls.credentials
     }
 
     fn redactor(&self) -> &Redactor {
-        &self.redactor
+        &self.calls.redactor
     }
 
     fn adapters(&self) -> &[Adapter] {
-        &self.adapters
+        &self.calls.adapters
     }
 
     fn forget(&self, execution_id: &str) {

@@ -1,5 +1,16 @@
 //! Surface W: the OpenWOP v2 run events chapter (runs, the workflow engine, the event stream,
-//! poll, host events). The composition root calls [`router`].
+//! poll, host events), in four layers, each importing only from the layers below it:
+//!
+//! - `http`: the router (`http::router`), the route handlers, extractors, discovery;
+//! - `services`: runs, the event stream, poll, feedback, heartbeats and schedules, host events,
+//!   the shared state (`WState`) the handlers receive, crash recovery;
+//! - `engine`: the run loop (`engine::runner`), workflows, the node context, the AI node
+//!   (`engine::ai`), the envelope node kinds (`engine::envelopes`), usage and pricing;
+//! - `infra`: configuration, auth, ids, the error envelope's type, the log projection and the
+//!   recorder, era-2 translation.
+//!
+//! `cargo test -p xtask` checks the layers (`xtask/src/layers.rs`). The composition root calls
+//! [`router`].
 //!
 //! | Method, path | Module |
 //! |---|---|
@@ -10,7 +21,6 @@
 //! | `GET /host/events` | `host_events`, fed by `heartbeat` (`?heartbeatId=` narrows it and starts per-subscription heartbeats) |
 //! | `POST`/`GET /runs/{runId}/annotations` | `feedback` |
 //! | `GET /conformance/seams/mock-ai/runs/{runId}/calls` | `envelopes::journal` (the `envelope-program` mock's call journal) |
-//! | `POST /conformance/seams/sample/test/mock-ai/program` (test keys) | `envelopes::seam_program` (upstream's envelope fixtures) |
 //! | `POST /conformance/seams/sample/event-log/seed` (off unless `seams_enabled`) | `era2` |
 //!
 //! AI envelopes, the envelope catalog and reliability live in `envelopes` (the
@@ -29,212 +39,21 @@
 //! (`workflow`) on tokio tasks; `live` holds only what a running task must be told (cancel, the
 //! open interrupt). Each `w-*` defect is checked in one place, next to the rule it breaks.
 
-mod ai;
-mod auth;
-mod config;
-mod discovery;
-mod engine;
-pub(crate) mod envelopes;
-mod era2;
-mod era2_seam;
-mod error;
-mod extract;
-mod feedback;
-mod heartbeat;
-mod host_bus;
-mod host_events;
-mod idempotency;
-mod ids;
-mod live;
-mod node_context;
-mod poll;
-mod pricing;
-mod projection;
-pub(crate) mod recorder;
-mod recovery;
-mod run_routes;
-mod runs;
-mod scheduling;
-mod secrets;
-mod state;
-mod stream;
-mod stream_params;
-mod subscribers;
-mod usage;
-mod version;
-mod workflow;
+pub(crate) mod engine;
+pub(crate) mod http;
+pub(crate) mod infra;
+pub(crate) mod services;
 
-use std::sync::Arc;
-
-use axum::Router;
-use axum::routing::{get, post};
-
-use crate::defects::{Defect, Defects};
-use crate::log::LogHub;
-
-pub use ai::provider::ConfiguredProviders;
-pub use auth::Caller;
-pub use config::{
+pub use engine::ai::provider::ConfiguredProviders;
+pub use engine::workflow::MAX_DELAY_MS;
+pub use http::router::{Dependencies, PATH_PREFIXES, claims_path, fallback, router};
+pub use infra::auth::Caller;
+pub use infra::config::{
     ApiKeyConfig, ConfigError, CreateRunOnTransition, HeartbeatConfig, HeartbeatSettings,
     MAX_KEEP_ALIVE_SECS, MAX_SUBSCRIPTION_HEARTBEAT_ID_LEN, OpenWopConfig, PredicateConfig,
     ScheduleConfig, SchedulingSettings,
 };
-pub use config::{FeedbackSettings, ProviderUsageSettings};
-pub use envelopes::settings::{EnvelopeSettings, Strictness};
-pub use error::ApiError;
-pub use recovery::{INTERRUPTED_RUN_CODE, INTERRUPTED_RUN_REASON, recover_runs};
-pub use workflow::MAX_DELAY_MS;
-
-/// What surface W needs from the composition root.
-#[derive(Clone)]
-pub struct Dependencies {
-    /// The shared log hub (both surfaces).
-    pub hub: Arc<LogHub>,
-    /// Switched-on defects.
-    pub defects: Arc<Defects>,
-    /// Surface-W configuration.
-    pub config: OpenWopConfig,
-    /// The providers configured in the runtime (`configurable.ai.provider`); `None` when the
-    /// AI node may use mock providers only.
-    pub providers: Option<ConfiguredProviders>,
-}
-
-/// The path prefixes of surface W: its routes and every unknown path under them are its own
-/// (answered with its flat envelope and `OpenWOP-Version`); every other path is surface X's.
-pub const PATH_PREFIXES: [&str; 4] = ["/.well-known/openwop", "/runs", "/host", "/conformance"];
-
-/// Whether `path` is surface W's (see [`PATH_PREFIXES`]): a prefix followed by nothing or
-/// by a `/` (`/runs/x`, but not `/runsx`).
-pub fn claims_path(path: &str) -> bool {
-    PATH_PREFIXES.iter().any(|prefix| {
-        path.strip_prefix(prefix)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-    })
-}
-
-/// What surface W answers on a path of its own that no route serves: 404 `not_found` in the
-/// flat envelope, with `OpenWOP-Version` and the configured error details, as its routes do.
-pub fn fallback(config: &OpenWopConfig) -> Router {
-    let router = Router::new()
-        .fallback(|| async { axum::response::IntoResponse::into_response(ApiError::not_found()) })
-        // Discovery is routed, so no fallback path is the one a dual-stack host serves in v1.
-        .layer(axum::middleware::from_fn(|request, next| {
-            version::protocol_version(false, request, next)
-        }));
-    if config.choices.error_details == crate::choices::ErrorDetails::Annotated {
-        router.layer(axum::middleware::map_response(error::annotate_error))
-    } else {
-        router
-    }
-}
-
-/// The surface-W routes. Starts the configured heartbeats and schedules on the current tokio
-/// runtime (they stop once the router is dropped). A configuration that fails [`OpenWopConfig::validate`] is
-/// logged and replaced by the defaults, so the host never serves out-of-range values.
-pub fn router(deps: Dependencies) -> Router {
-    let config = match deps.config.validate() {
-        Ok(()) => deps.config,
-        Err(error) => {
-            tracing::error!(%error, "invalid [openwop] configuration; serving the defaults");
-            OpenWopConfig::default()
-        }
-    };
-    let workflows = workflow::Workflows::seed_fixtures(config.fixtures.as_deref());
-    let catalog = Arc::new(envelopes::KindCatalog::build(
-        &config.envelopes,
-        &deps.defects,
-    ));
-    let discovery = Arc::new(discovery::DiscoveryDocument::build(
-        &config,
-        workflows.ids(),
-        &catalog,
-        &deps.defects,
-    ));
-    let live = Arc::new(live::LiveRuns::default());
-    let nodes = Arc::new(node_context::NodeEnv {
-        hub: Arc::clone(&deps.hub),
-        defects: Arc::clone(&deps.defects),
-        live: Arc::clone(&live),
-        catalog: Arc::clone(&catalog),
-        envelopes: config.envelopes.clone(),
-        provider_usage: config.provider_usage.clone(),
-        choices: config.choices,
-        mock_programs: Arc::default(),
-    });
-    let state = Arc::new(state::WState {
-        keys: auth::KeyTable::new(&config.api_keys, &config.test_key_prefix),
-        nodes,
-        annotations_lock: std::sync::Mutex::new(()),
-        workflows,
-        hub: deps.hub,
-        defects: deps.defects,
-        config,
-        live,
-        subscribers: subscribers::SubscriberSlots::default(),
-        host_events: host_bus::HostEventBus::default(),
-        providers: deps.providers,
-        create_lock: tokio::sync::Mutex::new(()),
-    });
-    heartbeat::start(&state);
-    scheduling::start(&state);
-    // The host channel's address is the one discovery declares (`heartbeat.deliveryChannel`).
-    let host_events_path = if state.defects.has(Defect::WHostEventsWrongAddress) {
-        "/host/stream"
-    } else {
-        state.config.choices.host_channel.path()
-    };
-    let annotated = state.config.choices.error_details == crate::choices::ErrorDetails::Annotated;
-    let serves_v1 =
-        state.config.choices.version_default == crate::choices::VersionDefault::V1UnlessAsked;
-    let router = Router::new()
-        .route(
-            "/.well-known/openwop",
-            get(move |headers: axum::http::HeaderMap| async move {
-                discovery::respond(&discovery, &headers)
-            }),
-        )
-        .route("/runs", post(run_routes::create))
-        .route("/runs/{run_id}", get(run_routes::get))
-        .route("/runs/{run_id}/cancel", post(run_routes::cancel))
-        .route(
-            "/runs/{run_id}/interrupts/{node_id}",
-            post(run_routes::resolve_interrupt),
-        )
-        .route("/runs/{run_id}/events", get(stream::events))
-        .route("/runs/{run_id}/events/poll", get(poll::poll))
-        .route(host_events_path, get(host_events::host_events))
-        .route(
-            "/runs/{run_id}/annotations",
-            post(feedback::create).get(feedback::list),
-        )
-        .route(
-            "/conformance/seams/mock-ai/runs/{run_id}/calls",
-            get(envelopes::journal::calls),
-        )
-        .route(
-            "/conformance/seams/sample/test/mock-ai/program",
-            post(envelopes::seam_program::program),
-        )
-        .route(
-            "/conformance/seams/sample/event-log/seed",
-            post(era2_seam::seed),
-        )
-        .layer(axum::extract::DefaultBodyLimit::max(
-            config::MAX_BODY_BYTES + 1,
-        ))
-        .layer(axum::middleware::from_fn(move |request, next| {
-            version::protocol_version(serves_v1, request, next)
-        }));
-    let router = if annotated {
-        router.layer(axum::middleware::map_response(error::annotate_error))
-    } else {
-        router
-    };
-    let router = match state.config.choices.sse_headers {
-        crate::choices::SseHeaderTiming::Immediate => router,
-        crate::choices::SseHeaderTiming::WithFirstByte => router.layer(
-            axum::middleware::map_response(crate::sse::headers_with_first_byte),
-        ),
-    };
-    router.with_state(state)
-}
+pub use infra::config::{FeedbackSettings, ProviderUsageSettings};
+pub use infra::envelope_settings::{EnvelopeSettings, Strictness};
+pub use infra::error::ApiError;
+pub use services::recovery::{INTERRUPTED_RUN_CODE, INTERRUPTED_RUN_REASON, recover_runs};

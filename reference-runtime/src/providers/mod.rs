@@ -8,6 +8,7 @@
 
 mod anthropic;
 mod async_media;
+pub mod calls;
 mod dispatch;
 mod http;
 mod openai_chat;

@@ -5,7 +5,7 @@ use std::sync::RwLock;
 
 use serde_json::Value;
 
-use super::{ClaimOutcome, EventStore, LogRecord, StoreError, StoredEvent, Surface};
+use super::event_store::{ClaimOutcome, EventStore, LogRecord, StoreError, StoredEvent, Surface};
 
 /// Logs, claims and key-value state in memory.
 #[derive(Debug, Default)]

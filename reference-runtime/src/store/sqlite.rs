@@ -17,7 +17,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde_json::Value;
 
-use super::{ClaimOutcome, EventStore, LogRecord, StoreError, StoredEvent, Surface};
+use super::event_store::{ClaimOutcome, EventStore, LogRecord, StoreError, StoredEvent, Surface};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS logs (

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{ClaimOutcome, EventStore, LogRecord, StoreError, StoredEvent, Surface};
+use super::event_store::{ClaimOutcome, EventStore, LogRecord, StoreError, StoredEvent, Surface};
 
 /// The store without `create_log` and `append` (see the module documentation).
 #[derive(Clone, Copy)]

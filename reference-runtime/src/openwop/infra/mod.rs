@@ -1,0 +1,12 @@
+//! Surface W's shared infrastructure: configuration, auth, ids, the error type every layer
+//! refuses with, the log projection and the recorder, era-2 translation. Imports nothing of
+//! surface W above it.
+
+pub(crate) mod auth;
+pub(crate) mod config;
+pub(crate) mod envelope_settings;
+pub(crate) mod era2;
+pub(crate) mod error;
+pub(crate) mod ids;
+pub(crate) mod projection;
+pub(crate) mod recorder;

@@ -1,0 +1,138 @@
+//! `GET /runs/{runId}/events/poll?afterSequence=N&timeout=S`: the long-poll fallback.
+//!
+//! Returns the events with `sequence > afterSequence` (all when absent). When there are none and
+//! the run is live, it waits up to `timeout` seconds (1–60, default 30) for the next append. The
+//! response is the closed `{runId, events, lastSequence, status, isTerminal}`; `lastSequence` is
+//! the highest sequence at the time of the response (−1 for an empty log); a cursor past the end
+//! answers 200 with `events: []`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::{Query, State};
+use axum::http::Uri;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use crate::choices::AfterTerminalEvents;
+use crate::defects::Defect;
+use crate::store::StoredEvent;
+
+use super::state::WState;
+use crate::openwop::infra::auth::Caller;
+use crate::openwop::infra::error::ApiError;
+use crate::openwop::infra::projection::{Projection, parse_event};
+use crate::openwop::infra::recorder::Recorder;
+use crate::openwop::services::stream_params::parse_cursor;
+
+/// The default long-poll wait.
+const DEFAULT_TIMEOUT_SECS: u64 = 30;
+
+/// `GET /runs/{runId}/events/poll`.
+pub(crate) async fn poll(
+    State(state): State<Arc<WState>>,
+    caller: Caller,
+    uri: Uri,
+    query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let meta = state.readable_run(&caller, &uri)?;
+    let Query(query) = query.map_err(|_| ApiError::validation("the query string is malformed"))?;
+    // lastSequence and since are not parameters: only afterSequence is a cursor.
+    let cursor = match query.get("afterSequence") {
+        None if state.defects.has(Defect::WPollHonoursLastSequence) => query.get("lastSequence"),
+        cursor => cursor,
+    };
+    let after =
+        match cursor {
+            None => None,
+            Some(value) => Some(parse_cursor(value).ok_or_else(|| {
+                ApiError::validation("afterSequence must be a non-negative integer")
+            })?),
+        };
+    let timeout = match query.get("timeout") {
+        None => DEFAULT_TIMEOUT_SECS,
+        Some(value) => value
+            .parse::<u64>()
+            .ok()
+            .filter(|s| (1..=60).contains(s))
+            .ok_or_else(|| ApiError::validation("timeout must be an integer 1..=60 (seconds)"))?,
+    };
+    let progress = state
+        .hub
+        .progress(&meta.run_id)
+        .map_err(|_| ApiError::internal())?;
+    let behind = match (progress.last_sequence, after) {
+        (Some(last), Some(after)) => last > after,
+        (Some(_), None) => true,
+        (None, _) => false,
+    };
+    if !behind && !progress.terminal {
+        let mut subscription = state
+            .hub
+            .subscribe(&meta.run_id, after)
+            .map_err(|_| ApiError::internal())?;
+        let _ = tokio::time::timeout(Duration::from_secs(timeout), subscription.next_batch()).await;
+    }
+    let all = state.read_events(&meta, None)?;
+    let last_sequence = all.last().map(|e| e.sequence);
+    if let (Some(after), Some(last)) = (after, last_sequence)
+        && after > last
+        && state.defects.has(Defect::WPollPastEnd404)
+    {
+        return Err(ApiError::not_found());
+    }
+    let mut projection = Projection::new(meta.clone());
+    let mut events = Vec::new();
+    for event in &all {
+        let Some(doc) = parse_event(&event.json) else {
+            continue;
+        };
+        projection.apply(&doc);
+        if after.is_none_or(|after| event.sequence > after) {
+            events.push(serde_json::from_str::<Value>(&event.json).unwrap_or(Value::Null));
+        }
+    }
+    let mut last_sequence = last_sequence.map_or(-1, |s| i64::try_from(s).unwrap_or(i64::MAX));
+    if state.defects.has(Defect::WPollLastSequenceOffByOne) {
+        last_sequence -= 1;
+    }
+    let status = projection.status();
+    if status.is_terminal() {
+        index_finished_run(&state, &meta.run_id, &all);
+    }
+    Ok(Json(json!({
+        "runId": meta.run_id,
+        "events": events,
+        "lastSequence": last_sequence,
+        "status": status.as_str(),
+        "isTerminal": status.is_terminal(),
+    }))
+    .into_response())
+}
+
+/// The vendor event a host carrying events after the terminal one appends once the first poll
+/// of the finished run has been read: that poll's answer (and every reading before it) lacks
+/// it, every later reading holds it. The chapter lets vendor types follow the terminal event at
+/// any time, so a judge comparing two readings of a finished log must tolerate a log that grew.
+const INDEXED: &str = "example.run-indexed";
+
+/// Appends [`INDEXED`] after the first poll of a finished run (`after_terminal =
+/// "vendor-event"`; `log` is what that poll read).
+fn index_finished_run(state: &WState, run_id: &str, log: &[StoredEvent]) {
+    if state.config.choices.after_terminal != AfterTerminalEvents::VendorEvent
+        || log.iter().any(|e| &*e.event_type == INDEXED)
+    {
+        return;
+    }
+    let recorder = Recorder::new(
+        Arc::clone(&state.hub),
+        run_id,
+        Arc::clone(&state.defects),
+        &state.config.choices,
+    );
+    if let Err(error) = recorder.record(INDEXED, None, json!({ "indexed": true })) {
+        tracing::warn!(%error, run_id, "indexing a finished run failed");
+    }
+}
