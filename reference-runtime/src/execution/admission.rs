@@ -16,7 +16,8 @@ use spec::schema::{Published, validate};
 
 use super::errors::ApiError;
 use crate::choices::{ExecutionChoices, MalformedStatus, ValidationOrder};
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 
 /// The members of the closed request object.
 const REQUEST_MEMBERS: [&str; 7] = [
@@ -69,7 +70,7 @@ pub(crate) async fn admit(
     headers: &HeaderMap,
     body: Body,
     max_body_bytes: usize,
-    defects: &Defects,
+    defects: &KnownBad,
     choices: &ExecutionChoices,
 ) -> Result<Admitted, ApiError> {
     let specific = choices.malformed_status == MalformedStatus::Specific;

@@ -18,7 +18,8 @@ use tokio::time::Instant;
 use super::log_writer::LogWriter;
 use super::routing::{self, Candidate};
 use crate::config::Config;
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 use crate::providers::{Adapter, AttemptFailure, ProviderCall, RemoteJobSlot};
 use crate::redact::{CredentialSource, Redactor};
 
@@ -28,7 +29,7 @@ pub(crate) trait DriverHost: Send + Sync {
     /// The runtime configuration (providers, limits).
     fn config(&self) -> &Config;
     /// Switched-on defects.
-    fn defects(&self) -> &Defects;
+    fn defects(&self) -> &KnownBad;
     /// Where provider credentials come from.
     fn credentials(&self) -> &CredentialSource;
     /// The redactor that learns every credential it sends.

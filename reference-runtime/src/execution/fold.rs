@@ -16,7 +16,8 @@ use spec::execution::{
     MaterialisedToolCall, PortableError, Target, TextResult, UsageFact,
 };
 
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 use crate::store::{LogRecord, StoredEvent};
 
 struct ToolCall {
@@ -30,7 +31,7 @@ struct ToolCall {
 pub(crate) fn fold(
     record: &LogRecord,
     events: &[StoredEvent],
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> ExecutionSnapshot {
     let mut status = ExecutionStatus::Accepted;
     let mut updated_at = record.created_at;
@@ -138,7 +139,7 @@ pub(crate) fn fold(
 }
 
 /// A tool call's argument fragments, concatenated in log order.
-fn join_fragments(mut fragments: Vec<String>, defects: &Defects) -> String {
+fn join_fragments(mut fragments: Vec<String>, defects: &KnownBad) -> String {
     if defects.has(Defect::XToolArgumentsWrongOrder) {
         // The defect: fragments are folded in reverse order.
         fragments.reverse();

@@ -15,7 +15,8 @@ use spec::execution::ErrorCode;
 use super::errors::ApiError;
 pub(crate) use crate::canonical::{fingerprint, key_hash};
 use crate::choices::IdempotencyMismatch;
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::store::{ClaimOutcome, StoreError};
 
@@ -39,7 +40,7 @@ pub(crate) fn decide(
     hub: &LogHub,
     key_hash: &str,
     fingerprint: &str,
-    defects: &Defects,
+    defects: &KnownBad,
     mismatch: IdempotencyMismatch,
 ) -> Result<Decision, ApiError> {
     let Some((bound_log, bound_fingerprint)) = lookup(hub, key_hash)? else {

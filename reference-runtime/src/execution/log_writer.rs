@@ -16,7 +16,8 @@ use spec::execution::{
 use crate::choices::{
     ArtifactFields, ExecutionChoices, ProviderCodeChoice, RUNTIME_FACT_UNIT, UsageFacts,
 };
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 use crate::log::{AppendError, AppendKind, LogHub};
 use crate::providers::{AttemptFailure, Emit};
 
@@ -74,7 +75,7 @@ pub(crate) fn render(
     time: DateTime<Utc>,
     wire_time: Option<String>,
     body: EventBody,
-    defects: &Defects,
+    defects: &KnownBad,
     choices: &ExecutionChoices,
 ) -> String {
     let mut wire_sequence = sequence;
@@ -126,7 +127,7 @@ pub(crate) fn render(
 /// quantity; a violation fails the attempt with `provider_protocol_error`.
 pub(crate) fn admit_usage(
     facts: Vec<UsageFact>,
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> Result<Vec<UsageFact>, AttemptFailure> {
     let invalid = || AttemptFailure::protocol("Provider reported an invalid usage fact");
     let mut admitted = Vec::with_capacity(facts.len());
@@ -154,7 +155,7 @@ pub(crate) fn admit_usage(
 pub(crate) struct LogWriter {
     hub: Arc<LogHub>,
     execution_id: String,
-    defects: Arc<Defects>,
+    defects: Arc<KnownBad>,
     choices: ExecutionChoices,
     max_events: u64,
     appended: u64,
@@ -166,7 +167,7 @@ impl LogWriter {
     pub fn new(
         hub: Arc<LogHub>,
         execution_id: String,
-        defects: Arc<Defects>,
+        defects: Arc<KnownBad>,
         choices: ExecutionChoices,
         max_events: u64,
         appended: u64,
@@ -287,7 +288,7 @@ mod tests {
 
     #[test]
     fn usage_gate_refuses_bad_facts() {
-        let clean = Defects::none();
+        let clean = KnownBad::clean();
         assert!(
             admit_usage(
                 vec![fact("input_token", 3.0), fact("acme.gpu_second", 0.5)],

@@ -26,7 +26,8 @@ use crate::choices::{
     UnsatisfiableRequirements,
 };
 use crate::config::Config;
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::providers::{Adapter, AdapterError, DiscardEmit, ProviderCall, RemoteJobSlot};
 use crate::redact::{CredentialSource, Redactor};
@@ -62,7 +63,7 @@ struct Live {
 pub struct Executions {
     pub(crate) config: Arc<Config>,
     pub(crate) hub: Arc<LogHub>,
-    pub(crate) defects: Arc<Defects>,
+    pub(crate) defects: Arc<KnownBad>,
     pub(crate) credentials: CredentialSource,
     pub(crate) redactor: Redactor,
     pub(crate) adapters: Vec<Adapter>,
@@ -84,7 +85,7 @@ impl Executions {
     pub fn new(
         config: Arc<Config>,
         hub: Arc<LogHub>,
-        defects: Arc<Defects>,
+        defects: Arc<KnownBad>,
         credentials: CredentialSource,
     ) -> Result<Arc<Executions>, AdapterError> {
         let redactor = Redactor::new();
@@ -551,7 +552,7 @@ impl DriverHost for Executions {
         &self.config
     }
 
-    fn defects(&self) -> &Defects {
+    fn defects(&self) -> &KnownBad {
         &self.defects
     }
 

@@ -8,7 +8,8 @@ use sha2::{Digest, Sha256};
 use spec::openwop::{EVENT_LOG_SCHEMA_VERSION, PROTOCOL_VERSION};
 
 use crate::choices::VersionDefault;
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 
 use super::OpenWopConfig;
 use super::ai::mock_provider_ids;
@@ -44,7 +45,7 @@ impl DiscoveryDocument {
         config: &OpenWopConfig,
         fixtures: Vec<String>,
         catalog: &KindCatalog,
-        defects: &Defects,
+        defects: &KnownBad,
     ) -> Self {
         let mut document = document(config, fixtures);
         if let Some(root) = document.as_object_mut() {
@@ -160,7 +161,7 @@ const UNEMITTED_RELIABILITY_EVENT: &str = "envelope.nl-to-format-engaged";
 fn envelope_and_feedback_families(
     config: &OpenWopConfig,
     catalog: &KindCatalog,
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> serde_json::Map<String, Value> {
     let mut supported = json!({});
     if let Some(kinds) = catalog.advertised_kinds() {

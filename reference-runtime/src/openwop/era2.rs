@@ -30,7 +30,8 @@ use serde_json::{Map, Value, json};
 use spec::openwop::RunStatus;
 use spec::registry::{TypeNameVerdict, event_types, orgs};
 
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 use crate::log::AppendKind;
 use crate::store::StoredEvent;
 
@@ -110,7 +111,7 @@ fn unprojectable(v2: &str, payload: &Value) -> Vec<String> {
 /// Reads an era-2 log through the codemap (see the module documentation).
 pub(crate) fn translate(
     events: Vec<StoredEvent>,
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> Result<Vec<StoredEvent>, ApiError> {
     if defects.has(Defect::WEra2Untranslated) {
         return Ok(events);
@@ -274,7 +275,7 @@ mod tests {
 
     #[test]
     fn rows_are_translated_and_carried_or_refused() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         let out = translate(
             vec![
                 stored(0, "run.resuming", json!({"fromStatus": "paused"})),
@@ -332,7 +333,7 @@ mod tests {
                 "run.completed",
                 json!({"outputs": {}, "legacyTotal": 3}),
             )],
-            &Defects::of([Defect::WEra2SilentDrop]),
+            &KnownBad::of([Defect::WEra2SilentDrop]),
         )
         .unwrap();
         assert!(!dropped[0].json.contains("legacyTotal"));

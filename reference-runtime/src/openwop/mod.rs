@@ -68,7 +68,8 @@ use std::sync::Arc;
 use axum::Router;
 use axum::routing::{get, post};
 
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 
 pub use ai::provider::ConfiguredProviders;
@@ -90,7 +91,7 @@ pub struct Dependencies {
     /// The shared log hub (both surfaces).
     pub hub: Arc<LogHub>,
     /// Switched-on defects.
-    pub defects: Arc<Defects>,
+    pub defects: Arc<KnownBad>,
     /// Surface-W configuration.
     pub config: OpenWopConfig,
     /// The providers configured in the runtime (`configurable.ai.provider`); `None` when the

@@ -7,7 +7,8 @@ use serde_json::Value;
 use spec::openwop::{RunEventDoc, SCHEMA_VERSION};
 use spec::registry::{AfterTerminal, event_types};
 
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 use crate::log::{AppendError, AppendKind, LogHub};
 use crate::store::StoredEvent;
 
@@ -45,7 +46,7 @@ pub(crate) fn append_kind(event_type: &str) -> AppendKind {
 pub(crate) struct Recorder {
     hub: Arc<LogHub>,
     run_id: Arc<str>,
-    defects: Arc<Defects>,
+    defects: Arc<KnownBad>,
     event_id_form: EventIdForm,
     envelope_fields: EnvelopeFields,
 }
@@ -57,7 +58,7 @@ impl Recorder {
     pub(crate) fn new(
         hub: Arc<LogHub>,
         run_id: &str,
-        defects: Arc<Defects>,
+        defects: Arc<KnownBad>,
         choices: &OpenWopChoices,
     ) -> Self {
         Recorder {

@@ -4,7 +4,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::choices::CrossTenantAnswer;
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::store::{StoredEvent, Surface};
 
@@ -23,7 +24,7 @@ use super::workflow::Workflows;
 /// Surface W's shared state.
 pub(crate) struct WState {
     pub(crate) hub: Arc<LogHub>,
-    pub(crate) defects: Arc<Defects>,
+    pub(crate) defects: Arc<KnownBad>,
     pub(crate) config: OpenWopConfig,
     pub(crate) keys: KeyTable,
     pub(crate) workflows: Workflows,

@@ -8,7 +8,8 @@ use spec::openwop::{StreamMode, StreamModeSelection};
 use spec::registry::{StreamTier, event_types};
 
 use crate::choices::ImplementedModes;
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 
 use super::error::{ApiError, details};
 
@@ -30,7 +31,7 @@ impl Selection {
     pub(crate) fn parse(
         value: Option<&str>,
         implemented: ImplementedModes,
-        defects: &Defects,
+        defects: &KnownBad,
     ) -> Result<Self, ApiError> {
         let Some(value) = value else {
             return Ok(Selection::Modes(vec![StreamMode::Updates]));
@@ -59,7 +60,7 @@ impl Selection {
 }
 
 /// 400 `unsupported_stream_mode` with `details.supported`: each single mode served.
-fn unsupported_stream_mode(implemented: ImplementedModes, defects: &Defects) -> ApiError {
+fn unsupported_stream_mode(implemented: ImplementedModes, defects: &KnownBad) -> ApiError {
     let pattern =
         "streamMode must match ^(values|(updates|messages|debug)(,(updates|messages|debug))*)$";
     let message = match implemented {
@@ -85,7 +86,7 @@ fn unsupported_stream_mode(implemented: ImplementedModes, defects: &Defects) -> 
 /// (a clean host never refuses on `Accept`: it always answers `text/event-stream`).
 pub(crate) fn negotiate_before_validation(
     headers: &HeaderMap,
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> Result<(), ApiError> {
     if !defects.has(Defect::WNotAcceptableForJsonAccept) {
         return Ok(());
@@ -131,7 +132,7 @@ pub(crate) fn parse_cursor(value: &str) -> Option<u64> {
 /// `Last-Event-ID`: absent, a cursor, or 400 `validation_error`.
 pub(crate) fn last_event_id(
     headers: &HeaderMap,
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> Result<Option<u64>, ApiError> {
     let Some(value) = headers.get("last-event-id") else {
         return Ok(None);
@@ -146,7 +147,7 @@ pub(crate) fn last_event_id(
 }
 
 /// Whether `mode` admits an event of `event_type`.
-pub(crate) fn admits(mode: StreamMode, event_type: &str, defects: &Defects) -> bool {
+pub(crate) fn admits(mode: StreamMode, event_type: &str, defects: &KnownBad) -> bool {
     match mode {
         StreamMode::Debug => true,
         StreamMode::Messages => event_type == "output.chunk",
@@ -182,7 +183,7 @@ mod tests {
     #[tokio::test]
     async fn a_host_serving_updates_only_refuses_every_other_mode_listing_what_it_serves() {
         use axum::response::IntoResponse;
-        let none = Defects::none();
+        let none = KnownBad::clean();
         let only = ImplementedModes::UpdatesOnly;
         for served in [None, Some("updates"), Some("updates,updates")] {
             assert_eq!(
@@ -219,7 +220,7 @@ mod tests {
 
     #[test]
     fn modes_admit_their_tier() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         assert!(admits(StreamMode::Updates, "run.started", &none));
         assert!(!admits(StreamMode::Updates, "node.started", &none));
         assert!(!admits(StreamMode::Updates, "example.noise-emitted", &none));

@@ -192,13 +192,13 @@ pub(crate) fn in_band_failure(error: &Value) -> AttemptFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::defects::Defects;
+    use crate::known_bad::KnownBad;
     use crate::redact::Redactor;
     use std::sync::Arc;
 
     fn settings() -> AdapterSettings {
         AdapterSettings {
-            defects: Arc::new(Defects::none()),
+            defects: Arc::new(KnownBad::clean()),
             redactor: Redactor::new(),
             poll_interval: Duration::from_millis(1),
             max_polls: 1,

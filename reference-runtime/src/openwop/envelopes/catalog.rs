@@ -39,7 +39,8 @@ use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 
 use super::settings::{EnvelopeSettings, Strictness};
 
@@ -267,7 +268,7 @@ pub(crate) fn is_universal(kind: &str) -> bool {
 
 impl KindCatalog {
     /// The catalog from the settings (a defective host adds its extra kinds).
-    pub(crate) fn build(settings: &EnvelopeSettings, defects: &Defects) -> Self {
+    pub(crate) fn build(settings: &EnvelopeSettings, defects: &KnownBad) -> Self {
         let mut schemas = BTreeMap::new();
         let mut floors = BTreeMap::new();
         for host in HOST_KINDS {
@@ -333,7 +334,7 @@ impl KindCatalog {
         kind: &str,
         version: u32,
         contract: Option<&[String]>,
-        defects: &Defects,
+        defects: &KnownBad,
     ) -> Result<Admission<'_>, CatalogRefusal> {
         self.check_namespace(kind)?;
         let substituted = defects.has(Defect::WEnvelopeContractSubstitutes)
@@ -383,7 +384,7 @@ impl KindCatalog {
         })
     }
 
-    fn check_supported(&self, kind: &str, defects: &Defects) -> Result<(), CatalogRefusal> {
+    fn check_supported(&self, kind: &str, defects: &KnownBad) -> Result<(), CatalogRefusal> {
         if is_universal(kind) || defects.has(Defect::WUnknownKindAccepted) {
             return Ok(());
         }
@@ -411,7 +412,7 @@ impl KindCatalog {
         &self,
         kind: &str,
         version: u32,
-        defects: &Defects,
+        defects: &KnownBad,
     ) -> Result<bool, CatalogRefusal> {
         let floor = match self.floors.get(kind) {
             Some(floor) => *floor,
@@ -470,7 +471,7 @@ impl KindCatalog {
         &self,
         kind: &str,
         contract: Option<&[String]>,
-        defects: &Defects,
+        defects: &KnownBad,
     ) -> Result<(), CatalogRefusal> {
         let Some(accepted) = contract else {
             return Ok(());
@@ -499,7 +500,7 @@ mod tests {
     use super::*;
 
     fn catalog(settings: EnvelopeSettings) -> KindCatalog {
-        KindCatalog::build(&settings, &Defects::none())
+        KindCatalog::build(&settings, &KnownBad::clean())
     }
 
     #[test]
@@ -521,7 +522,7 @@ mod tests {
 
     #[test]
     fn the_flow_runs_in_order() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         let c = catalog(EnvelopeSettings::default());
         assert!(c.admit("example.answer", 2, None, &none).is_ok());
         assert!(c.admit("error", 0, None, &none).is_ok());
@@ -559,7 +560,7 @@ mod tests {
 
     #[test]
     fn absent_kinds_refuse_every_non_universal_kind() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         let c = catalog(EnvelopeSettings {
             advertise_kinds: false,
             ..EnvelopeSettings::default()
@@ -574,7 +575,7 @@ mod tests {
 
     #[test]
     fn the_absent_kinds_and_strict_defects_admit() {
-        let unrestricted = Defects::of([Defect::WAbsentKindsAdmitted]);
+        let unrestricted = KnownBad::of([Defect::WAbsentKindsAdmitted]);
         let absent = catalog(EnvelopeSettings {
             advertise_kinds: false,
             ..EnvelopeSettings::default()
@@ -584,7 +585,7 @@ mod tests {
                 .admit("example.answer", 2, None, &unrestricted)
                 .is_ok()
         );
-        let lax = Defects::of([Defect::WStrictAdmitsDrift]);
+        let lax = KnownBad::of([Defect::WStrictAdmitsDrift]);
         let strict = catalog(EnvelopeSettings {
             strictness: Strictness::Strict,
             ..EnvelopeSettings::default()
@@ -602,7 +603,7 @@ mod tests {
 
     #[test]
     fn contracts_stack_on_the_catalog() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         let c = catalog(EnvelopeSettings::default());
         let contract = ["example.summary".to_string(), "myndhyve.plan".to_string()];
         assert!(

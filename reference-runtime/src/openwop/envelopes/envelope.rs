@@ -16,7 +16,8 @@
 
 use serde_json::Value;
 
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 
 /// How the document was found in the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,7 +156,10 @@ fn is_event_id(value: &str) -> bool {
 }
 
 /// The members every envelope (and every chunk) must carry.
-fn head(value: &Value, defects: &Defects) -> Result<(String, String, u32, Option<Partial>), Fault> {
+fn head(
+    value: &Value,
+    defects: &KnownBad,
+) -> Result<(String, String, u32, Option<Partial>), Fault> {
     let object = value
         .as_object()
         .ok_or(Fault::Malformed("the output is not a JSON object"))?;
@@ -221,7 +225,7 @@ fn head(value: &Value, defects: &Defects) -> Result<(String, String, u32, Option
 }
 
 /// Reads one whole envelope.
-pub(crate) fn read_whole(value: &Value, defects: &Defects) -> Result<Envelope, Fault> {
+pub(crate) fn read_whole(value: &Value, defects: &KnownBad) -> Result<Envelope, Fault> {
     let (kind, correlation_id, schema_version, partial) = head(value, defects)?;
     if partial.is_some_and(|p| p.is_partial) {
         return Err(Fault::Malformed(
@@ -239,7 +243,7 @@ pub(crate) fn read_whole(value: &Value, defects: &Defects) -> Result<Envelope, F
 }
 
 /// Reassembles the chunks of one partial emission (E1).
-pub(crate) fn reassemble(chunks: &[Value], defects: &Defects) -> Result<Envelope, Fault> {
+pub(crate) fn reassemble(chunks: &[Value], defects: &KnownBad) -> Result<Envelope, Fault> {
     let mut first: Option<(String, String, u32)> = None;
     let mut fragments = Vec::with_capacity(chunks.len());
     for (position, chunk) in chunks.iter().enumerate() {
@@ -318,7 +322,7 @@ mod tests {
 
     #[test]
     fn required_members_are_never_synthesized() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         assert!(read_whole(&envelope(json!({})), &none).is_ok());
         assert_eq!(
             read_whole(&envelope(json!({"correlationId": null})), &none),
@@ -332,13 +336,13 @@ mod tests {
             read_whole(&envelope(json!({"correlationId": "short"})), &none),
             Err(Fault::UnusableCorrelationId)
         );
-        let synthesized = Defects::of([Defect::WEnvelopeCorrelationSynthesized]);
+        let synthesized = KnownBad::of([Defect::WEnvelopeCorrelationSynthesized]);
         assert!(read_whole(&envelope(json!({"correlationId": null})), &synthesized).is_ok());
     }
 
     #[test]
     fn chunks_reassemble_in_order() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         let chunk = |i: u64, partial: bool, text: &str| {
             envelope(
                 json!({"partial": {"isPartial": partial, "index": i, "total": -1}, "payload": text}),

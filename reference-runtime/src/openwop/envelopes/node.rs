@@ -30,7 +30,8 @@ use spec::openwop::payloads::{
     NodeRetried, OutputChunk, ProviderUsage,
 };
 
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 
 use super::super::ai::call::CallTarget;
 use super::super::ai::{AiPlan, usage_payload};
@@ -163,7 +164,7 @@ impl Turns<'_> {
         Ok(outputs)
     }
 
-    fn defects(&self) -> &Defects {
+    fn defects(&self) -> &KnownBad {
         &self.ctx.env.defects
     }
 

@@ -25,7 +25,8 @@ use spec::openwop::payloads::{
     CapBreached, EnvelopeRetryAttempted, EnvelopeRetryExhausted, ErrorObject,
 };
 
-use crate::defects::{Defect, Defects};
+use crate::defects::Defect;
+use crate::known_bad::KnownBad;
 
 use super::super::node_context::{NodeError, RunContext};
 use super::super::secrets::SecretRedactor;
@@ -161,7 +162,7 @@ pub(crate) fn next_request(
     budget: u32,
     multiplier: u32,
     expects: &str,
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> NextRequest {
     let raised = budget.saturating_mul(multiplier).min(1_000_000);
     match failure.reason {
@@ -288,13 +289,13 @@ pub(crate) fn exhaust(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::defects::Defects;
+    use crate::known_bad::KnownBad;
     use crate::openwop::envelopes::catalog::KindCatalog;
     use crate::openwop::envelopes::settings::EnvelopeSettings;
 
     #[test]
     fn retries_follow_the_failure_kind() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         let truncation = Failure::truncation("max_tokens", "{\"type\":");
         let next = next_request(&truncation, 100, 2, "example.answer", &none);
         assert_eq!(
