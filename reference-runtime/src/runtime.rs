@@ -23,7 +23,7 @@ use tokio::task::JoinHandle;
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::{Config, ConfigError, StoreKind};
-use crate::defects::{Defect, Defects};
+use crate::defects::Defects;
 use crate::execution::{self, ApiError, Executions};
 use crate::known_bad::KnownBad;
 use crate::log::LogHub;
@@ -132,7 +132,7 @@ impl AppState {
         let hub = Arc::new(
             LogHub::new(store, options.clock)
                 .with_wire_offset(options.config.server.timestamp_offset())
-                .with_drop_under_load(defects.has(Defect::DropsEventUnderLoad))
+                .with_drop_under_load(defects.drops_events_under_load())
                 .with_key_retention(key_retention),
         );
         let config = Arc::new(options.config);

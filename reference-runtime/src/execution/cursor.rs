@@ -8,7 +8,6 @@ use axum::http::HeaderMap;
 
 use super::errors::ApiError;
 use crate::choices::CursorPrecedence;
-use crate::defects::Defect;
 use crate::known_bad::KnownBad;
 
 /// Resolves the cursor of a request: `None` streams from the first event.
@@ -23,7 +22,7 @@ pub(crate) fn resolve(
         return header_cursor(headers, defects);
     }
     let mut after = query_after(raw_query)?;
-    if defects.has(Defect::XAfterIgnored) {
+    if defects.after_cursor_ignored() {
         // The defect: the `after` query parameter is never read.
         after = None;
     }
@@ -40,7 +39,7 @@ fn header_cursor(headers: &HeaderMap, defects: &KnownBad) -> Result<Option<u64>,
     };
     let text = value.to_str().map_err(|_| refused())?;
     let cursor = parse(text)?;
-    if defects.has(Defect::XLastEventIdInclusive) {
+    if defects.execution_last_event_id_inclusive() {
         // The defect: Last-Event-ID N is read as inclusive, so event N is sent again.
         return Ok(cursor.checked_sub(1));
     }

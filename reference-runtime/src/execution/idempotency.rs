@@ -15,7 +15,6 @@ use spec::execution::ErrorCode;
 use super::errors::ApiError;
 pub(crate) use crate::canonical::{fingerprint, key_hash};
 use crate::choices::IdempotencyMismatch;
-use crate::defects::Defect;
 use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::store::{ClaimOutcome, StoreError};
@@ -47,7 +46,7 @@ pub(crate) fn decide(
         return Ok(Decision::CreateAndBind);
     };
     if bound_fingerprint != fingerprint {
-        if defects.has(Defect::XMismatchedKeyAccepted) {
+        if defects.mismatched_key_accepted() {
             // The defect: a different request under the same key replays the bound execution.
             return Ok(Decision::Replay(bound_log));
         }
@@ -58,11 +57,11 @@ pub(crate) fn decide(
         });
     }
     let terminal = hub.progress(&bound_log)?.terminal;
-    if terminal && defects.has(Defect::XReplayCreatesNewExecution) {
+    if terminal && defects.replay_creates_new_execution() {
         // The defect: a replay of a finished execution runs the request again.
         return Ok(Decision::CreateUnbound);
     }
-    if !terminal && defects.has(Defect::XConcurrentDuplicatesCallTwice) {
+    if !terminal && defects.concurrent_duplicates_race() {
         // The defect: duplicates that arrive while the first is still live run again.
         return Ok(Decision::CreateUnbound);
     }

@@ -16,7 +16,6 @@ use spec::execution::{
 use crate::choices::{
     ArtifactFields, ExecutionChoices, ProviderCodeChoice, RUNTIME_FACT_UNIT, UsageFacts,
 };
-use crate::defects::Defect;
 use crate::known_bad::KnownBad;
 use crate::log::{AppendError, AppendKind, LogHub};
 use crate::providers::{AttemptFailure, Emit};
@@ -79,7 +78,7 @@ pub(crate) fn render(
     choices: &ExecutionChoices,
 ) -> String {
     let mut wire_sequence = sequence;
-    if defects.has(Defect::XSequenceRepeated) && sequence == 2 {
+    if defects.second_sequence_repeated() && sequence == 2 {
         // The defect: the second event repeats the first event's sequence.
         wire_sequence = 1;
     }
@@ -91,7 +90,7 @@ pub(crate) fn render(
         time,
         body,
     };
-    if defects.has(Defect::XProviderCodeAsPortable) {
+    if defects.provider_code_as_portable() {
         // The defect: a provider failure's portable code is replaced by the provider's own.
         if let Ok(mut wire) = serde_json::to_value(&event) {
             if let Some(error) = wire.get_mut("error").and_then(|e| e.as_object_mut())
@@ -102,7 +101,7 @@ pub(crate) fn render(
             return wire.to_string();
         }
     }
-    if defects.has(Defect::XHttpStatusAsCode) {
+    if defects.http_status_as_code() {
         // The defect: an unavailable provider is reported with a provider-native code, outside
         // the portable registry.
         if let Ok(mut wire) = serde_json::to_value(&event) {
@@ -138,11 +137,11 @@ pub(crate) fn admit_usage(
         if !fact.quantity.is_finite() || fact.quantity < 0.0 {
             return Err(invalid());
         }
-        if defects.has(Defect::XNegativeUsage) && fact.quantity > 0.0 {
+        if defects.usage_quantity_negated() && fact.quantity > 0.0 {
             // The defect: quantities are published negated.
             fact.quantity = -fact.quantity;
         }
-        if defects.has(Defect::XUnknownUsageUnit) {
+        if defects.usage_unit_unknown() {
             // The defect: units are published under an unknown, un-namespaced name.
             fact.unit = format!("{}s", fact.unit.replace('.', "_"));
         }
@@ -198,7 +197,7 @@ impl LogWriter {
         let completed = matches!(body, EventBody::Completed { .. });
         let duplicate = body.clone();
         self.append_as(body, AppendKind::Terminal)?;
-        if completed && self.defects.has(Defect::XSecondTerminal) {
+        if completed && self.defects.execution_second_terminal() {
             // The defect: a succeeded execution gets a second execution.completed.
             self.append_as(duplicate, AppendKind::AfterTerminal)?;
         }

@@ -8,7 +8,6 @@ use sha2::{Digest, Sha256};
 use spec::openwop::{EVENT_LOG_SCHEMA_VERSION, PROTOCOL_VERSION};
 
 use crate::choices::VersionDefault;
-use crate::defects::Defect;
 use crate::known_bad::KnownBad;
 
 use super::OpenWopConfig;
@@ -169,11 +168,9 @@ fn envelope_and_feedback_families(
     }
     let mut events: Vec<&str> = RELIABILITY_EVENTS
         .into_iter()
-        .filter(|e| {
-            !(defects.has(Defect::WReliabilityEventsIncomplete) && *e == "envelope.refusal")
-        })
+        .filter(|e| !(defects.reliability_list_omits_refusal() && *e == "envelope.refusal"))
         .collect();
-    if defects.has(Defect::WReliabilityEventsOverlisted) {
+    if defects.reliability_list_overlisted() {
         events.push(UNEMITTED_RELIABILITY_EVENT);
     }
     let rounds = config.envelopes.schema_rounds;
@@ -226,7 +223,7 @@ fn envelope_and_feedback_families(
             json!({ "seamsProfile": era2::SEAMS_PROFILE }),
         );
     }
-    if defects.has(Defect::WCurrencyNotIso) && config.provider_usage.advertise {
+    if defects.currency_not_iso() && config.provider_usage.advertise {
         add(
             "providerUsage",
             record(

@@ -30,7 +30,6 @@ use serde_json::{Map, Value, json};
 use spec::openwop::RunStatus;
 use spec::registry::{TypeNameVerdict, event_types, orgs};
 
-use crate::defects::Defect;
 use crate::known_bad::KnownBad;
 use crate::log::AppendKind;
 use crate::store::StoredEvent;
@@ -113,7 +112,7 @@ pub(crate) fn translate(
     events: Vec<StoredEvent>,
     defects: &KnownBad,
 ) -> Result<Vec<StoredEvent>, ApiError> {
-    if defects.has(Defect::WEra2Untranslated) {
+    if defects.era2_untranslated() {
         return Ok(events);
     }
     events
@@ -142,7 +141,7 @@ pub(crate) fn translate(
             };
             let keys = unprojectable(&v2, row.get("payload").unwrap_or(&Value::Null));
             if !keys.is_empty() {
-                if !defects.has(Defect::WEra2SilentDrop) {
+                if !defects.era2_drops_silently() {
                     let mut found = identity(&v2);
                     found.insert("keys".into(), json!(keys));
                     return Err(ApiError::new(
@@ -333,7 +332,7 @@ mod tests {
                 "run.completed",
                 json!({"outputs": {}, "legacyTotal": 3}),
             )],
-            &KnownBad::of([Defect::WEra2SilentDrop]),
+            &KnownBad::of([crate::defects::Defect::WEra2SilentDrop]),
         )
         .unwrap();
         assert!(!dropped[0].json.contains("legacyTotal"));

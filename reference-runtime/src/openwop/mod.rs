@@ -68,7 +68,6 @@ use std::sync::Arc;
 use axum::Router;
 use axum::routing::{get, post};
 
-use crate::defects::Defect;
 use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 
@@ -177,7 +176,7 @@ pub fn router(deps: Dependencies) -> Router {
     heartbeat::start(&state);
     scheduling::start(&state);
     // The host channel's address is the one discovery declares (`heartbeat.deliveryChannel`).
-    let host_events_path = if state.defects.has(Defect::WHostEventsWrongAddress) {
+    let host_events_path = if state.defects.host_channel_misaddressed() {
         "/host/stream"
     } else {
         state.config.choices.host_channel.path()
@@ -213,7 +212,8 @@ pub fn router(deps: Dependencies) -> Router {
         .route(
             "/conformance/seams/sample/event-log/seed",
             post(era2_seam::seed),
-        )
+        );
+    let router = crate::known_bad::wire(router, &state.defects)
         .layer(axum::extract::DefaultBodyLimit::max(
             config::MAX_BODY_BYTES + 1,
         ))

@@ -7,7 +7,6 @@ use serde_json::Value;
 use spec::openwop::{RunEventDoc, SCHEMA_VERSION};
 use spec::registry::{AfterTerminal, event_types};
 
-use crate::defects::Defect;
 use crate::known_bad::KnownBad;
 use crate::log::{AppendError, AppendKind, LogHub};
 use crate::store::StoredEvent;
@@ -122,7 +121,7 @@ impl Recorder {
         kind: AppendKind,
         causation_id: Option<&str>,
     ) -> Result<StoredEvent, AppendError> {
-        let event_id = if self.defects.has(Defect::WShortEventId) {
+        let event_id = if self.defects.event_ids_short() {
             EventIdForm::EvtHex.mint()[4..12].to_string()
         } else {
             self.event_id_form.mint()

@@ -4,7 +4,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::choices::CrossTenantAnswer;
-use crate::defects::Defect;
 use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::store::{StoredEvent, Surface};
@@ -118,7 +117,7 @@ impl WState {
 
     /// The keep-alive interval of event streams.
     pub(crate) fn keep_alive(&self) -> Option<Duration> {
-        if self.defects.has(Defect::WNoKeepAlive) {
+        if self.defects.keep_alive_suppressed() {
             return None;
         }
         Some(Duration::from_secs(self.config.keep_alive_secs))

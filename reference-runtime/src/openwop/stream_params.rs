@@ -8,7 +8,6 @@ use spec::openwop::{StreamMode, StreamModeSelection};
 use spec::registry::{StreamTier, event_types};
 
 use crate::choices::ImplementedModes;
-use crate::defects::Defect;
 use crate::known_bad::KnownBad;
 
 use super::error::{ApiError, details};
@@ -36,7 +35,7 @@ impl Selection {
         let Some(value) = value else {
             return Ok(Selection::Modes(vec![StreamMode::Updates]));
         };
-        if defects.has(Defect::WValuesCombinationAccepted)
+        if defects.values_combination_accepted()
             && value.split(',').count() > 1
             && value.split(',').any(|m| m == "values")
             && value.split(',').all(|m| StreamMode::from_name(m).is_some())
@@ -50,17 +49,17 @@ impl Selection {
                     .iter()
                     .all(|mode| implemented.serves(mode.as_str())) =>
             {
-                Err(unsupported_stream_mode(implemented, defects))
+                Err(unsupported_stream_mode(implemented))
             }
             Ok(selection) if selection.modes() == [StreamMode::Values] => Ok(Selection::Values),
             Ok(selection) => Ok(Selection::Modes(selection.modes().to_vec())),
-            Err(_) => Err(unsupported_stream_mode(implemented, defects)),
+            Err(_) => Err(unsupported_stream_mode(implemented)),
         }
     }
 }
 
 /// 400 `unsupported_stream_mode` with `details.supported`: each single mode served.
-fn unsupported_stream_mode(implemented: ImplementedModes, defects: &KnownBad) -> ApiError {
+fn unsupported_stream_mode(implemented: ImplementedModes) -> ApiError {
     let pattern =
         "streamMode must match ^(values|(updates|messages|debug)(,(updates|messages|debug))*)$";
     let message = match implemented {
@@ -71,14 +70,7 @@ fn unsupported_stream_mode(implemented: ImplementedModes, defects: &KnownBad) ->
         ),
     };
     let error = ApiError::new("unsupported_stream_mode", message);
-    if defects.has(Defect::WSupportedMissing) {
-        return error;
-    }
-    let mut supported: Vec<String> = implemented.served().iter().map(|m| m.to_string()).collect();
-    if defects.has(Defect::WSupportedListsCombinations) {
-        supported.push("updates,messages".into());
-        supported.push("updates,debug".into());
-    }
+    let supported: Vec<String> = implemented.served().iter().map(|m| m.to_string()).collect();
     error.with_details(details([("supported", json!(supported))]))
 }
 
@@ -88,7 +80,7 @@ pub(crate) fn negotiate_before_validation(
     headers: &HeaderMap,
     defects: &KnownBad,
 ) -> Result<(), ApiError> {
-    if !defects.has(Defect::WNotAcceptableForJsonAccept) {
+    if !defects.negotiates_before_validating_mode() {
         return Ok(());
     }
     let accept = headers
@@ -139,7 +131,7 @@ pub(crate) fn last_event_id(
     };
     match value.to_str().ok().and_then(parse_cursor) {
         Some(cursor) => Ok(Some(cursor)),
-        None if defects.has(Defect::WMalformedLastEventIdAccepted) => Ok(Some(0)),
+        None if defects.malformed_last_event_id_read_as_zero() => Ok(Some(0)),
         None => Err(ApiError::validation(
             "Last-Event-ID must be a non-negative integer (a sequence)",
         )),
@@ -154,7 +146,7 @@ pub(crate) fn admits(mode: StreamMode, event_type: &str, defects: &KnownBad) -> 
         StreamMode::Updates => match event_types().get(event_type) {
             Some(entry) => entry.tier == StreamTier::Updates,
             // Vendor events appear in debug only.
-            None => defects.has(Defect::WVendorEventInUpdates),
+            None => defects.vendor_events_in_updates(),
         },
         StreamMode::Values => event_types()
             .get(event_type)

@@ -39,7 +39,6 @@ use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 
-use crate::defects::Defect;
 use crate::known_bad::KnownBad;
 
 use super::settings::{EnvelopeSettings, Strictness};
@@ -136,11 +135,13 @@ fn example_answer_v1() -> Value {
 }
 
 /// What a defective host adds to its catalog (and advertises): a kind under an unregistered org
-/// and a kind with no namespace at all.
-const DEFECTIVE_KINDS: [(&str, Defect); 2] = [
-    ("acme.widget", Defect::WUnregisteredOrgKindAccepted),
-    ("answer", Defect::WUnnamespacedKindAccepted),
-];
+/// and a kind with no namespace at all, each when its policy decision says so.
+fn defective_kinds(defects: &KnownBad) -> [(&'static str, bool); 2] {
+    [
+        ("acme.widget", defects.admits_unregistered_org_kind()),
+        ("answer", defects.admits_unnamespaced_kind()),
+    ]
+}
 
 /// A compiled payload schema.
 pub(crate) struct KindSchema {
@@ -282,15 +283,15 @@ impl KindCatalog {
             }
         }
         let mut kinds = settings.supported_kinds.clone();
-        for (kind, defect) in DEFECTIVE_KINDS {
-            if defects.has(defect) {
+        for (kind, admitted) in defective_kinds(defects) {
+            if admitted {
                 let open = json!({"type": "object"});
                 schemas.insert(kind.to_string(), KindSchema::compile(kind, 0, &open));
                 kinds.push(kind.to_string());
             }
         }
         let mut earlier = BTreeMap::new();
-        if defects.has(Defect::WDriftValidatedAsEmitted) {
+        if defects.drift_validated_as_emitted() {
             let kind = "example.answer";
             earlier.insert(
                 (kind.to_string(), 1),
@@ -337,9 +338,9 @@ impl KindCatalog {
         defects: &KnownBad,
     ) -> Result<Admission<'_>, CatalogRefusal> {
         self.check_namespace(kind)?;
-        let substituted = defects.has(Defect::WEnvelopeContractSubstitutes)
+        let substituted = defects.envelope_contract_substitutes()
             && contract.is_some_and(|c| c.iter().any(|k| k == kind));
-        let drift = if defects.has(Defect::WCatalogOrderSwapped) {
+        let drift = if defects.catalog_checks_swapped() {
             let drift = self.check_versions(kind, version, defects)?;
             self.check_supported(kind, defects)?;
             drift
@@ -365,7 +366,7 @@ impl KindCatalog {
         // Under warn, drift is validated against the advertised version; a defective host
         // validates it against the emitted version when it holds that schema.
         let schema = match self.earlier.get(&(kind.to_string(), version)) {
-            Some(emitted) if drift && defects.has(Defect::WDriftValidatedAsEmitted) => emitted,
+            Some(emitted) if drift && defects.drift_validated_as_emitted() => emitted,
             _ => schema,
         };
         Ok(Admission { schema, drift })
@@ -385,7 +386,7 @@ impl KindCatalog {
     }
 
     fn check_supported(&self, kind: &str, defects: &KnownBad) -> Result<(), CatalogRefusal> {
-        if is_universal(kind) || defects.has(Defect::WUnknownKindAccepted) {
+        if is_universal(kind) || defects.unknown_kind_admitted() {
             return Ok(());
         }
         match &self.kinds {
@@ -396,7 +397,7 @@ impl KindCatalog {
                 message: "the envelope kind is not in supportedEnvelopes.kinds".to_string(),
             }),
             // A defective host reads an absent catalog as an unrestricted one.
-            None if defects.has(Defect::WAbsentKindsAdmitted) => Ok(()),
+            None if defects.absent_kinds_admit_all() => Ok(()),
             None => Err(CatalogRefusal {
                 code: "unknown_envelope_kind",
                 check: "supportedEnvelopes",
@@ -416,10 +417,10 @@ impl KindCatalog {
     ) -> Result<bool, CatalogRefusal> {
         let floor = match self.floors.get(kind) {
             Some(floor) => *floor,
-            None if defects.has(Defect::WAbsentFloorUnbounded) => u32::MAX,
+            None if defects.absent_floor_unbounded() => u32::MAX,
             None => 0,
         };
-        if version > floor && !defects.has(Defect::WAboveFloorAccepted) {
+        if version > floor && !defects.above_floor_admitted() {
             return Err(CatalogRefusal {
                 code: "unknown_schema_version",
                 check: "schemaVersions",
@@ -432,10 +433,10 @@ impl KindCatalog {
         // floor itself as drift.
         let at_floor_as_drift = version == floor
             && self.strictness == Strictness::Strict
-            && defects.has(Defect::WStrictRefusesAtFloor);
+            && defects.strict_refuses_at_floor();
         if version < floor || at_floor_as_drift {
             match self.strictness {
-                Strictness::Strict if !defects.has(Defect::WStrictAdmitsDrift) => {
+                Strictness::Strict if !defects.strict_admits_drift() => {
                     return Err(CatalogRefusal {
                         code: "unknown_schema_version",
                         check: "envelopeStrictness",
@@ -444,7 +445,7 @@ impl KindCatalog {
                         ),
                     });
                 }
-                Strictness::Warn if defects.has(Defect::WWarnRefusesDrift) => {
+                Strictness::Warn if defects.warn_refuses_drift() => {
                     return Err(CatalogRefusal {
                         code: "unknown_schema_version",
                         check: "envelopeStrictness",
@@ -478,11 +479,11 @@ impl KindCatalog {
         };
         if is_universal(kind)
             || accepted.iter().any(|k| k == kind)
-            || defects.has(Defect::WEnvelopeContractIgnored)
+            || defects.envelope_contract_ignored()
         {
             return Ok(());
         }
-        let code = if defects.has(Defect::WEnvelopeContractSameCode) {
+        let code = if defects.envelope_contract_uses_catalog_code() {
             "unknown_envelope_kind"
         } else {
             "envelope_invalid"
@@ -575,7 +576,7 @@ mod tests {
 
     #[test]
     fn the_absent_kinds_and_strict_defects_admit() {
-        let unrestricted = KnownBad::of([Defect::WAbsentKindsAdmitted]);
+        let unrestricted = KnownBad::of([crate::defects::Defect::WAbsentKindsAdmitted]);
         let absent = catalog(EnvelopeSettings {
             advertise_kinds: false,
             ..EnvelopeSettings::default()
@@ -585,7 +586,7 @@ mod tests {
                 .admit("example.answer", 2, None, &unrestricted)
                 .is_ok()
         );
-        let lax = KnownBad::of([Defect::WStrictAdmitsDrift]);
+        let lax = KnownBad::of([crate::defects::Defect::WStrictAdmitsDrift]);
         let strict = catalog(EnvelopeSettings {
             strictness: Strictness::Strict,
             ..EnvelopeSettings::default()

@@ -16,7 +16,6 @@
 
 use serde_json::Value;
 
-use crate::defects::Defect;
 use crate::known_bad::KnownBad;
 
 /// How the document was found in the text.
@@ -174,12 +173,12 @@ fn head(
     }
     let correlation_id = match object.get("correlationId").and_then(Value::as_str) {
         Some(id) if !id.is_empty() => id.to_string(),
-        _ if defects.has(Defect::WEnvelopeCorrelationSynthesized) => {
+        _ if defects.correlation_id_minted() => {
             format!("corr-{}", uuid::Uuid::new_v4().simple())
         }
         // A defective host reads the envelope's other id as its correlation.
         _ => match object.get("envelopeId").and_then(Value::as_str) {
-            Some(id) if defects.has(Defect::WEnvelopeIdAsCorrelationId) => id.to_string(),
+            Some(id) if defects.envelope_id_as_correlation_id() => id.to_string(),
             _ => return Err(Fault::MissingCorrelationId),
         },
     };
@@ -194,7 +193,7 @@ fn head(
                 "meta.source is not ai-generation, user or system",
             ));
         }
-        None if defects.has(Defect::WEnvelopeMetaSourceSynthesized) => {}
+        None if defects.meta_source_assumed() => {}
         None => return Err(Fault::MissingMetaSource),
     }
     let schema_version = match object.get("schemaVersion") {
@@ -336,7 +335,7 @@ mod tests {
             read_whole(&envelope(json!({"correlationId": "short"})), &none),
             Err(Fault::UnusableCorrelationId)
         );
-        let synthesized = KnownBad::of([Defect::WEnvelopeCorrelationSynthesized]);
+        let synthesized = KnownBad::of([crate::defects::Defect::WEnvelopeCorrelationSynthesized]);
         assert!(read_whole(&envelope(json!({"correlationId": null})), &synthesized).is_ok());
     }
 
