@@ -1,6 +1,6 @@
 //! The known-bad wire: a response layer that rewrites what a defect changes on the wire
-//! (statuses, JSON members of answers and refusals), applied to a router only when the runtime
-//! runs known-bad. The handlers behind it answer the clean way; each rewrite is one defect's one
+//! (statuses, JSON members of answers and refusals, the frames of an event stream), applied to a
+//! router only when the runtime runs known-bad. The handlers behind it answer the clean way; each rewrite is one defect's one
 //! site, asked of the policy by its decision.
 //!
 //! The layer sits innermost (next to the handlers, under the error-annotation and header layers),
@@ -43,6 +43,8 @@ enum Exchange {
     Poll,
     /// `GET …/runs/{runId}/events` (surface W).
     Stream,
+    /// `GET …/host/…`: the host channel (surface W).
+    HostChannel,
     /// Anything else: not rewritten.
     Other,
 }
@@ -54,6 +56,7 @@ impl Exchange {
             Method::POST if path == "/v1/executions" => Exchange::Submission,
             Method::GET if path.ends_with("/events/poll") => Exchange::Poll,
             Method::GET if path.ends_with("/events") && path.contains("/runs/") => Exchange::Stream,
+            Method::GET if path.contains("/host/") => Exchange::HostChannel,
             _ => Exchange::Other,
         }
     }
@@ -89,6 +92,11 @@ async fn rewrite(State(policy): State<Arc<KnownBad>>, request: Request, next: Ne
             })
             .await
         }
+        (Exchange::Stream | Exchange::HostChannel, StatusCode::OK)
+            if policy.keep_alive_suppressed() =>
+        {
+            without_comments(response)
+        }
         (Exchange::Stream, StatusCode::TOO_MANY_REQUESTS) if policy.subscriber_limit_silent() => {
             // Past the subscriber limit: 200 and an empty stream instead of the refusal.
             crate::sse::sse_response(futures::stream::empty(), None)
@@ -114,6 +122,26 @@ fn rewrite_supported(envelope: &mut Value, policy: &KnownBad) {
         supported.push(json!("updates,messages"));
         supported.push(json!("updates,debug"));
     }
+}
+
+/// An event stream without its keep-alive comments: every chunk of the body that holds only
+/// comment lines (the keep-alives; an event frame never carries a comment) is dropped.
+fn without_comments(response: Response) -> Response {
+    use futures::StreamExt;
+    let (parts, body) = response.into_parts();
+    let frames = body.into_data_stream().filter(|chunk| {
+        let keep_alive = chunk.as_ref().is_ok_and(|bytes| is_comment_only(bytes));
+        std::future::ready(!keep_alive)
+    });
+    Response::from_parts(parts, axum::body::Body::from_stream(frames))
+}
+
+/// Whether `chunk` holds comment lines (`:`…) and blank lines alone.
+fn is_comment_only(chunk: &[u8]) -> bool {
+    chunk.first() == Some(&b':')
+        && chunk
+            .split(|b| *b == b'\n')
+            .all(|line| line.is_empty() || line.starts_with(b":"))
 }
 
 /// `response` with its JSON body changed by `edit` (its other parts kept; a body that is not a

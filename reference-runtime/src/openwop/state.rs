@@ -117,9 +117,6 @@ impl WState {
 
     /// The keep-alive interval of event streams.
     pub(crate) fn keep_alive(&self) -> Option<Duration> {
-        if self.defects.keep_alive_suppressed() {
-            return None;
-        }
         Some(Duration::from_secs(self.config.keep_alive_secs))
     }
 }
