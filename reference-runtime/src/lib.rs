@@ -19,6 +19,7 @@ pub mod clock;
 pub mod config;
 pub mod defects;
 pub mod execution;
+pub mod known_bad;
 pub mod log;
 pub mod openwop;
 pub mod providers;

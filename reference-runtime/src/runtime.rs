@@ -23,8 +23,9 @@ use tokio::task::JoinHandle;
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::{Config, ConfigError, StoreKind};
-use crate::defects::{Defect, Defects};
+use crate::defects::Defects;
 use crate::execution::{self, ApiError, Executions};
+use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::openwop;
 use crate::providers::AdapterError;
@@ -97,8 +98,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// The shared log hub (both surfaces).
     pub hub: Arc<LogHub>,
-    /// Switched-on defects.
-    pub defects: Arc<Defects>,
+    /// The known-bad policy built from the switched-on defects (clean by default).
+    pub defects: Arc<KnownBad>,
     /// Surface X's service.
     pub executions: Arc<Executions>,
 }
@@ -127,14 +128,14 @@ impl AppState {
             i64::try_from(options.config.limits.idempotency_retention_hours)
                 .unwrap_or(crate::log::DEFAULT_KEY_RETENTION_HOURS),
         );
+        let defects = Arc::new(KnownBad::from(options.defects));
         let hub = Arc::new(
             LogHub::new(store, options.clock)
                 .with_wire_offset(options.config.server.timestamp_offset())
-                .with_drop_under_load(options.defects.has(Defect::DropsEventUnderLoad))
+                .with_drop_under_load(defects.drops_events_under_load())
                 .with_key_retention(key_retention),
         );
         let config = Arc::new(options.config);
-        let defects = Arc::new(options.defects);
         let executions = Executions::new(
             Arc::clone(&config),
             Arc::clone(&hub),

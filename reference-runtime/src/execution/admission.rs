@@ -16,7 +16,7 @@ use spec::schema::{Published, validate};
 
 use super::errors::ApiError;
 use crate::choices::{ExecutionChoices, MalformedStatus, ValidationOrder};
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 
 /// The members of the closed request object.
 const REQUEST_MEMBERS: [&str; 7] = [
@@ -69,7 +69,7 @@ pub(crate) async fn admit(
     headers: &HeaderMap,
     body: Body,
     max_body_bytes: usize,
-    defects: &Defects,
+    defects: &KnownBad,
     choices: &ExecutionChoices,
 ) -> Result<Admitted, ApiError> {
     let specific = choices.malformed_status == MalformedStatus::Specific;
@@ -124,7 +124,7 @@ pub(crate) async fn admit(
         })?;
     let mut json: Value = serde_json::from_slice(&bytes)
         .map_err(|_| ApiError::invalid("Request body is not valid JSON"))?;
-    if defects.has(Defect::XMalformedRequestAccepted)
+    if defects.unknown_request_members_ignored()
         && let Value::Object(members) = &mut json
     {
         // The defect: unknown members of the closed object are dropped instead of refused.
@@ -132,7 +132,7 @@ pub(crate) async fn admit(
     }
     const SCHEMA_MESSAGE: &str = "Request does not match the execution schema";
     if let Err(violations) = validate(Published::ExecutionRequest, &json) {
-        if defects.has(Defect::XRequestEchoedInError) {
+        if defects.validation_error_echoes_request() {
             // The defect: the validator's findings (paths and offending values) are echoed.
             let detail: Vec<String> = violations.iter().map(ToString::to_string).collect();
             return Err(status(

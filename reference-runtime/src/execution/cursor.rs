@@ -8,21 +8,21 @@ use axum::http::HeaderMap;
 
 use super::errors::ApiError;
 use crate::choices::CursorPrecedence;
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 
 /// Resolves the cursor of a request: `None` streams from the first event.
 pub(crate) fn resolve(
     raw_query: Option<&str>,
     headers: &HeaderMap,
     precedence: CursorPrecedence,
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> Result<Option<u64>, ApiError> {
     if precedence == CursorPrecedence::LastEventId && headers.contains_key("last-event-id") {
         // The header wins: `after` is not read at all.
         return header_cursor(headers, defects);
     }
     let mut after = query_after(raw_query)?;
-    if defects.has(Defect::XAfterIgnored) {
+    if defects.after_cursor_ignored() {
         // The defect: the `after` query parameter is never read.
         after = None;
     }
@@ -33,13 +33,13 @@ pub(crate) fn resolve(
 }
 
 /// The `Last-Event-ID` cursor, if the header is sent.
-fn header_cursor(headers: &HeaderMap, defects: &Defects) -> Result<Option<u64>, ApiError> {
+fn header_cursor(headers: &HeaderMap, defects: &KnownBad) -> Result<Option<u64>, ApiError> {
     let Some(value) = headers.get("last-event-id") else {
         return Ok(None);
     };
     let text = value.to_str().map_err(|_| refused())?;
     let cursor = parse(text)?;
-    if defects.has(Defect::XLastEventIdInclusive) {
+    if defects.execution_last_event_id_inclusive() {
         // The defect: Last-Event-ID N is read as inclusive, so event N is sent again.
         return Ok(cursor.checked_sub(1));
     }
@@ -84,7 +84,7 @@ mod tests {
 
     #[test]
     fn integers_beyond_u64_are_past_the_end() {
-        let clean = Defects::none();
+        let clean = KnownBad::clean();
         assert_eq!(
             resolve(
                 Some("after=100000000000000000000"),
@@ -99,7 +99,7 @@ mod tests {
 
     #[test]
     fn after_wins_and_bad_cursors_are_refused() {
-        let clean = Defects::none();
+        let clean = KnownBad::clean();
         assert_eq!(
             resolve(None, &HeaderMap::new(), CursorPrecedence::After, &clean).unwrap(),
             None
@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn the_header_wins_when_configured_to() {
-        let clean = Defects::none();
+        let clean = KnownBad::clean();
         let header_wins = CursorPrecedence::LastEventId;
         assert_eq!(
             resolve(Some("after=3"), &header("5"), header_wins, &clean).unwrap(),

@@ -18,7 +18,7 @@ use tokio::time::Instant;
 use super::log_writer::LogWriter;
 use super::routing::{self, Candidate};
 use crate::config::Config;
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 use crate::providers::{Adapter, AttemptFailure, ProviderCall, RemoteJobSlot};
 use crate::redact::{CredentialSource, Redactor};
 
@@ -28,7 +28,7 @@ pub(crate) trait DriverHost: Send + Sync {
     /// The runtime configuration (providers, limits).
     fn config(&self) -> &Config;
     /// Switched-on defects.
-    fn defects(&self) -> &Defects;
+    fn defects(&self) -> &KnownBad;
     /// Where provider credentials come from.
     fn credentials(&self) -> &CredentialSource;
     /// The redactor that learns every credential it sends.
@@ -83,7 +83,7 @@ pub(crate) async fn drive(context: DriveContext, mut writer: LogWriter) {
     let deadline = context
         .request
         .deadline_ms
-        .filter(|_| !context.service.defects().has(Defect::XDeadlineIgnored))
+        .filter(|_| !context.service.defects().deadline_ignored())
         .map(|ms| started + Duration::from_millis(ms));
     let mut state = AttemptState {
         writer,
@@ -123,7 +123,11 @@ pub(crate) async fn drive(context: DriveContext, mut writer: LogWriter) {
         Outcome::Completed(target) => Some(EventBody::Completed { target }),
         Outcome::Failed(error) => Some(EventBody::Failed { error }),
         Outcome::Cancelled => {
-            if context.service.defects().has(Defect::XNoTerminalOnCancel) {
+            if context
+                .service
+                .defects()
+                .execution_cancel_without_terminal()
+            {
                 // The defect: the provider was stopped but no terminal event is appended.
                 None
             } else {
@@ -172,7 +176,7 @@ async fn run_attempts(
             false,
         ));
     }
-    let limit = if service.defects().has(Defect::XMaxAttemptsIgnored)
+    let limit = if service.defects().max_attempts_ignored()
         && context
             .request
             .routing
@@ -207,13 +211,13 @@ async fn run_attempts(
             Ok(()) => return Outcome::Completed(candidate.target.clone()),
             Err(failure) => failure,
         };
-        if state.writer.output_exposed() && !service.defects().has(Defect::XFallbackAfterOutput) {
+        if state.writer.output_exposed() && !service.defects().falls_back_after_output() {
             // Output was exposed: no fallback, and the failure is not retryable.
             failure.error.retryable = false;
         }
         // The defect: a 429 the provider marked not retryable (its quota error) is retried, and
         // the failed attempt is not recorded.
-        let quota_retried_unrecorded = service.defects().has(Defect::XQuotaRetriedUnrecorded)
+        let quota_retried_unrecorded = service.defects().quota_retry_unrecorded()
             && failure.error.code == ErrorCode::RateLimited
             && !failure.error.retryable
             && !state.writer.output_exposed();

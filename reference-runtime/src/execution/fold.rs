@@ -16,7 +16,7 @@ use spec::execution::{
     MaterialisedToolCall, PortableError, Target, TextResult, UsageFact,
 };
 
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 use crate::store::{LogRecord, StoredEvent};
 
 struct ToolCall {
@@ -30,7 +30,7 @@ struct ToolCall {
 pub(crate) fn fold(
     record: &LogRecord,
     events: &[StoredEvent],
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> ExecutionSnapshot {
     let mut status = ExecutionStatus::Accepted;
     let mut updated_at = record.created_at;
@@ -98,7 +98,7 @@ pub(crate) fn fold(
                 outputs: outputs
                     .into_iter()
                     .map(|(index, mut text)| {
-                        if defects.has(Defect::XTextOutputTruncated) {
+                        if defects.last_text_delta_dropped() {
                             // The defect: each output's last delta is dropped from the result.
                             let keep =
                                 text.len() - last_delta_len.get(&index).copied().unwrap_or(0);
@@ -138,8 +138,8 @@ pub(crate) fn fold(
 }
 
 /// A tool call's argument fragments, concatenated in log order.
-fn join_fragments(mut fragments: Vec<String>, defects: &Defects) -> String {
-    if defects.has(Defect::XToolArgumentsWrongOrder) {
+fn join_fragments(mut fragments: Vec<String>, defects: &KnownBad) -> String {
+    if defects.tool_fragments_reversed() {
         // The defect: fragments are folded in reverse order.
         fragments.reverse();
     }

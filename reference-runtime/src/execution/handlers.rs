@@ -31,7 +31,7 @@ use crate::sse::{SseFrame, sse_response};
 
 /// The routes of surface X over the service.
 pub fn router(service: Arc<Executions>) -> Router {
-    Router::new()
+    let router = Router::new()
         .route("/v1/runtime", get(runtime_show))
         .route("/v1/providers", get(providers_index))
         .route("/v1/executions", post(executions_create))
@@ -42,8 +42,8 @@ pub fn router(service: Arc<Executions>) -> Router {
         .layer(axum::middleware::map_response_with_state(
             Arc::clone(&service),
             enveloped,
-        ))
-        .with_state(service)
+        ));
+    crate::known_bad::wire(router, &service.defects).with_state(service)
 }
 
 /// Every 4xx/5xx of surface X with the envelope, also those the framework answers itself (an
@@ -93,12 +93,6 @@ pub async fn executions_create(
     };
     let status = if replay {
         replay_status
-    } else if service
-        .defects
-        .has(crate::defects::Defect::XSubmissionAnswered200)
-    {
-        // (With the defect, a new execution is answered 200 as if it were a replay.)
-        StatusCode::OK
     } else {
         StatusCode::ACCEPTED
     };

@@ -16,7 +16,7 @@ use spec::execution::{
 use crate::choices::{
     ArtifactFields, ExecutionChoices, ProviderCodeChoice, RUNTIME_FACT_UNIT, UsageFacts,
 };
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 use crate::log::{AppendError, AppendKind, LogHub};
 use crate::providers::{AttemptFailure, Emit};
 
@@ -74,11 +74,11 @@ pub(crate) fn render(
     time: DateTime<Utc>,
     wire_time: Option<String>,
     body: EventBody,
-    defects: &Defects,
+    defects: &KnownBad,
     choices: &ExecutionChoices,
 ) -> String {
     let mut wire_sequence = sequence;
-    if defects.has(Defect::XSequenceRepeated) && sequence == 2 {
+    if defects.second_sequence_repeated() && sequence == 2 {
         // The defect: the second event repeats the first event's sequence.
         wire_sequence = 1;
     }
@@ -90,7 +90,7 @@ pub(crate) fn render(
         time,
         body,
     };
-    if defects.has(Defect::XProviderCodeAsPortable) {
+    if defects.provider_code_as_portable() {
         // The defect: a provider failure's portable code is replaced by the provider's own.
         if let Ok(mut wire) = serde_json::to_value(&event) {
             if let Some(error) = wire.get_mut("error").and_then(|e| e.as_object_mut())
@@ -101,7 +101,7 @@ pub(crate) fn render(
             return wire.to_string();
         }
     }
-    if defects.has(Defect::XHttpStatusAsCode) {
+    if defects.http_status_as_code() {
         // The defect: an unavailable provider is reported with a provider-native code, outside
         // the portable registry.
         if let Ok(mut wire) = serde_json::to_value(&event) {
@@ -126,7 +126,7 @@ pub(crate) fn render(
 /// quantity; a violation fails the attempt with `provider_protocol_error`.
 pub(crate) fn admit_usage(
     facts: Vec<UsageFact>,
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> Result<Vec<UsageFact>, AttemptFailure> {
     let invalid = || AttemptFailure::protocol("Provider reported an invalid usage fact");
     let mut admitted = Vec::with_capacity(facts.len());
@@ -137,15 +137,15 @@ pub(crate) fn admit_usage(
         if !fact.quantity.is_finite() || fact.quantity < 0.0 {
             return Err(invalid());
         }
-        if defects.has(Defect::XNegativeUsage) && fact.quantity > 0.0 {
+        if defects.usage_quantity_negated() && fact.quantity > 0.0 {
             // The defect: quantities are published negated.
             fact.quantity = -fact.quantity;
         }
-        if index > 0 && defects.has(Defect::XLaterUsageFactNegative) && fact.quantity > 0.0 {
+        if index > 0 && defects.later_usage_facts_negated() && fact.quantity > 0.0 {
             // The defect: every fact after the first is published negated.
             fact.quantity = -fact.quantity;
         }
-        if defects.has(Defect::XUnknownUsageUnit) {
+        if defects.usage_unit_unknown() {
             // The defect: units are published under an unknown, un-namespaced name.
             fact.unit = format!("{}s", fact.unit.replace('.', "_"));
         }
@@ -158,7 +158,7 @@ pub(crate) fn admit_usage(
 pub(crate) struct LogWriter {
     hub: Arc<LogHub>,
     execution_id: String,
-    defects: Arc<Defects>,
+    defects: Arc<KnownBad>,
     choices: ExecutionChoices,
     max_events: u64,
     appended: u64,
@@ -170,7 +170,7 @@ impl LogWriter {
     pub fn new(
         hub: Arc<LogHub>,
         execution_id: String,
-        defects: Arc<Defects>,
+        defects: Arc<KnownBad>,
         choices: ExecutionChoices,
         max_events: u64,
         appended: u64,
@@ -201,7 +201,7 @@ impl LogWriter {
         let completed = matches!(body, EventBody::Completed { .. });
         let duplicate = body.clone();
         self.append_as(body, AppendKind::Terminal)?;
-        if completed && self.defects.has(Defect::XSecondTerminal) {
+        if completed && self.defects.execution_second_terminal() {
             // The defect: a succeeded execution gets a second execution.completed.
             self.append_as(duplicate, AppendKind::AfterTerminal)?;
         }
@@ -291,7 +291,7 @@ mod tests {
 
     #[test]
     fn usage_gate_refuses_bad_facts() {
-        let clean = Defects::none();
+        let clean = KnownBad::clean();
         assert!(
             admit_usage(
                 vec![fact("input_token", 3.0), fact("acme.gpu_second", 0.5)],

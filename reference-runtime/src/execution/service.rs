@@ -26,7 +26,7 @@ use crate::choices::{
     UnsatisfiableRequirements,
 };
 use crate::config::Config;
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::providers::calls::ProviderCalls;
 use crate::providers::{Adapter, AdapterError, DiscardEmit, ProviderCall, RemoteJobSlot};
@@ -63,7 +63,7 @@ struct Live {
 pub struct Executions {
     pub(crate) config: Arc<Config>,
     pub(crate) hub: Arc<LogHub>,
-    pub(crate) defects: Arc<Defects>,
+    pub(crate) defects: Arc<KnownBad>,
     /// The provider-call service (shared with surface W's AI node).
     pub(crate) calls: Arc<ProviderCalls>,
     live: Mutex<HashMap<String, Live>>,
@@ -84,7 +84,7 @@ impl Executions {
     pub fn new(
         config: Arc<Config>,
         hub: Arc<LogHub>,
-        defects: Arc<Defects>,
+        defects: Arc<KnownBad>,
         credentials: CredentialSource,
     ) -> Result<Arc<Executions>, AdapterError> {
         let calls = ProviderCalls::new(&config, &defects, credentials)?;
@@ -223,7 +223,7 @@ impl Executions {
                     },
                 };
                 let mut value = serde_json::to_value(manifest).unwrap_or(Value::Null);
-                if self.defects.has(Defect::XCredentialInManifest)
+                if self.defects.manifest_shows_credential()
                     && let Some(object) = value.as_object_mut()
                 {
                     // The defect: the manifest carries the provider's credential.
@@ -251,10 +251,10 @@ impl Executions {
         let candidates = routing::candidates(&admitted.request, &self.config.providers);
         let refuse_at_admission = self.config.execution.unsatisfiable_requirements
             == UnsatisfiableRequirements::Refuse
-            || self.defects.has(Defect::XProviderCalledBeforeValidation);
+            || self.defects.provider_called_before_validation();
         // Otherwise the execution is accepted and its driver fails it before any provider call.
         if candidates.is_empty() && refuse_at_admission {
-            if self.defects.has(Defect::XProviderCalledBeforeValidation) {
+            if self.defects.provider_called_before_validation() {
                 // The defect: a provider is called before the unsatisfiable request is refused.
                 self.probe_first_provider(&admitted).await;
             }
@@ -392,7 +392,7 @@ impl Executions {
         })
     }
 
-    /// The defect path of [`Defect::XProviderCalledBeforeValidation`]: one call to the first
+    /// The defect path of [`crate::defects::Defect::XProviderCalledBeforeValidation`]: one call to the first
     /// configured model, its output discarded.
     async fn probe_first_provider(&self, admitted: &Admitted) {
         let Some((index, provider)) = self
@@ -545,7 +545,7 @@ impl DriverHost for Executions {
         &self.config
     }
 
-    fn defects(&self) -> &Defects {
+    fn defects(&self) -> &KnownBad {
         &self.defects
     }
 

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::config::{Config, ProviderConfig};
-use crate::defects::Defects;
+use crate::known_bad::KnownBad;
 use crate::redact::{CredentialSource, Redactor};
 
 use super::{Adapter, AdapterError};
@@ -33,7 +33,7 @@ impl ProviderCalls {
     /// The configured providers' adapters; the redactor learns every credential already set.
     pub fn new(
         config: &Config,
-        defects: &Arc<Defects>,
+        defects: &Arc<KnownBad>,
         credentials: CredentialSource,
     ) -> Result<Arc<ProviderCalls>, AdapterError> {
         let redactor = Redactor::new();

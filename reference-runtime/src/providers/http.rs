@@ -16,7 +16,6 @@ use spec::execution::{ErrorCode, PortableError};
 
 use super::AdapterSettings;
 use super::AttemptFailure;
-use crate::defects::Defect;
 
 /// How much of an error body is read for classification.
 const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
@@ -101,7 +100,7 @@ fn classify(
         (401 | 403, _) => "Provider refused the credential".to_string(),
         (_, _) => format!("Provider answered HTTP {status}"),
     };
-    if settings.defects.has(Defect::XCanaryInError) {
+    if settings.defects.provider_error_body_copied() {
         // The defect: the provider's error body (which may echo the credential) is copied
         // into the portable error.
         message = format!("{message}: {}", String::from_utf8_lossy(body));
@@ -192,13 +191,13 @@ pub(crate) fn in_band_failure(error: &Value) -> AttemptFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::defects::Defects;
+    use crate::known_bad::KnownBad;
     use crate::redact::Redactor;
     use std::sync::Arc;
 
     fn settings() -> AdapterSettings {
         AdapterSettings {
-            defects: Arc::new(Defects::none()),
+            defects: Arc::new(KnownBad::clean()),
             redactor: Redactor::new(),
             poll_interval: Duration::from_millis(1),
             max_polls: 1,

@@ -24,7 +24,7 @@ use spec::execution::{
 };
 
 use crate::config::{LimitsConfig, ProviderConfig, ProviderKind};
-use crate::defects::Defects;
+use crate::known_bad::KnownBad;
 use crate::redact::Redactor;
 
 /// Why a provider attempt failed: the portable error, plus the provider's `Retry-After` when it
@@ -111,7 +111,7 @@ impl RemoteJobSlot {
 /// Settings every adapter shares.
 #[derive(Debug, Clone)]
 pub(crate) struct AdapterSettings {
-    pub defects: Arc<Defects>,
+    pub defects: Arc<KnownBad>,
     pub redactor: Redactor,
     pub poll_interval: Duration,
     pub max_polls: u32,
@@ -144,7 +144,7 @@ impl Adapter {
     pub fn new(
         config: &ProviderConfig,
         limits: &LimitsConfig,
-        defects: Arc<Defects>,
+        defects: Arc<KnownBad>,
         redactor: Redactor,
     ) -> Result<Adapter, AdapterError> {
         let base_url = reqwest::Url::parse(config.base_url.trim_end_matches('/'))

@@ -124,11 +124,7 @@ pub(super) async fn run(
     out: &mut dyn Emit,
 ) -> Result<(), AttemptFailure> {
     let mut credential = call.credential;
-    if adapter
-        .settings
-        .defects
-        .has(crate::defects::Defect::XCredentialFromExtension)
-    {
+    if adapter.settings.defects.credential_taken_from_extension() {
         // The defect: a credential in the request's extension overrides the deployed one.
         if let Some(key) = call
             .request

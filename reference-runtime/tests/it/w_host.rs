@@ -56,7 +56,7 @@ pub async fn host_on(
     let hub = Arc::new(LogHub::new(store, Arc::new(SystemClock)));
     let router = openwop::router(openwop::Dependencies {
         hub: Arc::clone(&hub),
-        defects: Arc::new(Defects::of(defects.iter().copied())),
+        defects: Arc::new(Defects::of(defects.iter().copied()).into()),
         config,
         providers: None,
     });

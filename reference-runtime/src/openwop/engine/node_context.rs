@@ -8,7 +8,7 @@ use spec::openwop::payloads::{ErrorObject, ProviderUsage};
 use tokio::sync::watch;
 
 use crate::choices::OpenWopChoices;
-use crate::defects::Defects;
+use crate::known_bad::KnownBad;
 use crate::log::{AppendError, LogHub};
 
 use super::live::LiveRuns;
@@ -24,7 +24,7 @@ use crate::openwop::infra::recorder::Recorder;
 /// shared state; nothing else of it is reachable from a node.
 pub(crate) struct NodeEnv {
     pub(crate) hub: Arc<LogHub>,
-    pub(crate) defects: Arc<Defects>,
+    pub(crate) defects: Arc<KnownBad>,
     pub(crate) live: Arc<LiveRuns>,
     pub(crate) catalog: Arc<KindCatalog>,
     /// `[openwop.envelopes]`.

@@ -14,7 +14,6 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use crate::choices::{AfterTerminalEvents, NEGOTIATED_MCP_VERSION, UpstreamContradictions};
-use crate::defects::Defect;
 use crate::log::AppendKind;
 
 use super::ai::{self};
@@ -74,7 +73,7 @@ async fn run(ctx: &RunContext) {
         }
     }
     let duration_ms = elapsed_ms(started);
-    let payload = if ctx.env.defects.has(Defect::WRunCompletedWithoutOutputs) {
+    let payload = if ctx.env.defects.run_completed_without_outputs() {
         json!({ "durationMs": duration_ms })
     } else {
         json!(RunCompleted {
@@ -83,7 +82,7 @@ async fn run(ctx: &RunContext) {
         })
     };
     let completed = ctx.record("run.completed", None, payload.clone()).is_ok();
-    if completed && ctx.env.defects.has(Defect::WSecondTerminal) {
+    if completed && ctx.env.defects.run_second_terminal() {
         let _ = ctx
             .recorder
             .record_as("run.completed", None, payload, AppendKind::AfterTerminal);
@@ -123,7 +122,7 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
         attempt: Some(0),
     };
     let mut begin = json!(begin);
-    if ctx.env.defects.has(Defect::WNodeStartedWithoutTypeId) {
+    if ctx.env.defects.node_started_without_type_id() {
         begin.as_object_mut().map(|b| b.remove("typeId"));
     }
     ctx.record("node.started", Some(&node.id), begin)?;
@@ -144,11 +143,7 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
                 duration_ms: Some(elapsed_ms(started)),
             };
             // The rule: one provider.usage per provider call, before the node's node.completed.
-            if ctx
-                .env
-                .defects
-                .has(Defect::WProviderUsageAfterNodeCompleted)
-            {
+            if ctx.env.defects.usage_after_node_completed() {
                 ctx.record("node.completed", Some(&node.id), json!(done))?;
                 usage::record(ctx, node, &usage, Some(&outputs))?;
             } else {
@@ -165,7 +160,7 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
                 attempts: Some(failure.attempts),
             };
             let mut payload = json!(failed);
-            if ctx.env.defects.has(Defect::WNodeFailedErrorWithoutMessage) {
+            if ctx.env.defects.node_failed_error_without_message() {
                 payload["error"]
                     .as_object_mut()
                     .map(|e| e.remove("message"));
@@ -187,7 +182,7 @@ fn abandon(ctx: &RunContext, node: &NodeDef) {
         return;
     }
     let payload = json!({ "nodeId": node.id, "reason": "run-cancelled" });
-    let kind = if ctx.env.defects.has(Defect::WEventAfterTerminal) {
+    let kind = if ctx.env.defects.node_event_after_terminal() {
         AppendKind::AfterTerminal
     } else {
         AppendKind::Forward
@@ -291,7 +286,7 @@ async fn approval_gate(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, 
             },
             "nodeId": node.id, "interruptId": interrupt_id,
         });
-        if ctx.env.defects.has(Defect::WInterruptRequestedWithoutKey) {
+        if ctx.env.defects.interrupt_requested_without_key() {
             requested.as_object_mut().map(|r| r.remove("key"));
         }
         if ctx.env.choices.upstream_contradictions == UpstreamContradictions::OtherSide {

@@ -14,8 +14,6 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use spec::openwop::payloads::ProviderUsage;
 
-use crate::defects::Defect;
-
 use super::ai::provider::prompt_text;
 use super::node_context::{NodeError, RunContext};
 use super::workflow::NodeDef;
@@ -31,7 +29,7 @@ pub(crate) fn record(
     outputs: Option<&Map<String, Value>>,
 ) -> Result<(), NodeError> {
     let defects = &ctx.env.defects;
-    if !ctx.env.provider_usage.advertise && !defects.has(Defect::WUsageEmittedUnadvertised) {
+    if !ctx.env.provider_usage.advertise && !defects.usage_recorded_unadvertised() {
         return Ok(());
     }
     for payload in usage {
@@ -40,20 +38,16 @@ pub(crate) fn record(
             // Absent means USD, the currency of every estimate of this host.
             payload.currency = None;
         }
-        if defects.has(Defect::WCostEstimateMissing) {
+        if defects.cost_estimate_omitted() {
             payload.cost_estimate_usd = None;
             payload.currency = None;
         }
-        if defects.has(Defect::WProviderUsageModelEmpty) {
+        if defects.usage_model_empty() {
             payload.model = String::new();
         }
         let mut event = json!(payload);
         leak(ctx, node, outputs, &mut event);
-        let times = if defects.has(Defect::WUsageRecordedTwice) {
-            2
-        } else {
-            1
-        };
+        let times = if defects.usage_recorded_twice() { 2 } else { 1 };
         for _ in 0..times {
             ctx.record("provider.usage", Some(&node.id), event.clone())?;
         }
@@ -69,13 +63,13 @@ fn leak(ctx: &RunContext, node: &NodeDef, outputs: Option<&Map<String, Value>>, 
         return;
     };
     if let AiPlan::Provider(plan) = ctx.ai_plan() {
-        if defects.has(Defect::WUsageCredentialRef) {
+        if defects.usage_names_credential() {
             members.insert(
                 "credentialRef".into(),
                 json!(format!("env:{}", plan.credential_env())),
             );
         }
-        if defects.has(Defect::WUsageCredentialHash)
+        if defects.usage_hashes_credential()
             && let Some(credential) = plan.credential()
         {
             let digest = hex::encode(Sha256::digest(credential.as_bytes()));
@@ -85,10 +79,10 @@ fn leak(ctx: &RunContext, node: &NodeDef, outputs: Option<&Map<String, Value>>, 
             );
         }
     }
-    if defects.has(Defect::WUsageCarriesPrompt) {
+    if defects.usage_carries_prompt() {
         members.insert("prompt".into(), json!(prompt_text(ctx.inputs(), node)));
     }
-    if defects.has(Defect::WUsageCarriesResponse)
+    if defects.usage_carries_response()
         && let Some(text) = outputs.and_then(|o| o.get("text"))
     {
         members.insert("completion".into(), text.clone());

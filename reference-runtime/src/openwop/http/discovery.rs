@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use spec::openwop::{EVENT_LOG_SCHEMA_VERSION, PROTOCOL_VERSION};
 
 use crate::choices::VersionDefault;
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 
 use super::version::VERSION_HEADER;
 use crate::openwop::engine::ai::node::mock_provider_ids;
@@ -45,7 +45,7 @@ impl DiscoveryDocument {
         config: &OpenWopConfig,
         fixtures: Vec<String>,
         catalog: &KindCatalog,
-        defects: &Defects,
+        defects: &KnownBad,
     ) -> Self {
         let mut document = document(config, fixtures);
         if let Some(root) = document.as_object_mut() {
@@ -161,7 +161,7 @@ const UNEMITTED_RELIABILITY_EVENT: &str = "envelope.nl-to-format-engaged";
 fn envelope_and_feedback_families(
     config: &OpenWopConfig,
     catalog: &KindCatalog,
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> serde_json::Map<String, Value> {
     let mut supported = json!({});
     if let Some(kinds) = catalog.advertised_kinds() {
@@ -169,15 +169,13 @@ fn envelope_and_feedback_families(
     }
     let mut events: Vec<&str> = RELIABILITY_EVENTS
         .into_iter()
-        .filter(|e| {
-            !(defects.has(Defect::WReliabilityEventsIncomplete) && *e == "envelope.refusal")
-        })
+        .filter(|e| !(defects.reliability_list_omits_refusal() && *e == "envelope.refusal"))
         // With no schema round a failed attempt is never retried: the host never emits
         // envelope.retry-attempted, so it does not list it ("only the other reliability
         // events it emits").
         .filter(|e| config.envelopes.schema_rounds > 0 || *e != "envelope.retry-attempted")
         .collect();
-    if defects.has(Defect::WReliabilityEventsOverlisted) {
+    if defects.reliability_list_overlisted() {
         events.push(UNEMITTED_RELIABILITY_EVENT);
     }
     let rounds = config.envelopes.schema_rounds;
@@ -230,7 +228,7 @@ fn envelope_and_feedback_families(
             json!({ "seamsProfile": era2::SEAMS_PROFILE }),
         );
     }
-    if defects.has(Defect::WCurrencyNotIso) && config.provider_usage.advertise {
+    if defects.currency_not_iso() && config.provider_usage.advertise {
         add(
             "providerUsage",
             record(

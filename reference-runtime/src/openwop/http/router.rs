@@ -7,7 +7,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::routing::{get, post};
 
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::openwop::engine::ai::provider::ConfiguredProviders;
 use crate::openwop::engine::envelopes::catalog::KindCatalog;
@@ -26,7 +26,7 @@ pub struct Dependencies {
     /// The shared log hub (both surfaces).
     pub hub: Arc<LogHub>,
     /// Switched-on defects.
-    pub defects: Arc<Defects>,
+    pub defects: Arc<KnownBad>,
     /// Surface-W configuration.
     pub config: OpenWopConfig,
     /// The providers configured in the runtime (`configurable.ai.provider`); `None` when the
@@ -110,7 +110,7 @@ pub fn router(deps: Dependencies) -> Router {
     heartbeat::start(&state);
     scheduling::start(&state);
     // The host channel's address is the one discovery declares (`heartbeat.deliveryChannel`).
-    let host_events_path = if state.defects.has(Defect::WHostEventsWrongAddress) {
+    let host_events_path = if state.defects.host_channel_misaddressed() {
         "/host/stream"
     } else {
         state.config.choices.host_channel.path()
@@ -150,7 +150,8 @@ pub fn router(deps: Dependencies) -> Router {
         .route(
             "/conformance/seams/sample/event-log/seed",
             post(era2_seam::seed),
-        )
+        );
+    let router = crate::known_bad::wire(router, &state.defects)
         .layer(axum::extract::DefaultBodyLimit::max(
             config::MAX_BODY_BYTES + 1,
         ))

@@ -30,7 +30,7 @@ use serde_json::{Map, Value, json};
 use spec::openwop::RunStatus;
 use spec::registry::{TypeNameVerdict, event_types, orgs};
 
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 use crate::log::AppendKind;
 use crate::store::StoredEvent;
 
@@ -110,9 +110,9 @@ fn unprojectable(v2: &str, payload: &Value) -> Vec<String> {
 /// Reads an era-2 log through the codemap (see the module documentation).
 pub(crate) fn translate(
     events: Vec<StoredEvent>,
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> Result<Vec<StoredEvent>, ApiError> {
-    if defects.has(Defect::WEra2Untranslated) {
+    if defects.era2_untranslated() {
         return Ok(events);
     }
     events
@@ -141,7 +141,7 @@ pub(crate) fn translate(
             };
             let keys = unprojectable(&v2, row.get("payload").unwrap_or(&Value::Null));
             if !keys.is_empty() {
-                if !defects.has(Defect::WEra2SilentDrop) {
+                if !defects.era2_drops_silently() {
                     let mut found = identity(&v2);
                     found.insert("keys".into(), json!(keys));
                     return Err(ApiError::new(
@@ -274,7 +274,7 @@ mod tests {
 
     #[test]
     fn rows_are_translated_and_carried_or_refused() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         let out = translate(
             vec![
                 stored(0, "run.resuming", json!({"fromStatus": "paused"})),
@@ -332,7 +332,7 @@ mod tests {
                 "run.completed",
                 json!({"outputs": {}, "legacyTotal": 3}),
             )],
-            &Defects::of([Defect::WEra2SilentDrop]),
+            &KnownBad::of([crate::defects::Defect::WEra2SilentDrop]),
         )
         .unwrap();
         assert!(!dropped[0].json.contains("legacyTotal"));

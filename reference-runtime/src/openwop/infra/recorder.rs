@@ -7,7 +7,7 @@ use serde_json::Value;
 use spec::openwop::{RunEventDoc, SCHEMA_VERSION};
 use spec::registry::{AfterTerminal, event_types};
 
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 use crate::log::{AppendError, AppendKind, LogHub};
 use crate::store::StoredEvent;
 
@@ -45,7 +45,7 @@ pub(crate) fn append_kind(event_type: &str) -> AppendKind {
 pub(crate) struct Recorder {
     hub: Arc<LogHub>,
     run_id: Arc<str>,
-    defects: Arc<Defects>,
+    defects: Arc<KnownBad>,
     event_id_form: EventIdForm,
     envelope_fields: EnvelopeFields,
 }
@@ -57,7 +57,7 @@ impl Recorder {
     pub(crate) fn new(
         hub: Arc<LogHub>,
         run_id: &str,
-        defects: Arc<Defects>,
+        defects: Arc<KnownBad>,
         choices: &OpenWopChoices,
     ) -> Self {
         Recorder {
@@ -121,7 +121,7 @@ impl Recorder {
         kind: AppendKind,
         causation_id: Option<&str>,
     ) -> Result<StoredEvent, AppendError> {
-        let event_id = if self.defects.has(Defect::WShortEventId) {
+        let event_id = if self.defects.event_ids_short() {
             EventIdForm::EvtHex.mint()[4..12].to_string()
         } else {
             self.event_id_form.mint()

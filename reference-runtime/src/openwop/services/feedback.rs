@@ -39,7 +39,6 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::defects::Defect;
 use crate::store::StoreView;
 
 use super::state::WState;
@@ -167,20 +166,20 @@ fn validate(state: &WState, meta: &RunMeta, request: &CreateAnnotation) -> Resul
     let defects = &state.defects;
     let target = request.target.clone().unwrap_or_default();
     let kind = target_kind(state, meta, &target)?;
-    let advertised = TARGETS.contains(&kind)
-        && !(kind == "node" && defects.has(Defect::WAnnotationNodeTargetRefused));
-    if !advertised && !defects.has(Defect::WAnnotationOutsideTargetAccepted) {
+    let advertised =
+        TARGETS.contains(&kind) && !(kind == "node" && defects.annotation_on_node_refused());
+    if !advertised && !defects.annotation_outside_targets_accepted() {
         return Err(refuse_capability("target", "targets", &TARGETS));
     }
     check_signal(&request.signal)?;
     // A defective host reads an absent `signals` as an empty list.
-    if !state.config.feedback.advertise_signals && defects.has(Defect::WAbsentSignalsNoneAccepted) {
+    if !state.config.feedback.advertise_signals && defects.absent_signals_accept_none() {
         return Err(refuse_capability("signal kind", "signals", &[]));
     }
-    if request.signal.kind == "flag" && defects.has(Defect::WAnnotationSignalRefused) {
+    if request.signal.kind == "flag" && defects.flag_signal_refused() {
         return Err(refuse_capability("signal kind", "signals", &SIGNALS[..3]));
     }
-    if defects.has(Defect::WAnnotationTerminalRefused)
+    if defects.annotation_on_terminal_refused()
         && state.hub.progress(&meta.run_id).is_ok_and(|p| p.terminal)
     {
         return Err(ApiError::new("run_terminal", "the run is already terminal"));
@@ -208,7 +207,7 @@ pub(crate) fn create(
     request: CreateAnnotation,
 ) -> Result<Response, ApiError> {
     if let Err(refusal) = validate(&state, &meta, &request) {
-        if state.defects.has(Defect::WRefusedAnnotationLogged) {
+        if state.defects.refused_annotation_logged() {
             let recorder = crate::openwop::infra::recorder::Recorder::new(
                 Arc::clone(&state.hub),
                 &meta.run_id,
@@ -225,17 +224,14 @@ pub(crate) fn create(
     }
     let defects = &state.defects;
     let redactor = SecretRedactor::shapes_only();
-    let scrub = |text: Option<String>, defect: Defect| {
-        text.map(|t| {
-            if defects.has(defect) {
-                t
-            } else {
-                redactor.scrub(&t)
-            }
-        })
+    let scrub = |text: Option<String>, unredacted: bool| {
+        text.map(|t| if unredacted { t } else { redactor.scrub(&t) })
     };
     let mut signal = request.signal;
-    signal.correction = scrub(signal.correction, Defect::WAnnotationCorrectionUnredacted);
+    signal.correction = scrub(
+        signal.correction,
+        defects.annotation_correction_unredacted(),
+    );
     signal.label = signal.label.map(|l| redactor.scrub(&l));
     let target = request.target.unwrap_or_default();
     let annotation = Annotation {
@@ -247,7 +243,7 @@ pub(crate) fn create(
         },
         signal,
         actor: json!({ "principalRef": caller.subject }),
-        note: scrub(request.note, Defect::WAnnotationNoteUnredacted),
+        note: scrub(request.note, defects.annotation_note_unredacted()),
         created_at: state
             .hub
             .clock()
@@ -306,7 +302,7 @@ fn audit(store: StoreView<'_>, caller: &Caller, run_id: &str, annotation_id: &st
 /// A run's annotations in recording order (`GET /runs/{runId}/annotations`,
 /// [`crate::openwop::http::feedback::list`]).
 pub(crate) fn list(state: Arc<WState>, caller: Caller, uri: Uri) -> Result<Response, ApiError> {
-    let meta = if state.defects.has(Defect::WAnnotationCrossTenant) {
+    let meta = if state.defects.annotations_cross_tenant() {
         let foreign = Caller {
             tenant: uri
                 .path()

@@ -31,7 +31,6 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::MissedTickBehavior;
 
-use crate::defects::Defect;
 use crate::sse::SseFrame;
 use crate::store::Surface;
 
@@ -198,13 +197,13 @@ async fn ticker(state: Weak<WState>, beat: Arc<Heartbeat>) {
         return;
     };
     let mut period = Duration::from_secs(beat.config.interval_sec);
-    if defects.has(Defect::WHeartbeatIntervalBelowMin) {
+    if defects.heartbeat_ticks_twice_per_interval() {
         period /= 2;
     }
     let mut ticks = interval_timer(period);
     // Overlap: a tick that falls while the prior evaluation runs is skipped (the substrate
     // drops it); the defect evaluates inline and lets missed ticks fire late, one by one.
-    let queue = defects.has(Defect::WHeartbeatQueuesOverlappingTicks);
+    let queue = defects.heartbeat_queues_overlapping_ticks();
     if queue {
         ticks.set_missed_tick_behavior(MissedTickBehavior::Burst);
     }
@@ -264,7 +263,7 @@ async fn evaluate(state: Arc<WState>, beat: Arc<Heartbeat>) {
         publish_evaluated(&state, &beat, HeartbeatStatus::Error, false);
         return;
     };
-    let given_prior = if state.defects.has(Defect::WHeartbeatPriorStateNotPassed) {
+    let given_prior = if state.defects.heartbeat_prior_state_withheld() {
         None
     } else {
         prior.as_ref()
@@ -273,7 +272,7 @@ async fn evaluate(state: Arc<WState>, beat: Arc<Heartbeat>) {
         let observed = observe(&state, &beat).await;
         predicate(&beat.config.predicate, observed, given_prior)
     };
-    let outcome = if state.defects.has(Defect::WHeartbeatMaxRuntimeIgnored) {
+    let outcome = if state.defects.heartbeat_max_runtime_ignored() {
         Some(evaluation.await)
     } else {
         let bound = Duration::from_millis(beat.config.max_runtime_ms);
@@ -281,7 +280,7 @@ async fn evaluate(state: Arc<WState>, beat: Arc<Heartbeat>) {
     };
     let Some(decision) = outcome else {
         tracing::warn!(heartbeat = %beat.id, "evaluation overran max_runtime_ms");
-        let status = if state.defects.has(Defect::WHeartbeatNoTimeoutStatus) {
+        let status = if state.defects.heartbeat_overrun_as_error() {
             HeartbeatStatus::Error
         } else {
             HeartbeatStatus::Timeout
@@ -290,17 +289,16 @@ async fn evaluate(state: Arc<WState>, beat: Arc<Heartbeat>) {
         return;
     };
     // The first tick is a transition from {}; the defect stores it silently instead.
-    let seeds_silently =
-        prior.is_none() && state.defects.has(Defect::WHeartbeatFirstTickNotATransition);
+    let seeds_silently = prior.is_none() && state.defects.heartbeat_first_tick_silent();
     let changed = !seeds_silently && prior.as_ref() != Some(&decision.state);
     if (changed || seeds_silently) && beat.write_state(&state, &decision.state).is_err() {
         publish_evaluated(&state, &beat, HeartbeatStatus::Error, false);
         return;
     }
-    if changed || !state.defects.has(Defect::WHeartbeatEvaluatedOnlyOnChange) {
+    if changed || !state.defects.heartbeat_evaluated_only_on_change() {
         publish_evaluated(&state, &beat, HeartbeatStatus::Ok, changed);
     }
-    if changed || state.defects.has(Defect::WHeartbeatRenotifyOnUnchanged) {
+    if changed || state.defects.heartbeat_renotifies_unchanged() {
         let message = HeartbeatStateChanged {
             heartbeat_id: beat.id.clone(),
             from: prior.unwrap_or_default(),
@@ -315,10 +313,10 @@ async fn evaluate(state: Arc<WState>, beat: Arc<Heartbeat>) {
         );
     }
     // createRun on a transition only, when the predicate asks.
-    let creates = if state.defects.has(Defect::WHeartbeatCreateRunIgnored) {
+    let creates = if state.defects.heartbeat_create_run_ignored() {
         false
     } else {
-        changed || state.defects.has(Defect::WHeartbeatCreateRunOnUnchanged)
+        changed || state.defects.heartbeat_creates_run_on_unchanged()
     };
     if let Some(run) = decision.create_run.filter(|_| creates) {
         let owner =
@@ -391,7 +389,7 @@ fn publish(
     mut payload: Value,
 ) {
     // The host channel carries no run data; the defect names the newest run.
-    if state.defects.has(Defect::WHostEventsCarryRunData)
+    if state.defects.host_events_carry_run_id()
         && let Some(newest) = state
             .hub
             .store()

@@ -17,7 +17,6 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use crate::choices::AfterTerminalEvents;
-use crate::defects::Defect;
 use crate::store::StoredEvent;
 
 use super::state::WState;
@@ -41,7 +40,7 @@ pub(crate) async fn poll(
     let Query(query) = query.map_err(|_| ApiError::validation("the query string is malformed"))?;
     // lastSequence and since are not parameters: only afterSequence is a cursor.
     let cursor = match query.get("afterSequence") {
-        None if state.defects.has(Defect::WPollHonoursLastSequence) => query.get("lastSequence"),
+        None if state.defects.poll_honours_last_sequence() => query.get("lastSequence"),
         cursor => cursor,
     };
     let after =
@@ -79,7 +78,7 @@ pub(crate) async fn poll(
     let last_sequence = all.last().map(|e| e.sequence);
     if let (Some(after), Some(last)) = (after, last_sequence)
         && after > last
-        && state.defects.has(Defect::WPollPastEnd404)
+        && state.defects.poll_past_end_404()
     {
         return Err(ApiError::not_found());
     }
@@ -94,10 +93,7 @@ pub(crate) async fn poll(
             events.push(serde_json::from_str::<Value>(&event.json).unwrap_or(Value::Null));
         }
     }
-    let mut last_sequence = last_sequence.map_or(-1, |s| i64::try_from(s).unwrap_or(i64::MAX));
-    if state.defects.has(Defect::WPollLastSequenceOffByOne) {
-        last_sequence -= 1;
-    }
+    let last_sequence = last_sequence.map_or(-1, |s| i64::try_from(s).unwrap_or(i64::MAX));
     let status = projection.status();
     if status.is_terminal() {
         index_finished_run(&state, &meta.run_id, &all);

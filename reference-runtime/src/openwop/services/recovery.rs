@@ -21,7 +21,7 @@ use serde_json::{Map, Value, json};
 use spec::openwop::payloads::{ErrorObject, RunFailed};
 
 use crate::choices::OpenWopChoices;
-use crate::defects::Defects;
+use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::store::{StoreError, Surface};
 
@@ -37,7 +37,7 @@ pub const INTERRUPTED_RUN_REASON: &str = "host-restarted";
 /// Returns how many were ended; a log whose append fails is logged and skipped.
 pub fn recover_runs(
     hub: &Arc<LogHub>,
-    defects: &Arc<Defects>,
+    defects: &Arc<KnownBad>,
     choices: &OpenWopChoices,
 ) -> Result<usize, StoreError> {
     let mut ended = 0;

@@ -8,7 +8,6 @@ use spec::openwop::payloads::{RunCancelled, RunStarted};
 use spec::openwop::{CreateRunRequest, Owner, RunStatus};
 
 use crate::choices::{CancelAnswer, CancelledPayload, RunStartedTiming};
-use crate::defects::Defect;
 use crate::log::AppendError;
 use crate::store::Surface;
 
@@ -193,7 +192,7 @@ pub(crate) fn start_run(state: &Arc<WState>, run_id: &str, run: NewRun) -> Resul
         metadata: run.metadata,
     };
     let mut started = json!(started);
-    if state.defects.has(Defect::WOwnerSubjectString) {
+    if state.defects.owner_subject_as_string() {
         let subject_id = run.owner.subject.subject_id.clone();
         started["owner"]["subject"] = json!(subject_id);
     }
@@ -253,7 +252,7 @@ pub(crate) fn cancel_run(
         return Err(terminal());
     }
     let answer = state.config.choices.cancel;
-    if !state.defects.has(Defect::WNoTerminalOnCancel) {
+    if !state.defects.run_cancel_without_terminal() {
         let duration_ms = state.hub.store().log(run_id).ok().flatten().map(|record| {
             let elapsed = state.hub.clock().now() - record.created_at;
             u64::try_from(elapsed.num_milliseconds()).unwrap_or(0)
@@ -354,7 +353,7 @@ pub(crate) fn resolve_interrupt(
             "resumeValue": resume_value,
             "resolvedBy": caller.as_subject(),
         });
-        if state.defects.has(Defect::WResolvedByString) {
+        if state.defects.resolved_by_as_string() {
             payload["resolvedBy"] = json!(caller.subject);
         }
         if let Some(action) = &action {

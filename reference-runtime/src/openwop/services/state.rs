@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::choices::CrossTenantAnswer;
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::store::{StoredEvent, Surface};
 
@@ -23,7 +23,7 @@ use crate::openwop::infra::projection::{Projection, RUN_META_KIND, RunMeta, pars
 /// Surface W's shared state.
 pub(crate) struct WState {
     pub(crate) hub: Arc<LogHub>,
-    pub(crate) defects: Arc<Defects>,
+    pub(crate) defects: Arc<KnownBad>,
     pub(crate) config: OpenWopConfig,
     pub(crate) keys: KeyTable,
     pub(crate) workflows: Workflows,
@@ -117,9 +117,6 @@ impl WState {
 
     /// The keep-alive interval of event streams.
     pub(crate) fn keep_alive(&self) -> Option<Duration> {
-        if self.defects.has(Defect::WNoKeepAlive) {
-            return None;
-        }
         Some(Duration::from_secs(self.config.keep_alive_secs))
     }
 }

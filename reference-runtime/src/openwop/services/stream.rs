@@ -18,9 +18,8 @@ use futures::Stream;
 use spec::openwop::StreamMode;
 use tokio::time::Instant;
 
-use crate::defects::Defect;
 use crate::log::Subscription;
-use crate::sse::{SseFrame, sse_response, sse_response_commenting};
+use crate::sse::{SseFrame, sse_response_commenting};
 use crate::store::StoredEvent;
 
 use super::state::WState;
@@ -42,7 +41,7 @@ pub(crate) async fn events(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let caller = caller?;
-    if state.defects.has(Defect::WLastEventIdBeforeAuthorization) {
+    if state.defects.last_event_id_before_authorization() {
         stream_params::last_event_id(&headers, &state.defects)?;
     }
     let meta = state.readable_run(&caller, &uri)?;
@@ -65,9 +64,9 @@ pub(crate) async fn events(
     };
     let cursor = stream_params::last_event_id(&headers, &state.defects)?;
     let cursor = cursor.map(|n| {
-        if state.defects.has(Defect::WLastEventIdInclusive) {
+        if state.defects.run_last_event_id_inclusive() {
             n.checked_sub(1)
-        } else if state.defects.has(Defect::WLastEventIdSkipsNext) {
+        } else if state.defects.last_event_id_skips_next() {
             Some(n.saturating_add(1))
         } else {
             Some(n)
@@ -82,9 +81,6 @@ pub(crate) async fn events(
         .subscribers
         .try_acquire(&meta.run_id, state.config.max_subscribers_per_run);
     let Some(slot) = slot else {
-        if state.defects.has(Defect::WSubscriberLimitSilentDrop) {
-            return Ok(sse_response(futures::stream::empty(), None));
-        }
         return Err(ApiError::new(
             "rate_limited",
             "too many open event streams for this run; retry later",
@@ -157,9 +153,8 @@ impl Open {
     /// `messages` stream alone).
     async fn hold_open_if_defective(&self, modes: &[StreamMode]) {
         let defects = &self.state.defects;
-        let held = defects.has(Defect::WStreamOpenAfterTerminal)
-            || (modes == [StreamMode::Messages]
-                && defects.has(Defect::WMessagesStreamOpenAfterTerminal));
+        let held = defects.stream_held_after_terminal()
+            || (modes == [StreamMode::Messages] && defects.messages_stream_held_after_terminal());
         if self.ended_terminal() && held {
             std::future::pending::<()>().await;
         }
@@ -247,7 +242,7 @@ fn render(events: Vec<StoredEvent>, modes: &[StreamMode], state: &WState) -> Vec
             frames.extend(Pending::of(event, mode_index, mode, mixed, mixed_messages));
         }
     }
-    if mixed && state.defects.has(Defect::WMixedModesReordered) {
+    if mixed && state.defects.mixed_modes_grouped() {
         frames.sort_by_key(|f| f.mode_index);
     }
     frames
@@ -258,7 +253,7 @@ fn batch_frame(batch: &mut Vec<Pending>, state: &WState) -> Option<SseFrame> {
     if batch.is_empty() {
         return None;
     }
-    let id = if state.defects.has(Defect::WBatchIdLowest) {
+    let id = if state.defects.batch_id_lowest() {
         batch.iter().map(|p| p.sequence).min()
     } else {
         batch.iter().map(|p| p.sequence).max()
@@ -276,8 +271,7 @@ fn forces_flush(event_type: &str, state: &WState) -> bool {
     let terminal = spec::registry::event_types()
         .get(event_type)
         .is_some_and(|e| e.terminal);
-    let suspended =
-        event_type == "node.suspended" && !state.defects.has(Defect::WNoFlushOnSuspended);
+    let suspended = event_type == "node.suspended" && !state.defects.no_flush_on_suspended();
     terminal || suspended
 }
 
@@ -374,7 +368,7 @@ fn values_frames(
         while let Some(events) = open.next().await {
             if catch_up {
                 catch_up = false;
-                if open.state.defects.has(Defect::WValuesResumeWithoutSnapshot) {
+                if open.state.defects.values_resume_without_snapshot() {
                     for event in &events {
                         if let Some(doc) = parse_event(&event.json) {
                             projection.apply(&doc);

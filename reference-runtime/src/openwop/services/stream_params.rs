@@ -8,7 +8,7 @@ use spec::openwop::{StreamMode, StreamModeSelection};
 use spec::registry::{StreamTier, event_types};
 
 use crate::choices::ImplementedModes;
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 
 use crate::openwop::infra::error::{ApiError, details};
 
@@ -30,12 +30,12 @@ impl Selection {
     pub(crate) fn parse(
         value: Option<&str>,
         implemented: ImplementedModes,
-        defects: &Defects,
+        defects: &KnownBad,
     ) -> Result<Self, ApiError> {
         let Some(value) = value else {
             return Ok(Selection::Modes(vec![StreamMode::Updates]));
         };
-        if defects.has(Defect::WValuesCombinationAccepted)
+        if defects.values_combination_accepted()
             && value.split(',').count() > 1
             && value.split(',').any(|m| m == "values")
             && value.split(',').all(|m| StreamMode::from_name(m).is_some())
@@ -49,17 +49,17 @@ impl Selection {
                     .iter()
                     .all(|mode| implemented.serves(mode.as_str())) =>
             {
-                Err(unsupported_stream_mode(implemented, defects))
+                Err(unsupported_stream_mode(implemented))
             }
             Ok(selection) if selection.modes() == [StreamMode::Values] => Ok(Selection::Values),
             Ok(selection) => Ok(Selection::Modes(selection.modes().to_vec())),
-            Err(_) => Err(unsupported_stream_mode(implemented, defects)),
+            Err(_) => Err(unsupported_stream_mode(implemented)),
         }
     }
 }
 
 /// 400 `unsupported_stream_mode` with `details.supported`: each single mode served.
-fn unsupported_stream_mode(implemented: ImplementedModes, defects: &Defects) -> ApiError {
+fn unsupported_stream_mode(implemented: ImplementedModes) -> ApiError {
     let pattern =
         "streamMode must match ^(values|(updates|messages|debug)(,(updates|messages|debug))*)$";
     let message = match implemented {
@@ -70,14 +70,7 @@ fn unsupported_stream_mode(implemented: ImplementedModes, defects: &Defects) -> 
         ),
     };
     let error = ApiError::new("unsupported_stream_mode", message);
-    if defects.has(Defect::WSupportedMissing) {
-        return error;
-    }
-    let mut supported: Vec<String> = implemented.served().iter().map(|m| m.to_string()).collect();
-    if defects.has(Defect::WSupportedListsCombinations) {
-        supported.push("updates,messages".into());
-        supported.push("updates,debug".into());
-    }
+    let supported: Vec<String> = implemented.served().iter().map(|m| m.to_string()).collect();
     error.with_details(details([("supported", json!(supported))]))
 }
 
@@ -85,9 +78,9 @@ fn unsupported_stream_mode(implemented: ImplementedModes, defects: &Defects) -> 
 /// (a clean host never refuses on `Accept`: it always answers `text/event-stream`).
 pub(crate) fn negotiate_before_validation(
     headers: &HeaderMap,
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> Result<(), ApiError> {
-    if !defects.has(Defect::WNotAcceptableForJsonAccept) {
+    if !defects.negotiates_before_validating_mode() {
         return Ok(());
     }
     let accept = headers
@@ -131,14 +124,14 @@ pub(crate) fn parse_cursor(value: &str) -> Option<u64> {
 /// `Last-Event-ID`: absent, a cursor, or 400 `validation_error`.
 pub(crate) fn last_event_id(
     headers: &HeaderMap,
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> Result<Option<u64>, ApiError> {
     let Some(value) = headers.get("last-event-id") else {
         return Ok(None);
     };
     match value.to_str().ok().and_then(parse_cursor) {
         Some(cursor) => Ok(Some(cursor)),
-        None if defects.has(Defect::WMalformedLastEventIdAccepted) => Ok(Some(0)),
+        None if defects.malformed_last_event_id_read_as_zero() => Ok(Some(0)),
         None => Err(ApiError::validation(
             "Last-Event-ID must be a non-negative integer (a sequence)",
         )),
@@ -146,14 +139,14 @@ pub(crate) fn last_event_id(
 }
 
 /// Whether `mode` admits an event of `event_type`.
-pub(crate) fn admits(mode: StreamMode, event_type: &str, defects: &Defects) -> bool {
+pub(crate) fn admits(mode: StreamMode, event_type: &str, defects: &KnownBad) -> bool {
     match mode {
         StreamMode::Debug => true,
         StreamMode::Messages => event_type == "output.chunk",
         StreamMode::Updates => match event_types().get(event_type) {
             Some(entry) => entry.tier == StreamTier::Updates,
             // Vendor events appear in debug only.
-            None => defects.has(Defect::WVendorEventInUpdates),
+            None => defects.vendor_events_in_updates(),
         },
         StreamMode::Values => event_types()
             .get(event_type)
@@ -182,7 +175,7 @@ mod tests {
     #[tokio::test]
     async fn a_host_serving_updates_only_refuses_every_other_mode_listing_what_it_serves() {
         use axum::response::IntoResponse;
-        let none = Defects::none();
+        let none = KnownBad::clean();
         let only = ImplementedModes::UpdatesOnly;
         for served in [None, Some("updates"), Some("updates,updates")] {
             assert_eq!(
@@ -219,7 +212,7 @@ mod tests {
 
     #[test]
     fn modes_admit_their_tier() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         assert!(admits(StreamMode::Updates, "run.started", &none));
         assert!(!admits(StreamMode::Updates, "node.started", &none));
         assert!(!admits(StreamMode::Updates, "example.noise-emitted", &none));

@@ -39,7 +39,7 @@ use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 
 use crate::openwop::infra::envelope_settings::{EnvelopeSettings, Strictness};
 
@@ -135,11 +135,13 @@ fn example_answer_v1() -> Value {
 }
 
 /// What a defective host adds to its catalog (and advertises): a kind under an unregistered org
-/// and a kind with no namespace at all.
-const DEFECTIVE_KINDS: [(&str, Defect); 2] = [
-    ("acme.widget", Defect::WUnregisteredOrgKindAccepted),
-    ("answer", Defect::WUnnamespacedKindAccepted),
-];
+/// and a kind with no namespace at all, each when its policy decision says so.
+fn defective_kinds(defects: &KnownBad) -> [(&'static str, bool); 2] {
+    [
+        ("acme.widget", defects.admits_unregistered_org_kind()),
+        ("answer", defects.admits_unnamespaced_kind()),
+    ]
+}
 
 /// A compiled payload schema.
 pub(crate) struct KindSchema {
@@ -267,7 +269,7 @@ pub(crate) fn is_universal(kind: &str) -> bool {
 
 impl KindCatalog {
     /// The catalog from the settings (a defective host adds its extra kinds).
-    pub(crate) fn build(settings: &EnvelopeSettings, defects: &Defects) -> Self {
+    pub(crate) fn build(settings: &EnvelopeSettings, defects: &KnownBad) -> Self {
         let mut schemas = BTreeMap::new();
         let mut floors = BTreeMap::new();
         for host in HOST_KINDS {
@@ -281,15 +283,15 @@ impl KindCatalog {
             }
         }
         let mut kinds = settings.supported_kinds.clone();
-        for (kind, defect) in DEFECTIVE_KINDS {
-            if defects.has(defect) {
+        for (kind, admitted) in defective_kinds(defects) {
+            if admitted {
                 let open = json!({"type": "object"});
                 schemas.insert(kind.to_string(), KindSchema::compile(kind, 0, &open));
                 kinds.push(kind.to_string());
             }
         }
         let mut earlier = BTreeMap::new();
-        if defects.has(Defect::WDriftValidatedAsEmitted) {
+        if defects.drift_validated_as_emitted() {
             let kind = "example.answer";
             earlier.insert(
                 (kind.to_string(), 1),
@@ -333,12 +335,12 @@ impl KindCatalog {
         kind: &str,
         version: u32,
         contract: Option<&[String]>,
-        defects: &Defects,
+        defects: &KnownBad,
     ) -> Result<Admission<'_>, CatalogRefusal> {
         self.check_namespace(kind)?;
-        let substituted = defects.has(Defect::WEnvelopeContractSubstitutes)
+        let substituted = defects.envelope_contract_substitutes()
             && contract.is_some_and(|c| c.iter().any(|k| k == kind));
-        let drift = if defects.has(Defect::WCatalogOrderSwapped) {
+        let drift = if defects.catalog_checks_swapped() {
             let drift = self.check_versions(kind, version, defects)?;
             self.check_supported(kind, defects)?;
             drift
@@ -364,7 +366,7 @@ impl KindCatalog {
         // Under warn, drift is validated against the advertised version; a defective host
         // validates it against the emitted version when it holds that schema.
         let schema = match self.earlier.get(&(kind.to_string(), version)) {
-            Some(emitted) if drift && defects.has(Defect::WDriftValidatedAsEmitted) => emitted,
+            Some(emitted) if drift && defects.drift_validated_as_emitted() => emitted,
             _ => schema,
         };
         Ok(Admission { schema, drift })
@@ -383,8 +385,8 @@ impl KindCatalog {
         })
     }
 
-    fn check_supported(&self, kind: &str, defects: &Defects) -> Result<(), CatalogRefusal> {
-        if is_universal(kind) || defects.has(Defect::WUnknownKindAccepted) {
+    fn check_supported(&self, kind: &str, defects: &KnownBad) -> Result<(), CatalogRefusal> {
+        if is_universal(kind) || defects.unknown_kind_admitted() {
             return Ok(());
         }
         match &self.kinds {
@@ -395,7 +397,7 @@ impl KindCatalog {
                 message: "the envelope kind is not in supportedEnvelopes.kinds".to_string(),
             }),
             // A defective host reads an absent catalog as an unrestricted one.
-            None if defects.has(Defect::WAbsentKindsAdmitted) => Ok(()),
+            None if defects.absent_kinds_admit_all() => Ok(()),
             None => Err(CatalogRefusal {
                 code: "unknown_envelope_kind",
                 check: "supportedEnvelopes",
@@ -411,14 +413,14 @@ impl KindCatalog {
         &self,
         kind: &str,
         version: u32,
-        defects: &Defects,
+        defects: &KnownBad,
     ) -> Result<bool, CatalogRefusal> {
         let floor = match self.floors.get(kind) {
             Some(floor) => *floor,
-            None if defects.has(Defect::WAbsentFloorUnbounded) => u32::MAX,
+            None if defects.absent_floor_unbounded() => u32::MAX,
             None => 0,
         };
-        if version > floor && !defects.has(Defect::WAboveFloorAccepted) {
+        if version > floor && !defects.above_floor_admitted() {
             return Err(CatalogRefusal {
                 code: "unknown_schema_version",
                 check: "schemaVersions",
@@ -431,10 +433,10 @@ impl KindCatalog {
         // floor itself as drift.
         let at_floor_as_drift = version == floor
             && self.strictness == Strictness::Strict
-            && defects.has(Defect::WStrictRefusesAtFloor);
+            && defects.strict_refuses_at_floor();
         if version < floor || at_floor_as_drift {
             match self.strictness {
-                Strictness::Strict if !defects.has(Defect::WStrictAdmitsDrift) => {
+                Strictness::Strict if !defects.strict_admits_drift() => {
                     return Err(CatalogRefusal {
                         code: "unknown_schema_version",
                         check: "envelopeStrictness",
@@ -443,7 +445,7 @@ impl KindCatalog {
                         ),
                     });
                 }
-                Strictness::Warn if defects.has(Defect::WWarnRefusesDrift) => {
+                Strictness::Warn if defects.warn_refuses_drift() => {
                     return Err(CatalogRefusal {
                         code: "unknown_schema_version",
                         check: "envelopeStrictness",
@@ -470,18 +472,18 @@ impl KindCatalog {
         &self,
         kind: &str,
         contract: Option<&[String]>,
-        defects: &Defects,
+        defects: &KnownBad,
     ) -> Result<(), CatalogRefusal> {
         let Some(accepted) = contract else {
             return Ok(());
         };
         if is_universal(kind)
             || accepted.iter().any(|k| k == kind)
-            || defects.has(Defect::WEnvelopeContractIgnored)
+            || defects.envelope_contract_ignored()
         {
             return Ok(());
         }
-        let code = if defects.has(Defect::WEnvelopeContractSameCode) {
+        let code = if defects.envelope_contract_uses_catalog_code() {
             "unknown_envelope_kind"
         } else {
             "envelope_invalid"
@@ -499,7 +501,7 @@ mod tests {
     use super::*;
 
     fn catalog(settings: EnvelopeSettings) -> KindCatalog {
-        KindCatalog::build(&settings, &Defects::none())
+        KindCatalog::build(&settings, &KnownBad::clean())
     }
 
     #[test]
@@ -521,7 +523,7 @@ mod tests {
 
     #[test]
     fn the_flow_runs_in_order() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         let c = catalog(EnvelopeSettings::default());
         assert!(c.admit("example.answer", 2, None, &none).is_ok());
         assert!(c.admit("error", 0, None, &none).is_ok());
@@ -559,7 +561,7 @@ mod tests {
 
     #[test]
     fn absent_kinds_refuse_every_non_universal_kind() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         let c = catalog(EnvelopeSettings {
             advertise_kinds: false,
             ..EnvelopeSettings::default()
@@ -574,7 +576,7 @@ mod tests {
 
     #[test]
     fn the_absent_kinds_and_strict_defects_admit() {
-        let unrestricted = Defects::of([Defect::WAbsentKindsAdmitted]);
+        let unrestricted = KnownBad::of([crate::defects::Defect::WAbsentKindsAdmitted]);
         let absent = catalog(EnvelopeSettings {
             advertise_kinds: false,
             ..EnvelopeSettings::default()
@@ -584,7 +586,7 @@ mod tests {
                 .admit("example.answer", 2, None, &unrestricted)
                 .is_ok()
         );
-        let lax = Defects::of([Defect::WStrictAdmitsDrift]);
+        let lax = KnownBad::of([crate::defects::Defect::WStrictAdmitsDrift]);
         let strict = catalog(EnvelopeSettings {
             strictness: Strictness::Strict,
             ..EnvelopeSettings::default()
@@ -602,7 +604,7 @@ mod tests {
 
     #[test]
     fn contracts_stack_on_the_catalog() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         let c = catalog(EnvelopeSettings::default());
         let contract = ["example.summary".to_string(), "myndhyve.plan".to_string()];
         assert!(

@@ -16,7 +16,7 @@
 
 use serde_json::Value;
 
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 
 /// How the document was found in the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,7 +155,10 @@ fn is_event_id(value: &str) -> bool {
 }
 
 /// The members every envelope (and every chunk) must carry.
-fn head(value: &Value, defects: &Defects) -> Result<(String, String, u32, Option<Partial>), Fault> {
+fn head(
+    value: &Value,
+    defects: &KnownBad,
+) -> Result<(String, String, u32, Option<Partial>), Fault> {
     let object = value
         .as_object()
         .ok_or(Fault::Malformed("the output is not a JSON object"))?;
@@ -170,12 +173,12 @@ fn head(value: &Value, defects: &Defects) -> Result<(String, String, u32, Option
     }
     let correlation_id = match object.get("correlationId").and_then(Value::as_str) {
         Some(id) if !id.is_empty() => id.to_string(),
-        _ if defects.has(Defect::WEnvelopeCorrelationSynthesized) => {
+        _ if defects.correlation_id_minted() => {
             format!("corr-{}", uuid::Uuid::new_v4().simple())
         }
         // A defective host reads the envelope's other id as its correlation.
         _ => match object.get("envelopeId").and_then(Value::as_str) {
-            Some(id) if defects.has(Defect::WEnvelopeIdAsCorrelationId) => id.to_string(),
+            Some(id) if defects.envelope_id_as_correlation_id() => id.to_string(),
             _ => return Err(Fault::MissingCorrelationId),
         },
     };
@@ -190,7 +193,7 @@ fn head(value: &Value, defects: &Defects) -> Result<(String, String, u32, Option
                 "meta.source is not ai-generation, user or system",
             ));
         }
-        None if defects.has(Defect::WEnvelopeMetaSourceSynthesized) => {}
+        None if defects.meta_source_assumed() => {}
         None => return Err(Fault::MissingMetaSource),
     }
     let schema_version = match object.get("schemaVersion") {
@@ -221,7 +224,7 @@ fn head(value: &Value, defects: &Defects) -> Result<(String, String, u32, Option
 }
 
 /// Reads one whole envelope.
-pub(crate) fn read_whole(value: &Value, defects: &Defects) -> Result<Envelope, Fault> {
+pub(crate) fn read_whole(value: &Value, defects: &KnownBad) -> Result<Envelope, Fault> {
     let (kind, correlation_id, schema_version, partial) = head(value, defects)?;
     if partial.is_some_and(|p| p.is_partial) {
         return Err(Fault::Malformed(
@@ -239,7 +242,7 @@ pub(crate) fn read_whole(value: &Value, defects: &Defects) -> Result<Envelope, F
 }
 
 /// Reassembles the chunks of one partial emission (E1).
-pub(crate) fn reassemble(chunks: &[Value], defects: &Defects) -> Result<Envelope, Fault> {
+pub(crate) fn reassemble(chunks: &[Value], defects: &KnownBad) -> Result<Envelope, Fault> {
     let mut first: Option<(String, String, u32)> = None;
     let mut fragments = Vec::with_capacity(chunks.len());
     for (position, chunk) in chunks.iter().enumerate() {
@@ -318,7 +321,7 @@ mod tests {
 
     #[test]
     fn required_members_are_never_synthesized() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         assert!(read_whole(&envelope(json!({})), &none).is_ok());
         assert_eq!(
             read_whole(&envelope(json!({"correlationId": null})), &none),
@@ -332,13 +335,13 @@ mod tests {
             read_whole(&envelope(json!({"correlationId": "short"})), &none),
             Err(Fault::UnusableCorrelationId)
         );
-        let synthesized = Defects::of([Defect::WEnvelopeCorrelationSynthesized]);
+        let synthesized = KnownBad::of([crate::defects::Defect::WEnvelopeCorrelationSynthesized]);
         assert!(read_whole(&envelope(json!({"correlationId": null})), &synthesized).is_ok());
     }
 
     #[test]
     fn chunks_reassemble_in_order() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         let chunk = |i: u64, partial: bool, text: &str| {
             envelope(
                 json!({"partial": {"isPartial": partial, "index": i, "total": -1}, "payload": text}),

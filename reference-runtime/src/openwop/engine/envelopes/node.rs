@@ -31,7 +31,7 @@ use spec::openwop::payloads::{
     NodeRetried, OutputChunk, ProviderUsage,
 };
 
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 
 use super::super::ai::call::CallTarget;
 use super::super::node_context::{NodeError, NodeSuccess, RunContext};
@@ -118,7 +118,7 @@ pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuc
         }
     };
     let settings = read_settings(ctx, node, plan).map_err(|e| NodeError::failed(*e, Vec::new()))?;
-    let known = if ctx.env.defects.has(Defect::WReasoningSecretLeaked) {
+    let known = if ctx.env.defects.secrets_unredacted_in_derived_events() {
         Vec::new()
     } else {
         ctx.workflow.sensitive_values(&ctx.variables)
@@ -143,8 +143,8 @@ pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuc
             }
             Err(TurnError::Refused(refusal)) => {
                 let recorded = turns.recorded("envelope.refusal").len() as u32;
-                let below_ceiling = recorded < plan.max_refusals
-                    || ctx.env.defects.has(Defect::WMaxRefusalsIgnored);
+                let below_ceiling =
+                    recorded < plan.max_refusals || ctx.env.defects.max_refusals_ignored();
                 if below_ceiling && dispatch < turns.settings.dispatches {
                     let retried = NodeRetried {
                         node_id: node.id.clone(),
@@ -184,14 +184,14 @@ impl Turns<'_> {
         Ok(outputs)
     }
 
-    fn defects(&self) -> &Defects {
+    fn defects(&self) -> &KnownBad {
         &self.ctx.env.defects
     }
 
     /// A payload with the run's secrets scrubbed; a defective host spares `reasoning`.
     fn redacted_payload(&self, payload: &Value) -> Value {
         let mut scrubbed = self.redactor.scrub_value(payload);
-        if self.defects().has(Defect::WReasoningUnredacted)
+        if self.defects().reasoning_unredacted()
             && let (Some(object), Some(reasoning)) =
                 (scrubbed.as_object_mut(), payload.get("reasoning"))
         {
@@ -231,7 +231,7 @@ impl Turns<'_> {
             .catalog
             .schema(expects)
             .is_some_and(|s| s.permits_reasoning);
-        if permits && !self.defects().has(Defect::WNoReasoningInstruction) {
+        if permits && !self.defects().reasoning_instruction_omitted() {
             out.push(
                 "Populate the optional payload field `reasoning` first, before the other fields."
                     .to_string(),
@@ -243,7 +243,7 @@ impl Turns<'_> {
     /// One turn: attempts until an envelope is accepted, refused, or the rounds run out.
     fn turn(&mut self, dispatch: u32, turn: u32) -> Result<Accepted, TurnError> {
         let schema_rounds = self.ctx.env.envelopes.schema_rounds;
-        let rounds = if self.defects().has(Defect::WSchemaRoundsIgnored) {
+        let rounds = if self.defects().schema_rounds_exceeded() {
             schema_rounds + 1
         } else {
             schema_rounds
@@ -254,7 +254,7 @@ impl Turns<'_> {
             fragment: None,
         };
         let mut attempt = 1u32;
-        let announce_late = self.defects().has(Defect::WRetryAnnouncedAfterRetry);
+        let announce_late = self.defects().retry_announced_late();
         let mut unannounced: Option<Failure> = None;
         loop {
             journal::record(
@@ -332,7 +332,7 @@ impl Turns<'_> {
             }
         };
         if let Some(stop_reason) = &call.truncated {
-            if !self.defects().has(Defect::WTruncationNotReported) {
+            if !self.defects().truncation_unreported() {
                 let payload = EnvelopeTruncated {
                     node_id: self.node.id.clone(),
                     provider: self.plan.provider.clone(),
@@ -344,7 +344,7 @@ impl Turns<'_> {
                 self.ctx
                     .record("envelope.truncated", Some(self.node_id()), json!(payload))?;
             }
-            if !self.defects().has(Defect::WTruncatedAccepted) {
+            if !self.defects().truncated_accepted() {
                 return Ok(Evaluated::Retry(Failure::truncation(
                     stop_reason,
                     &output_text,
@@ -392,9 +392,9 @@ impl Turns<'_> {
 
     fn refuse(&self, text: Option<&str>, category: Option<String>) -> Result<Failure, TurnError> {
         let defects = self.defects();
-        if !defects.has(Defect::WRefusalEventMissing) {
+        if !defects.refusal_event_omitted() {
             let refusal_text = text.map(|t| {
-                if defects.has(Defect::WRefusalTextUnredacted) {
+                if defects.refusal_text_unredacted() {
                     t.to_string()
                 } else {
                     self.redactor.scrub(t)
@@ -410,14 +410,14 @@ impl Turns<'_> {
             self.ctx
                 .record("envelope.refusal", Some(self.node_id()), json!(payload))?;
         }
-        if defects.has(Defect::WRefusalRetried) {
+        if defects.refusal_retried() {
             return Ok(Failure::malformed(
                 Reason::Refusal,
                 "the provider refused",
                 "",
             ));
         }
-        let code = if defects.has(Defect::WRefusalWrongCode) {
+        let code = if defects.refusal_fails_as_invalid() {
             "envelope_invalid"
         } else {
             "envelope_refusal"
@@ -437,19 +437,19 @@ impl Turns<'_> {
         attempt: &mut u32,
     ) -> Result<(), TurnError> {
         let defects = self.defects();
-        if !defects.has(Defect::WRecoveryNotReported) {
+        if !defects.recovery_unreported() {
             let mut payload = json!(EnvelopeRecoveryApplied {
                 node_id: self.node.id.clone(),
                 path: path.to_string(),
                 byte_offset: Some(offset as u64),
             });
-            if defects.has(Defect::WRecoveryCarriesContent) {
+            if defects.recovery_carries_content() {
                 payload["recovered"] = json!(self.redactor.scrub(text));
             }
             self.ctx
                 .record("envelope.recovery-applied", Some(self.node_id()), payload)?;
         }
-        if defects.has(Defect::WRecoveryConsumesRetry) {
+        if defects.recovery_consumes_retry() {
             *attempt += 1;
             let failure =
                 Failure::malformed(Reason::ParseError, "the output needed a lenient parse", "");
@@ -479,7 +479,7 @@ impl Turns<'_> {
 
     fn accept(&self, envelope: Envelope, output: &str) -> Result<Evaluated, TurnError> {
         let defects = self.defects();
-        if !defects.has(Defect::WReEmissionRecorded)
+        if !defects.re_emission_reprocessed()
             && let Some((kind, payload)) = self.recorded_outcome(&envelope.correlation_id)
         {
             if kind != envelope.kind {
@@ -489,7 +489,7 @@ impl Turns<'_> {
                     Some("envelope"),
                 )));
             }
-            let payload = if defects.has(Defect::WReEmissionNotCached) {
+            let payload = if defects.re_emission_answered_uncached() {
                 envelope.payload
             } else {
                 payload
@@ -507,8 +507,7 @@ impl Turns<'_> {
             .catalog
             .admit(&envelope.kind, envelope.schema_version, contract, defects)
             .map_err(|r| TurnError::Failed(error(r.code, r.message, Some(r.check))))?;
-        if defects.has(Defect::WTierOneProviderRefusal) && self.plan.provider.contains("anthropic")
-        {
+        if defects.anthropic_tier_one_refused() && self.plan.provider.contains("anthropic") {
             return Err(TurnError::Failed(error(
                 "unknown_envelope_kind",
                 "this provider's structured output is not supported",
@@ -517,7 +516,7 @@ impl Turns<'_> {
         }
         // A defective host holds OpenAI output to OpenAI strict mode (every property required),
         // a rule outside the Tier 1 subset.
-        if defects.has(Defect::WTierOneStrictModeRefusal)
+        if defects.openai_strict_mode_refusal()
             && self.plan.provider.contains("openai")
             && admission
                 .schema
@@ -531,7 +530,7 @@ impl Turns<'_> {
                 Some("payload"),
             )));
         }
-        let unchecked = admission.drift && defects.has(Defect::WDriftUnchecked);
+        let unchecked = admission.drift && defects.drift_unchecked();
         let found = if unchecked {
             Vec::new()
         } else {
@@ -546,9 +545,7 @@ impl Turns<'_> {
             )));
         }
         let reasoning = envelope.payload.get("reasoning").and_then(Value::as_str);
-        if defects.has(Defect::WReasoningRequired)
-            && admission.schema.permits_reasoning
-            && reasoning.is_none()
+        if defects.reasoning_required() && admission.schema.permits_reasoning && reasoning.is_none()
         {
             return Err(TurnError::Failed(error(
                 "envelope_invalid",
@@ -556,9 +553,7 @@ impl Turns<'_> {
                 Some("reasoning"),
             )));
         }
-        if defects.has(Defect::WRoutesOnReasoning)
-            && reasoning.is_some_and(|r| r.contains("uncertain"))
-        {
+        if defects.routes_on_reasoning() && reasoning.is_some_and(|r| r.contains("uncertain")) {
             return Err(TurnError::Failed(error(
                 "envelope_invalid",
                 "the reasoning is uncertain",
@@ -578,17 +573,16 @@ impl Turns<'_> {
     /// Records an accepted envelope (E1: one `output.chunk` per chunk, in order).
     fn record_chunks(&self, envelope: &Envelope) -> Result<(), TurnError> {
         let defects = self.defects();
-        if defects.has(Defect::WEnvelopeAcceptanceUnrecorded) {
+        if defects.acceptance_unrecorded() {
             return Ok(());
         }
         let count = envelope.chunks.len();
         let mut chunks: Vec<(usize, &String)> = envelope.chunks.iter().enumerate().collect();
-        if defects.has(Defect::WEnvelopeChunksReordered) {
+        if defects.chunks_reversed() {
             chunks.reverse();
         }
-        let causation = (!defects.has(Defect::WEnvelopeCausationMissing))
-            .then_some(envelope.correlation_id.as_str());
-        let whole = count == 1 && defects.has(Defect::WReasoningUnredacted);
+        let causation = (!defects.causation_omitted()).then_some(envelope.correlation_id.as_str());
+        let whole = count == 1 && defects.reasoning_unredacted();
         for (index, text) in chunks {
             let is_last = index + 1 == count;
             let chunk = if whole {

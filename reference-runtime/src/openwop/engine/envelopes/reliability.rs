@@ -25,7 +25,7 @@ use spec::openwop::payloads::{
     CapBreached, EnvelopeRetryAttempted, EnvelopeRetryExhausted, ErrorObject,
 };
 
-use crate::defects::{Defect, Defects};
+use crate::known_bad::KnownBad;
 
 use super::super::node_context::{NodeError, RunContext};
 use super::super::secrets::SecretRedactor;
@@ -161,24 +161,24 @@ pub(crate) fn next_request(
     budget: u32,
     multiplier: u32,
     expects: &str,
-    defects: &Defects,
+    defects: &KnownBad,
 ) -> NextRequest {
     let raised = budget.saturating_mul(multiplier).min(1_000_000);
     match failure.reason {
         Reason::Truncation => NextRequest {
-            max_output_tokens: if defects.has(Defect::WTruncationNoBudgetRaise) {
+            max_output_tokens: if defects.truncation_budget_kept() {
                 budget
             } else {
                 raised
             },
-            fragment: defects.has(Defect::WTruncationCorrectiveFragment).then(|| {
+            fragment: defects.truncation_fragment_added().then(|| {
                 format!("Return a complete envelope whose payload validates against the schema of {expects}.")
             }),
         },
         Reason::SchemaViolation | Reason::ParseError | Reason::Refusal => {
-            let fragment = if defects.has(Defect::WViolationFragmentGeneric) {
+            let fragment = if defects.violation_fragment_generic() {
                 Some("The previous output was invalid. Try again.".to_string())
-            } else if defects.has(Defect::WViolationFragmentEchoesOutput) {
+            } else if defects.violation_fragment_echoes_output() {
                 failure
                     .fragment
                     .as_ref()
@@ -187,7 +187,7 @@ pub(crate) fn next_request(
                 failure.fragment.clone()
             };
             NextRequest {
-                max_output_tokens: if defects.has(Defect::WViolationBudgetRaised) {
+                max_output_tokens: if defects.violation_budget_raised() {
                     raised
                 } else {
                     budget
@@ -207,10 +207,10 @@ pub(crate) fn announce_retry(
     redactor: &SecretRedactor,
 ) -> Result<(), NodeError> {
     let defects = &ctx.env.defects;
-    if defects.has(Defect::WRetryAttemptedMissing) {
+    if defects.retry_attempted_omitted() {
         return Ok(());
     }
-    let previous_error = if defects.has(Defect::WPreviousErrorUnredacted) {
+    let previous_error = if defects.previous_error_unredacted() {
         failure.raw.clone()
     } else {
         redactor.scrub(&failure.description)
@@ -235,15 +235,15 @@ pub(crate) fn exhaust(
     redactor: &SecretRedactor,
 ) -> Result<ErrorObject, NodeError> {
     let defects = &ctx.env.defects;
-    if !defects.has(Defect::WRetryExhaustedMissing) {
+    if !defects.retry_exhausted_omitted() {
         // finalReason is the final attempt's reason; a defective host reports the schema loop's
         // reason whatever the final failure was.
-        let final_reason = if defects.has(Defect::WExhaustionReasonFixed) {
+        let final_reason = if defects.exhaustion_reason_fixed() {
             Reason::SchemaViolation
         } else {
             failure.reason
         };
-        let final_error = if defects.has(Defect::WFinalErrorUnredacted) {
+        let final_error = if defects.final_error_unredacted() {
             failure.raw.clone()
         } else {
             redactor.scrub(&failure.description)
@@ -256,7 +256,7 @@ pub(crate) fn exhaust(
         };
         ctx.record("envelope.retry-exhausted", Some(node_id), json!(payload))?;
     }
-    if !defects.has(Defect::WCapBreachedMissing) {
+    if !defects.cap_breached_omitted() {
         let payload = CapBreached {
             kind: "schema".to_string(),
             limit: json!(schema_rounds),
@@ -265,7 +265,7 @@ pub(crate) fn exhaust(
         };
         ctx.record("cap.breached", Some(node_id), json!(payload))?;
     }
-    let code = if defects.has(Defect::WExhaustionWrongCode) {
+    let code = if defects.exhaustion_fails_as_internal() {
         "internal_error"
     } else if failure.reason == Reason::Truncation {
         "envelope_truncation_unrecoverable"
@@ -288,13 +288,13 @@ pub(crate) fn exhaust(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::defects::Defects;
+    use crate::known_bad::KnownBad;
     use crate::openwop::engine::envelopes::catalog::KindCatalog;
     use crate::openwop::infra::envelope_settings::EnvelopeSettings;
 
     #[test]
     fn retries_follow_the_failure_kind() {
-        let none = Defects::none();
+        let none = KnownBad::clean();
         let truncation = Failure::truncation("max_tokens", "{\"type\":");
         let next = next_request(&truncation, 100, 2, "example.answer", &none);
         assert_eq!(
