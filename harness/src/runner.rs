@@ -510,7 +510,11 @@ pub fn not_run_on(
 ) -> Option<(Verdict, String)> {
     // The surface first: when its discovery document could not be read, nothing the case
     // needs is known either way.
-    match target.need_status(&format!("surface:{}", surface_name(case.surface))) {
+    let surface = crate::case::needs::CaseNeed {
+        negated: false,
+        need: crate::case::needs::Need::Surface(surface_name(case.surface).to_string()),
+    };
+    match target.need_status(&surface) {
         NeedStatus::Met => {}
         NeedStatus::Lacking(reason) => return Some((Verdict::Skip, reason)),
         NeedStatus::Unjudgeable(reason) => return Some((Verdict::Blocked, reason)),
