@@ -20,8 +20,8 @@ use reference_runtime::{
 use reference_runtime::{
     ApiKeyConfig, CancelAnswer, Config, CredentialSource, CrossTenantAnswer, CursorPrecedence,
     Defect, Defects, ExecutionIdForm, HeartbeatConfig, MAX_DELAY_MS, ModelConfig, MultiAdmitted,
-    PredicateConfig, ProviderConfig, ProviderKind, ReplayStatus, RunIdForm, RunningRuntime,
-    RuntimeOptions, Strictness, UnsatisfiableRequirements, start,
+    PredicateConfig, ProviderConfig, ReplayStatus, RunIdForm, RunningRuntime, RuntimeOptions,
+    Strictness, UnsatisfiableRequirements, start,
 };
 use reference_runtime::{
     HostEventFraming, ImplementedModes, MixedMessagesData, SseHeaderTiming, UpstreamContradictions,
@@ -517,12 +517,9 @@ impl BuiltInProviders {
                 config.models.push(next);
                 continue;
             }
-            let kind = match binding.wire_format {
-                WireFormat::OpenaiChat => ProviderKind::OpenaiChat,
-                WireFormat::OpenaiResponses => ProviderKind::OpenaiResponses,
-                WireFormat::AnthropicMessages => ProviderKind::AnthropicMessages,
-                WireFormat::AsyncMedia => ProviderKind::AsyncMedia,
-            };
+            // The harness's, the fakes' and the runtime's wire format are one type
+            // (`spec::wire_format::WireFormat`).
+            let kind = binding.wire_format;
             let model = match binding.wire_format {
                 WireFormat::AsyncMedia => media_model(),
                 format

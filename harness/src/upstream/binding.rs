@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// The wire format a role's fake instance speaks (`openai-chat`, `openai-responses`,
 /// `anthropic-messages`, `async-media`).
-pub use mock_provider::ProviderKind as WireFormat;
+pub use spec::wire_format::WireFormat;
 
 /// The provider roles cases name.
 pub const ROLES: [&str; 3] = ["text-primary", "text-secondary", "media"];
