@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::case::Principal;
+use crate::case::model::Principal;
 use crate::case::needs::{CaseNeed, Need};
+use crate::upstream::role::Role;
 
 /// One header the harness sends (its value is a secret unless proven otherwise and is never
 /// reported).
@@ -38,7 +39,7 @@ pub trait Upstream: Send + Sync {
     /// bound to one provider without a model. The default ignores them.
     fn learn_models(&self, _manifests: &BTreeMap<String, Vec<String>>) {}
     /// The role bindings the fakes serve (`plan` applies the same ones to what it foresees).
-    fn bindings(&self) -> Vec<crate::upstream::RoleBinding> {
+    fn bindings(&self) -> Vec<crate::upstream::binding::RoleBinding> {
         Vec::new()
     }
     /// Where the fake instance a role is bound to listens: the fake's name, its base URL and
@@ -253,7 +254,7 @@ impl Target {
                 )
             }
             Need::Provider(role) => {
-                let capable = if role == "media" {
+                let capable = if *role == Role::Media {
                     "media-capable model (asynchronous, or with image, audio or video output)"
                 } else {
                     "text-capable model"

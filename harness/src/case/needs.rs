@@ -9,7 +9,7 @@
 //! | `mock-provider:<id>` | [`MOCK_PROVIDERS`] |
 //! | `stream-mode:<mode>` | the four modes ([`spec::openwop::StreamMode`]) |
 //! | `capability:<family>[.<facet>[=<value>]]` | the discovery document's families and their facets ([`spec::openwop::CORE_FAMILIES`], [`spec::openwop::family_facets`]), `conformance.seamsProfile` |
-//! | `provider:<role>` | the provider roles ([`crate::upstream::ROLES`]) |
+//! | `provider:<role>` | the provider roles ([`Role`]) |
 //! | `fact:<name>` | any name of lowercase letters, digits and `_` (the operator gives facts) |
 //! | `tenant-b`, `subscriber-limit` | themselves |
 //!
@@ -23,6 +23,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::suggest::closest;
+use crate::upstream::role::Role;
 
 /// The mock provider ids a case may need (`testing.mockProviders`): upstream's four
 /// (`stream-text`, `tool-calls`, `error`, `usage-only`) and `envelope-program`, the
@@ -72,7 +73,7 @@ pub enum Need {
         value: Option<String>,
     },
     /// `provider:<role>`.
-    Provider(String),
+    Provider(Role),
     /// `fact:<name>`: the operator gave the fact `${target.<name>}` reads.
     Fact(String),
     /// `surface:<surface>`: the harness could read the surface's discovery document (never
@@ -132,7 +133,9 @@ impl Need {
                     value: wanted,
                 }
             }
-            "provider" => Need::Provider(value.to_string()),
+            "provider" => Need::Provider(
+                Role::parse(value).ok_or_else(|| format!("unknown provider role `{value}`"))?,
+            ),
             "fact" => Need::Fact(value.to_string()),
             "surface" => Need::Surface(value.to_string()),
             other => return Err(format!("unknown need form `{other}:`")),
@@ -278,7 +281,7 @@ pub fn check_need(need: &str) -> Result<(), String> {
                 .collect();
             known("stream mode", need, value, &modes, "")
         }
-        "provider" => known("provider role", need, value, &crate::upstream::ROLES, ""),
+        "provider" => known("provider role", need, value, &Role::names(), ""),
         "capability" => check_capability(need, value),
         "fact" => {
             if value
