@@ -345,7 +345,7 @@ mod tests {
     #[test]
     fn a_plan_tells_run_skip_and_blocked_apart_and_lists_what_to_set_up() {
         let target = Target {
-            kind: "external".into(),
+            kind: crate::target::TargetKind::External,
             base_url: "http://host".into(),
             headers: Vec::new(),
             principals: BTreeMap::new(),

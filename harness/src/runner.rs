@@ -308,7 +308,7 @@ pub async fn run(
         finished_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         duration_ms: clock.elapsed().as_millis() as u64,
         target: TargetSummary {
-            kind: target.kind.clone(),
+            kind: target.kind.to_string(),
             base_url: target.base_url.clone(),
             capabilities: target.capabilities.iter().cloned().collect(),
             header_names: target.headers.iter().map(|h| h.name.clone()).collect(),

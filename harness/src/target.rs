@@ -85,11 +85,35 @@ pub struct ProviderCalls {
 /// not served (the reason is in the probe's notes and [`Target::need_status`]).
 pub const V1_ONLY: &str = "openwop-serves:v1-only";
 
+/// Which host a run judges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetKind {
+    /// The built-in reference runtime, with what sets it apart from the standard clean one
+    /// (its profile, its providers, its defects), each as reports name it.
+    BuiltIn {
+        /// `divergent profile`, `defects: a, b`, … (empty for the standard clean runtime).
+        traits: Vec<String>,
+    },
+    /// A host the operator runs, reached by URL.
+    External,
+}
+
+impl std::fmt::Display for TargetKind {
+    /// As reports name it: `external`, `built-in`, `built-in (divergent profile; defects: a)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TargetKind::External => f.write_str("external"),
+            TargetKind::BuiltIn { traits } if traits.is_empty() => f.write_str("built-in"),
+            TargetKind::BuiltIn { traits } => write!(f, "built-in ({})", traits.join("; ")),
+        }
+    }
+}
+
 /// Everything the driver needs to reach and judge a host.
 #[derive(Clone)]
 pub struct Target {
-    /// `built-in` or `external`.
-    pub kind: String,
+    /// The built-in runtime or an external host.
+    pub kind: TargetKind,
     /// The base URL, without a trailing slash.
     pub base_url: String,
     /// Headers sent on every request.
@@ -355,7 +379,7 @@ mod tests {
 
     fn target() -> Target {
         Target {
-            kind: "external".into(),
+            kind: TargetKind::External,
             base_url: "http://host".into(),
             headers: Vec::new(),
             principals: BTreeMap::new(),

@@ -30,7 +30,7 @@ use reference_runtime::{
 use serde_json::json;
 use spec::execution::Modality;
 
-use harness::target::{SecretHeader, Target};
+use harness::target::{SecretHeader, Target, TargetKind};
 use harness::upstream::{FakeUpstream, RoleBinding, WireFormat};
 
 /// The runtime's event store kind (`memory` or `sqlite:PATH`), for `conformance serve --store`.
@@ -723,9 +723,9 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     })
 }
 
-/// The built-in target's kind as reports name it: `built-in`, with its profile and defects
-/// when not the standard clean runtime (`built-in (divergent profile; defects: a, b)`).
-fn built_in_kind(options: &BuiltInOptions) -> String {
+/// The built-in target's kind: its profile, providers and defects when not the standard clean
+/// runtime (reports name it `built-in (divergent profile; defects: a, b)`).
+fn built_in_kind(options: &BuiltInOptions) -> TargetKind {
     let mut traits = Vec::new();
     if options.profile != BuiltInProfile::Standard {
         traits.push(format!("{} profile", options.profile));
@@ -736,11 +736,7 @@ fn built_in_kind(options: &BuiltInOptions) -> String {
     if !options.defects.is_empty() {
         traits.push(format!("defects: {}", options.defects.join(", ")));
     }
-    if traits.is_empty() {
-        "built-in".into()
-    } else {
-        format!("built-in ({})", traits.join("; "))
-    }
+    TargetKind::BuiltIn { traits }
 }
 
 /// What the run events surface of the built-in runtime gives the target description.
