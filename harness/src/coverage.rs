@@ -336,11 +336,13 @@ fn fixture_set_coverage(
     // A `fixture:A|B` need is met by any of its alternatives.
     let runnable = |case: &Case| {
         case.needs.iter().all(|need| {
-            need.strip_prefix("fixture:").is_none_or(|alternatives| {
-                alternatives
-                    .split('|')
-                    .any(|fixture| fixtures.iter().any(|f| f == fixture))
-            })
+            need.wanted()
+                .and_then(crate::case::needs::Need::fixtures)
+                .is_none_or(|alternatives| {
+                    alternatives
+                        .iter()
+                        .any(|fixture| fixtures.iter().any(|f| f == fixture))
+                })
         })
     };
     let covered: BTreeSet<&str> = cited_by_case

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use crate::case::needs::Need;
 use crate::case::{Case, CaseSurface};
 use crate::runner::not_run_on;
 use crate::target::Target;
@@ -177,13 +178,14 @@ pub fn plan(
     let mut facts: BTreeMap<String, usize> = BTreeMap::new();
     for case in cases {
         for need in &case.needs {
-            if let Some(alternatives) = need.strip_prefix("fixture:") {
-                for fixture in alternatives.split('|') {
-                    *fixtures.entry(fixture.to_string()).or_default() += 1;
+            match need.wanted() {
+                Some(Need::Fixture(alternatives)) => {
+                    for fixture in alternatives {
+                        *fixtures.entry(fixture.clone()).or_default() += 1;
+                    }
                 }
-            }
-            if let Some(fact) = need.strip_prefix("fact:") {
-                *facts.entry(fact.to_string()).or_default() += 1;
+                Some(Need::Fact(fact)) => *facts.entry(fact.clone()).or_default() += 1,
+                _ => {}
             }
         }
     }
@@ -195,7 +197,7 @@ pub fn plan(
         fixtures: fixtures
             .into_iter()
             .map(|(id, cases)| FixtureToSeed {
-                seeded: target.has(&format!("fixture:{id}")),
+                seeded: target.has_need(&Need::Fixture(vec![id.clone()])),
                 catalogue: spec::fixtures::catalogue_of(&id)
                     .map_or("unknown", spec::fixtures::Catalogue::name)
                     .to_string(),
@@ -343,7 +345,7 @@ mod tests {
     #[test]
     fn a_plan_tells_run_skip_and_blocked_apart_and_lists_what_to_set_up() {
         let target = Target {
-            kind: "external".into(),
+            kind: crate::target::TargetKind::External,
             base_url: "http://host".into(),
             headers: Vec::new(),
             principals: BTreeMap::new(),

@@ -313,7 +313,7 @@ pub async fn run(
         finished_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         duration_ms: clock.elapsed().as_millis() as u64,
         target: TargetSummary {
-            kind: target.kind.clone(),
+            kind: target.kind.to_string(),
             base_url: target.base_url.clone(),
             capabilities: target.capabilities.iter().cloned().collect(),
             header_names: target.headers.iter().map(|h| h.name.clone()).collect(),
@@ -515,7 +515,11 @@ pub fn not_run_on(
 ) -> Option<(Verdict, String)> {
     // The surface first: when its discovery document could not be read, nothing the case
     // needs is known either way.
-    match target.need_status(&format!("surface:{}", surface_name(case.surface))) {
+    let surface = crate::case::needs::CaseNeed {
+        negated: false,
+        need: crate::case::needs::Need::Surface(surface_name(case.surface).to_string()),
+    };
+    match target.need_status(&surface) {
         NeedStatus::Met => {}
         NeedStatus::Lacking(reason) => return Some((Verdict::Skip, reason)),
         NeedStatus::Unjudgeable(reason) => return Some((Verdict::Blocked, reason)),

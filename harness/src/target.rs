@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::case::Principal;
+use crate::case::model::Principal;
+use crate::case::needs::{CaseNeed, Need};
+use crate::upstream::role::Role;
 
 /// One header the harness sends (its value is a secret unless proven otherwise and is never
 /// reported).
@@ -37,7 +39,7 @@ pub trait Upstream: Send + Sync {
     /// bound to one provider without a model. The default ignores them.
     fn learn_models(&self, _manifests: &BTreeMap<String, Vec<String>>) {}
     /// The role bindings the fakes serve (`plan` applies the same ones to what it foresees).
-    fn bindings(&self) -> Vec<crate::upstream::RoleBinding> {
+    fn bindings(&self) -> Vec<crate::upstream::binding::RoleBinding> {
         Vec::new()
     }
     /// Where the fake instance a role is bound to listens: the fake's name, its base URL and
@@ -83,11 +85,35 @@ pub struct ProviderCalls {
 /// not served (the reason is in the probe's notes and [`Target::need_status`]).
 pub const V1_ONLY: &str = "openwop-serves:v1-only";
 
+/// Which host a run judges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetKind {
+    /// The built-in reference runtime, with what sets it apart from the standard clean one
+    /// (its profile, its providers, its defects), each as reports name it.
+    BuiltIn {
+        /// `divergent profile`, `defects: a, b`, … (empty for the standard clean runtime).
+        traits: Vec<String>,
+    },
+    /// A host the operator runs, reached by URL.
+    External,
+}
+
+impl std::fmt::Display for TargetKind {
+    /// As reports name it: `external`, `built-in`, `built-in (divergent profile; defects: a)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TargetKind::External => f.write_str("external"),
+            TargetKind::BuiltIn { traits } if traits.is_empty() => f.write_str("built-in"),
+            TargetKind::BuiltIn { traits } => write!(f, "built-in ({})", traits.join("; ")),
+        }
+    }
+}
+
 /// Everything the driver needs to reach and judge a host.
 #[derive(Clone)]
 pub struct Target {
-    /// `built-in` or `external`.
-    pub kind: String,
+    /// The built-in runtime or an external host.
+    pub kind: TargetKind,
     /// The base URL, without a trailing slash.
     pub base_url: String,
     /// Headers sent on every request.
@@ -154,28 +180,31 @@ impl Target {
     /// `${target.<name>}`. `fixture:A|B|…` (alternatives, upstream's first) holds when the host
     /// lists any of them.
     pub fn has(&self, need: &str) -> bool {
-        if let Some(alternatives) = need.strip_prefix("fixture:")
-            && alternatives.contains('|')
-        {
-            return alternatives
-                .split('|')
-                .any(|id| self.capabilities.contains(&format!("fixture:{id}")));
+        match Need::parse(need) {
+            Ok(need) => self.has_need(&need),
+            Err(_) => self.capabilities.contains(need),
         }
-        match need.strip_prefix("fact:") {
-            Some(name) => self.facts.get(name).is_some_and(|v| !v.is_null()),
-            None => self.capabilities.contains(need),
+    }
+
+    /// [`Target::has`] for a parsed need.
+    pub fn has_need(&self, need: &Need) -> bool {
+        match need {
+            Need::Fixture(ids) => ids
+                .iter()
+                .any(|id| self.capabilities.contains(&format!("fixture:{id}"))),
+            Need::Fact(name) => self.facts.get(name).is_some_and(|v| !v.is_null()),
+            other => self.capabilities.contains(&other.to_string()),
         }
     }
 
     /// For every `fixture:A|B|…` need of a case, its first alternative → the first alternative
     /// the host lists (what `${fixture.A}` expands to). A single-fixture need maps to itself.
-    pub fn chosen_fixtures(&self, needs: &[String]) -> BTreeMap<String, String> {
+    pub fn chosen_fixtures(&self, needs: &[CaseNeed]) -> BTreeMap<String, String> {
         needs
             .iter()
-            .filter_map(|need| need.strip_prefix("fixture:"))
-            .filter_map(|alternatives| {
-                let ids: Vec<String> = alternatives.split('|').map(String::from).collect();
-                let chosen = self.first_listed_fixture(&ids)?;
+            .filter_map(|need| need.wanted()?.fixtures())
+            .filter_map(|ids| {
+                let chosen = self.first_listed_fixture(ids)?;
                 Some((ids[0].clone(), chosen.to_string()))
             })
             .collect()
@@ -184,86 +213,82 @@ impl Target {
     /// Whether `need` (a case's `needs` entry, `!name` for "does not have") holds, and if not,
     /// whether that is a fact about the host (it lacks an optional capability) or about the
     /// harness (it could not establish the need, or the operator did not give what it takes).
-    pub fn need_status(&self, need: &str) -> NeedStatus {
-        if let Some(present) = need.strip_prefix('!') {
-            if let Some(reason) = self.unjudgeable_reason(present) {
+    pub fn need_status(&self, need: &CaseNeed) -> NeedStatus {
+        let CaseNeed { negated, need } = need;
+        if *negated {
+            if let Some(reason) = self.unjudgeable_reason(need) {
                 return NeedStatus::Unjudgeable(reason);
             }
-            return if self.has(present) {
+            return if self.has_need(need) {
                 NeedStatus::Lacking(format!(
-                    "the target has {present} (the case is for hosts without it)"
+                    "the target has {need} (the case is for hosts without it)"
                 ))
             } else {
                 NeedStatus::Met
             };
         }
-        if self.has(need) {
+        if self.has_need(need) {
             return NeedStatus::Met;
         }
-        if let Some(alternatives) = need.strip_prefix("fixture:")
-            && alternatives.contains('|')
+        if let Need::Fixture(ids) = need
+            && ids.len() > 1
         {
             // None listed: BLOCKED when the operator required one of them, else SKIP.
-            let ids: Vec<&str> = alternatives.split('|').collect();
             if let Some(reason) = ids
                 .iter()
-                .find_map(|id| self.unjudgeable_reason(&format!("fixture:{id}")))
+                .find_map(|id| self.unjudgeable_reason(&Need::Fixture(vec![id.clone()])))
             {
                 return NeedStatus::Unjudgeable(reason);
             }
             return NeedStatus::Lacking(format!(
                 "the host lists none of the fixtures that serve this case ({}): {}",
                 ids.join(", "),
-                fixture_not_listed(ids[0])
+                fixture_not_listed(&ids[0])
             ));
         }
         if let Some(reason) = self.unjudgeable_reason(need) {
             return NeedStatus::Unjudgeable(reason);
         }
-        if let Some(fixture) = need.strip_prefix("fixture:") {
+        match need {
             // A host seeds the fixtures of the features it has: one it does not list is the
             // host's fact (SKIP), unless the operator required it ([`require_fixtures`]:
             // recorded in `unjudgeable`, so BLOCKED above).
-            return NeedStatus::Lacking(fixture_not_listed(fixture));
-        }
-        if let Some(mock) = need.strip_prefix("mock-provider:") {
-            return NeedStatus::Unjudgeable(format!(
+            Need::Fixture(ids) => NeedStatus::Lacking(fixture_not_listed(&ids[0])),
+            Need::MockProvider(mock) => NeedStatus::Unjudgeable(format!(
                 "the host's discovery document does not list `{mock}` in testing.mockProviders, so the harness cannot set the case up"
-            ));
-        }
-        if let Some(fact) = need.strip_prefix("fact:") {
-            if self.facts.get(fact).is_some_and(Value::is_null) {
+            )),
+            Need::Fact(fact) if self.facts.get(fact).is_some_and(Value::is_null) => {
                 // The operator said the host has nothing of the kind (`--fact NAME=null`): a
                 // fact about the host, like an optional capability it lacks.
-                return NeedStatus::Lacking(format!(
+                NeedStatus::Lacking(format!(
                     "the host has no `{fact}` (the operator gave `--fact {fact}=null`)"
-                ));
+                ))
             }
-            return NeedStatus::Unjudgeable(format!(
+            Need::Fact(fact) => NeedStatus::Unjudgeable(format!(
                 "the operator gave no fact `{fact}` (--fact {fact}=… or --facts-file)"
-            ));
-        }
-        if need == "tenant-b" {
-            return NeedStatus::Unjudgeable(
+            )),
+            Need::TenantB => NeedStatus::Unjudgeable(
                 "the operator gave no second principal (--auth-b or CONFORMANCE_AUTH_B)".into(),
-            );
+            ),
+            Need::Surface(surface)
+                if surface == "openwop" && self.capabilities.contains(V1_ONLY) =>
+            {
+                NeedStatus::Lacking(
+                    "the host serves OpenWOP v1 only: its discovery document offers no 2.x representation (asked with OpenWOP-Version), so the v2 run events chapter is not judged".into(),
+                )
+            }
+            Need::Provider(role) => {
+                let capable = if *role == Role::Media {
+                    "media-capable model (asynchronous, or with image, audio or video output)"
+                } else {
+                    "text-capable model"
+                };
+                NeedStatus::Lacking(format!(
+                    "the host lists no {capable} for role `{role}` in GET /v1/providers"
+                ))
+            }
+            other => NeedStatus::Lacking(format!("the target does not have {other}")),
         }
-        if need == "surface:openwop" && self.capabilities.contains(V1_ONLY) {
-            return NeedStatus::Lacking(
-                "the host serves OpenWOP v1 only: its discovery document offers no 2.x representation (asked with OpenWOP-Version), so the v2 run events chapter is not judged".into(),
-            );
-        }
-        if let Some(role) = need.strip_prefix("provider:") {
-            let capable = if role == "media" {
-                "media-capable model (asynchronous, or with image, audio or video output)"
-            } else {
-                "text-capable model"
-            };
-            return NeedStatus::Lacking(format!(
-                "the host lists no {capable} for role `{role}` in GET /v1/providers"
-            ));
-        }
-        NeedStatus::Lacking(format!("the target does not have {need}"))
     }
 
     /// The first of `alternatives` (fixture ids, in the case's order: upstream's first) the
@@ -276,11 +301,14 @@ impl Target {
     }
 
     /// Why the harness could not establish `need`, when it could not.
-    fn unjudgeable_reason(&self, need: &str) -> Option<String> {
-        self.unjudgeable.get(need).cloned().or_else(|| {
-            let family = need.split_once(':').map(|(family, _)| family)?;
-            self.unjudgeable.get(&format!("{family}:*")).cloned()
-        })
+    fn unjudgeable_reason(&self, need: &Need) -> Option<String> {
+        self.unjudgeable
+            .get(&need.to_string())
+            .cloned()
+            .or_else(|| match need {
+                Need::TenantB | Need::SubscriberLimit => None,
+                _ => self.unjudgeable.get(&format!("{}:*", need.form())).cloned(),
+            })
     }
 
     /// Every secret value the harness holds, for scrubbing reports.
@@ -340,9 +368,18 @@ pub fn require_fixtures(target: &mut Target, fixtures: &[String], all: bool) {
 mod tests {
     use super::*;
 
+    /// A need as a case (or the runner) names it.
+    fn n(text: &str) -> CaseNeed {
+        let bare = text.strip_prefix('!').unwrap_or(text);
+        CaseNeed {
+            negated: bare != text,
+            need: Need::parse(bare).unwrap(),
+        }
+    }
+
     fn target() -> Target {
         Target {
-            kind: "external".into(),
+            kind: TargetKind::External,
             base_url: "http://host".into(),
             headers: Vec::new(),
             principals: BTreeMap::new(),
@@ -364,25 +401,28 @@ mod tests {
     #[test]
     fn a_missing_capability_is_the_hosts_fact_and_a_missing_setup_the_harnesss() {
         let target = target();
-        assert_eq!(target.need_status("capability:heartbeat"), NeedStatus::Met);
-        assert!(matches!(
-            target.need_status("capability:providerUsage"),
-            NeedStatus::Lacking(_)
-        ));
-        assert!(matches!(
-            target.need_status("!capability:heartbeat"),
-            NeedStatus::Lacking(_)
-        ));
         assert_eq!(
-            target.need_status("!capability:providerUsage"),
+            target.need_status(&n("capability:heartbeat")),
             NeedStatus::Met
         );
         assert!(matches!(
-            target.need_status("fixture:conformance-all-tiers"),
+            target.need_status(&n("capability:providerUsage")),
             NeedStatus::Lacking(_)
         ));
         assert!(matches!(
-            target.need_status("fixture:conformance-noop"),
+            target.need_status(&n("!capability:heartbeat")),
+            NeedStatus::Lacking(_)
+        ));
+        assert_eq!(
+            target.need_status(&n("!capability:providerUsage")),
+            NeedStatus::Met
+        );
+        assert!(matches!(
+            target.need_status(&n("fixture:conformance-all-tiers")),
+            NeedStatus::Lacking(_)
+        ));
+        assert!(matches!(
+            target.need_status(&n("fixture:conformance-noop")),
             NeedStatus::Lacking(_)
         ));
         for need in [
@@ -391,12 +431,12 @@ mod tests {
             "tenant-b",
         ] {
             assert!(
-                matches!(target.need_status(need), NeedStatus::Unjudgeable(_)),
+                matches!(target.need_status(&n(need)), NeedStatus::Unjudgeable(_)),
                 "{need}"
             );
         }
         assert_eq!(
-            target.need_status("stream-mode:debug"),
+            target.need_status(&n("stream-mode:debug")),
             NeedStatus::Unjudgeable("the stream-mode probe failed".into())
         );
     }
@@ -409,11 +449,11 @@ mod tests {
             .insert("heartbeat_toggle_id".into(), Value::Null);
         assert!(!target.has("fact:heartbeat_toggle_id"));
         assert!(matches!(
-            target.need_status("fact:heartbeat_toggle_id"),
+            target.need_status(&n("fact:heartbeat_toggle_id")),
             NeedStatus::Lacking(_)
         ));
         target.capabilities.insert(V1_ONLY.into());
-        let NeedStatus::Lacking(why) = target.need_status("surface:openwop") else {
+        let NeedStatus::Lacking(why) = target.need_status(&n("surface:openwop")) else {
             panic!("a v1-only host lacks surface W");
         };
         assert!(why.contains("v1 only"), "{why}");
@@ -425,27 +465,28 @@ mod tests {
         target
             .capabilities
             .insert("fixture:conformance-stream-text".into());
-        let NeedStatus::Lacking(why) = target.need_status("fixture:conformance-debug-noise") else {
+        let NeedStatus::Lacking(why) = target.need_status(&n("fixture:conformance-debug-noise"))
+        else {
             panic!("an unlisted fixture is the host's fact");
         };
         assert!(why.contains("this project's catalogue"), "{why}");
         require_fixtures(&mut target, &["conformance-noop".into()], false);
         assert!(matches!(
-            target.need_status("fixture:conformance-noop"),
+            target.need_status(&n("fixture:conformance-noop")),
             NeedStatus::Unjudgeable(_)
         ));
         assert!(matches!(
-            target.need_status("fixture:conformance-debug-noise"),
+            target.need_status(&n("fixture:conformance-debug-noise")),
             NeedStatus::Lacking(_)
         ));
         require_fixtures(&mut target, &[], true);
         assert!(matches!(
-            target.need_status("fixture:conformance-debug-noise"),
+            target.need_status(&n("fixture:conformance-debug-noise")),
             NeedStatus::Unjudgeable(_)
         ));
         // A listed fixture stays met, required or not.
         assert_eq!(
-            target.need_status("fixture:conformance-stream-text"),
+            target.need_status(&n("fixture:conformance-stream-text")),
             NeedStatus::Met
         );
         assert_eq!(
@@ -457,13 +498,13 @@ mod tests {
         );
         // Alternatives: met when any is listed, and the first listed one is chosen.
         let either = "fixture:conformance-cancellable|conformance-stream-text";
-        assert_eq!(target.need_status(either), NeedStatus::Met);
+        assert_eq!(target.need_status(&n(either)), NeedStatus::Met);
         assert_eq!(
-            target.chosen_fixtures(&[either.to_string()])["conformance-cancellable"],
+            target.chosen_fixtures(&[n(either)])["conformance-cancellable"],
             "conformance-stream-text"
         );
         assert!(matches!(
-            target.need_status("fixture:conformance-cancellable|conformance-delay"),
+            target.need_status(&n("fixture:conformance-cancellable|conformance-delay")),
             NeedStatus::Unjudgeable(_)
         ));
     }

@@ -6,65 +6,9 @@ use std::net::SocketAddr;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The wire format an instance speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProviderKind {
-    /// OpenAI Chat Completions: `POST <base>/v1/chat/completions`.
-    OpenaiChat,
-    /// OpenAI Responses: `POST <base>/v1/responses`.
-    OpenaiResponses,
-    /// Anthropic Messages: `POST <base>/v1/messages`.
-    AnthropicMessages,
-    /// fal-style async queue: `POST <base>/<model-id>`, then `<base>/requests/<id>/…`.
-    AsyncMedia,
-}
-
-impl ProviderKind {
-    /// The kind's name as written in configuration (`openai-chat`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProviderKind::OpenaiChat => "openai-chat",
-            ProviderKind::OpenaiResponses => "openai-responses",
-            ProviderKind::AnthropicMessages => "anthropic-messages",
-            ProviderKind::AsyncMedia => "async-media",
-        }
-    }
-
-    /// The requests a host makes to an instance of this kind, relative to its base URL (the
-    /// text formats' paths are also served without the `/v1` segment).
-    pub fn paths(self) -> &'static [&'static str] {
-        match self {
-            ProviderKind::OpenaiChat => &["POST /v1/chat/completions"],
-            ProviderKind::OpenaiResponses => &["POST /v1/responses"],
-            ProviderKind::AnthropicMessages => &["POST /v1/messages"],
-            ProviderKind::AsyncMedia => &[
-                "POST /<model-id>",
-                "GET /requests/<id>/status",
-                "GET /requests/<id>",
-                "PUT /requests/<id>/cancel",
-            ],
-        }
-    }
-
-    /// Parses a kind name as written in configuration.
-    pub fn parse(name: &str) -> Option<ProviderKind> {
-        [
-            ProviderKind::OpenaiChat,
-            ProviderKind::OpenaiResponses,
-            ProviderKind::AnthropicMessages,
-            ProviderKind::AsyncMedia,
-        ]
-        .into_iter()
-        .find(|kind| kind.as_str() == name)
-    }
-}
-
-impl fmt::Display for ProviderKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// The wire format an instance speaks (the one vocabulary of `spec`, shared with the harness and
+/// the reference runtime).
+pub use spec::wire_format::WireFormat as ProviderKind;
 
 /// Which of the two servers serves an instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]

@@ -259,42 +259,9 @@ pub struct ProviderConfig {
     pub models: Vec<ModelConfig>,
 }
 
-/// The wire format a provider speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProviderKind {
-    /// OpenAI Chat Completions, streaming.
-    OpenaiChat,
-    /// OpenAI Responses, streaming.
-    OpenaiResponses,
-    /// Anthropic Messages, streaming.
-    AnthropicMessages,
-    /// A fal-style asynchronous media queue.
-    AsyncMedia,
-}
-
-impl ProviderKind {
-    /// The configuration spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProviderKind::OpenaiChat => "openai-chat",
-            ProviderKind::OpenaiResponses => "openai-responses",
-            ProviderKind::AnthropicMessages => "anthropic-messages",
-            ProviderKind::AsyncMedia => "async-media",
-        }
-    }
-
-    /// Whether the kind streams text (every kind but the asynchronous media queue): what a
-    /// surface-W AI node may call.
-    pub fn streams_text(self) -> bool {
-        match self {
-            ProviderKind::OpenaiChat
-            | ProviderKind::OpenaiResponses
-            | ProviderKind::AnthropicMessages => true,
-            ProviderKind::AsyncMedia => false,
-        }
-    }
-}
+/// The wire format a provider speaks (the one vocabulary of `spec`, shared with the harness and
+/// the fake providers).
+pub use spec::wire_format::WireFormat as ProviderKind;
 
 /// One model of a provider: what it serves and can do.
 #[derive(Debug, Clone, Deserialize)]

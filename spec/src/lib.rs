@@ -17,6 +17,8 @@
 //! - [`open_points`]: the open-points registry (`spec/open-points.json`): what the seeds leave
 //!   open, the options a host may take, and which built-in profile takes which.
 //! - [`fixtures`]: the fixture workflow definitions a surface-W host seeds (`spec/fixtures/`).
+//! - [`wire_format`]: the wire formats a model provider speaks, shared by the harness, the fake
+//!   providers and the reference runtime.
 //!
 //! The crate does no I/O at run time: every data file is embedded with `include_str!`, so the
 //! harness binary carries the spec it judges against.
@@ -43,3 +45,4 @@ mod published;
 pub mod registry;
 pub mod requirements;
 pub mod schema;
+pub mod wire_format;

@@ -20,8 +20,8 @@ use reference_runtime::{
 use reference_runtime::{
     ApiKeyConfig, CancelAnswer, Config, CredentialSource, CrossTenantAnswer, CursorPrecedence,
     Defect, Defects, ExecutionIdForm, HeartbeatConfig, MAX_DELAY_MS, ModelConfig, MultiAdmitted,
-    PredicateConfig, ProviderConfig, ProviderKind, ReplayStatus, RunIdForm, RunningRuntime,
-    RuntimeOptions, Strictness, UnsatisfiableRequirements, start,
+    PredicateConfig, ProviderConfig, ReplayStatus, RunIdForm, RunningRuntime, RuntimeOptions,
+    Strictness, UnsatisfiableRequirements, start,
 };
 use reference_runtime::{
     HostEventFraming, ImplementedModes, MixedMessagesData, SseHeaderTiming, UpstreamContradictions,
@@ -30,7 +30,7 @@ use reference_runtime::{
 use serde_json::json;
 use spec::execution::Modality;
 
-use harness::target::{SecretHeader, Target};
+use harness::target::{SecretHeader, Target, TargetKind};
 use harness::upstream::{FakeUpstream, RoleBinding, WireFormat};
 
 /// The runtime's event store kind (`memory` or `sqlite:PATH`), for `conformance serve --store`.
@@ -526,12 +526,9 @@ impl BuiltInProviders {
                 config.models.push(next);
                 continue;
             }
-            let kind = match binding.wire_format {
-                WireFormat::OpenaiChat => ProviderKind::OpenaiChat,
-                WireFormat::OpenaiResponses => ProviderKind::OpenaiResponses,
-                WireFormat::AnthropicMessages => ProviderKind::AnthropicMessages,
-                WireFormat::AsyncMedia => ProviderKind::AsyncMedia,
-            };
+            // The harness's, the fakes' and the runtime's wire format are one type
+            // (`spec::wire_format::WireFormat`).
+            let kind = binding.wire_format;
             let model = match binding.wire_format {
                 WireFormat::AsyncMedia => media_model(),
                 format
@@ -744,9 +741,9 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     })
 }
 
-/// The built-in target's kind as reports name it: `built-in`, with its profile and defects
-/// when not the standard clean runtime (`built-in (divergent profile; defects: a, b)`).
-fn built_in_kind(options: &BuiltInOptions) -> String {
+/// The built-in target's kind: its profile, providers and defects when not the standard clean
+/// runtime (reports name it `built-in (divergent profile; defects: a, b)`).
+fn built_in_kind(options: &BuiltInOptions) -> TargetKind {
     let mut traits = Vec::new();
     if options.profile != BuiltInProfile::Standard {
         traits.push(format!("{} profile", options.profile));
@@ -757,11 +754,7 @@ fn built_in_kind(options: &BuiltInOptions) -> String {
     if !options.defects.is_empty() {
         traits.push(format!("defects: {}", options.defects.join(", ")));
     }
-    if traits.is_empty() {
-        "built-in".into()
-    } else {
-        format!("built-in ({})", traits.join("; "))
-    }
+    TargetKind::BuiltIn { traits }
 }
 
 /// What the run events surface of the built-in runtime gives the target description.

@@ -287,6 +287,9 @@ pub fn lint_case(file: &str, bytes: &[u8]) -> Result<LoadedCase, Vec<LintProblem
             p.message.starts_with(EXACTLY_ONE) && exactly_one_named.contains(&p.pointer);
         !(redundant_empty || said_twice)
     });
+    // Needs are typed when the case decodes: one outside the vocabulary is reported (after
+    // the requirements, below) and left out, so the rest of the case is still linted.
+    let need_problems = invalid_needs(&mut value);
     let case: Case = match serde_json::from_value(value.clone()) {
         Ok(case) => case,
         Err(e) if problems.is_empty() => {
@@ -301,10 +304,11 @@ pub fn lint_case(file: &str, bytes: &[u8]) -> Result<LoadedCase, Vec<LintProblem
             lint_raw_semantics(&value, &mut |pointer, message| {
                 problems.push(problem(pointer, message))
             });
+            problems.extend(need_problems.iter().map(|(p, m)| problem(p, m.clone())));
             return Err(problems);
         }
     };
-    lint_semantics(&case, &mut |pointer, message| {
+    lint_semantics(&case, &need_problems, &mut |pointer, message| {
         problems.push(problem(pointer, message))
     });
     if !problems.is_empty() {
@@ -452,11 +456,31 @@ fn lint_raw_semantics(value: &Value, report: &mut dyn FnMut(&str, String)) {
             );
         }
     }
-    for (i, need) in strings("needs") {
-        if let Err(message) = super::needs::check_need(&need) {
-            report(&format!("/needs/{i}"), message);
+}
+
+/// The `needs` entries outside the vocabulary, each with its pointer and lint's message; they
+/// are taken out of `value` so the case decodes into typed needs.
+fn invalid_needs(value: &mut Value) -> Vec<(String, String)> {
+    let Some(needs) = value.get_mut("needs").and_then(Value::as_array_mut) else {
+        return Vec::new();
+    };
+    let mut problems = Vec::new();
+    let mut i = 0;
+    needs.retain(|need| {
+        let at = i;
+        i += 1;
+        let Some(text) = need.as_str() else {
+            return true;
+        };
+        match super::needs::check_need(text) {
+            Ok(()) => true,
+            Err(message) => {
+                problems.push((format!("/needs/{at}"), message));
+                false
+            }
         }
-    }
+    });
+    problems
 }
 
 /// "unknown requirement `x`; did you mean `y`?" (or where the ids are).
@@ -467,7 +491,11 @@ fn unknown_requirement(id: &str, registry: &spec::requirements::RequirementRegis
     }
 }
 
-fn lint_semantics(case: &Case, report: &mut dyn FnMut(&str, String)) {
+fn lint_semantics(
+    case: &Case,
+    need_problems: &[(String, String)],
+    report: &mut dyn FnMut(&str, String),
+) {
     let registry = spec::requirements::registry();
     let expected_prefix = match case.surface {
         CaseSurface::Execution => "x.",
@@ -490,10 +518,8 @@ fn lint_semantics(case: &Case, report: &mut dyn FnMut(&str, String)) {
             );
         }
     }
-    for (i, need) in case.needs.iter().enumerate() {
-        if let Err(message) = super::needs::check_need(need) {
-            report(&format!("/needs/{i}"), message);
-        }
+    for (pointer, message) in need_problems {
+        report(pointer, message.clone());
     }
     let mut defined_steps = BTreeSet::new();
     let mut vars = BTreeSet::new();

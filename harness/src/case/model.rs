@@ -55,7 +55,8 @@ pub struct Case {
     /// `provider:<role>`, `fact:<name>` (the target has the fact `${target.<name>}` reads),
     /// `tenant-b`, `subscriber-limit`; `!<need>` for cases about hosts without it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub needs: Vec<String>,
+    #[schemars(with = "Vec<String>")]
+    pub needs: Vec<super::needs::CaseNeed>,
     /// The case's time budget in milliseconds, before `--time-scale` (default 15 000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 100, max = 600_000))]

@@ -9,15 +9,21 @@
 //! | `mock-provider:<id>` | [`MOCK_PROVIDERS`] |
 //! | `stream-mode:<mode>` | the four modes ([`spec::openwop::StreamMode`]) |
 //! | `capability:<family>[.<facet>[=<value>]]` | the discovery document's families and their facets ([`spec::openwop::CORE_FAMILIES`], [`spec::openwop::family_facets`]), `conformance.seamsProfile` |
-//! | `provider:<role>` | the provider roles ([`crate::upstream::ROLES`]) |
+//! | `provider:<role>` | the provider roles ([`Role`]) |
 //! | `fact:<name>` | any name of lowercase letters, digits and `_` (the operator gives facts) |
 //! | `tenant-b`, `subscriber-limit` | themselves |
 //!
 //! Each form may be negated with a leading `!`.
+//!
+//! A case's needs are parsed once, when the case is loaded, into [`CaseNeed`] (a [`Need`] and
+//! whether it is negated); on disk they stay the strings above.
+
+use std::fmt;
 
 use serde_json::Value;
 
 use crate::suggest::closest;
+use crate::upstream::role::Role;
 
 /// The mock provider ids a case may need (`testing.mockProviders`): upstream's four
 /// (`stream-text`, `tool-calls`, `error`, `usage-only`) and `envelope-program`, the
@@ -45,6 +51,195 @@ pub const PLAIN: [&str; 2] = ["tenant-b", "subscriber-limit"];
 
 /// The capability that is a metadata key of the discovery document, not a family record.
 pub const SEAMS_PROFILE: &str = "conformance.seamsProfile";
+
+/// What a case may need of a host (the part of a `needs` entry after its `!`), and what the
+/// harness may record a host has.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Need {
+    /// `fixture:<id>[|<id>…]`: the alternatives, upstream's first (never empty).
+    Fixture(Vec<String>),
+    /// `mock-provider:<id>`.
+    MockProvider(String),
+    /// `stream-mode:<mode>`.
+    StreamMode(spec::openwop::StreamMode),
+    /// `capability:<family>[.<facet>[=<value>]]` (`conformance.seamsProfile` is the family
+    /// `conformance` with the facet `seamsProfile`).
+    Capability {
+        /// The discovery document's family.
+        family: String,
+        /// The family's facet, when named.
+        facet: Option<String>,
+        /// The facet's value, when named.
+        value: Option<String>,
+    },
+    /// `provider:<role>`.
+    Provider(Role),
+    /// `fact:<name>`: the operator gave the fact `${target.<name>}` reads.
+    Fact(String),
+    /// `surface:<surface>`: the harness could read the surface's discovery document (never
+    /// in a case file; the runner asks it of every case).
+    Surface(String),
+    /// `tenant-b`: a second principal.
+    TenantB,
+    /// `subscriber-limit`.
+    SubscriberLimit,
+}
+
+/// One entry of a case's `needs`: a [`Need`], or (`!<need>`) its absence.
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(try_from = "String", into = "String")]
+pub struct CaseNeed {
+    /// `!<need>`: the case is for hosts without the need.
+    pub negated: bool,
+    /// What is needed (or must be absent).
+    pub need: Need,
+}
+
+impl Need {
+    /// Parses a need's form (no `!`); the vocabulary is [`check_need`]'s.
+    pub fn parse(text: &str) -> Result<Need, String> {
+        match text {
+            "tenant-b" => return Ok(Need::TenantB),
+            "subscriber-limit" => return Ok(Need::SubscriberLimit),
+            _ => {}
+        }
+        let Some((form, value)) = text.split_once(':') else {
+            return Err(format!("unknown need `{text}`"));
+        };
+        if value.is_empty() {
+            return Err(format!("need `{text}` names no {form}"));
+        }
+        Ok(match form {
+            "fixture" => Need::Fixture(value.split('|').map(String::from).collect()),
+            "mock-provider" => Need::MockProvider(value.to_string()),
+            "stream-mode" => Need::StreamMode(
+                spec::openwop::StreamMode::from_name(value)
+                    .ok_or_else(|| format!("unknown stream mode `{value}`"))?,
+            ),
+            "capability" => {
+                let (name, wanted) = match value.split_once('=') {
+                    Some((name, wanted)) => (name, Some(wanted.to_string())),
+                    None => (value, None),
+                };
+                let (family, facet) = match name.split_once('.') {
+                    Some((family, facet)) => (family, Some(facet.to_string())),
+                    None => (name, None),
+                };
+                Need::Capability {
+                    family: family.to_string(),
+                    facet,
+                    value: wanted,
+                }
+            }
+            "provider" => Need::Provider(
+                Role::parse(value).ok_or_else(|| format!("unknown provider role `{value}`"))?,
+            ),
+            "fact" => Need::Fact(value.to_string()),
+            "surface" => Need::Surface(value.to_string()),
+            other => return Err(format!("unknown need form `{other}:`")),
+        })
+    }
+
+    /// The fixture alternatives of a `fixture:` need.
+    pub fn fixtures(&self) -> Option<&[String]> {
+        match self {
+            Need::Fixture(ids) => Some(ids),
+            _ => None,
+        }
+    }
+
+    /// The form before the `:` (`fixture`, `capability`, …), or the whole plain need; the key
+    /// `<form>:*` stands for a whole family of needs.
+    pub fn form(&self) -> &'static str {
+        match self {
+            Need::Fixture(_) => "fixture",
+            Need::MockProvider(_) => "mock-provider",
+            Need::StreamMode(_) => "stream-mode",
+            Need::Capability { .. } => "capability",
+            Need::Provider(_) => "provider",
+            Need::Fact(_) => "fact",
+            Need::Surface(_) => "surface",
+            Need::TenantB => "tenant-b",
+            Need::SubscriberLimit => "subscriber-limit",
+        }
+    }
+}
+
+impl fmt::Display for Need {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Need::Fixture(ids) => write!(f, "fixture:{}", ids.join("|")),
+            Need::MockProvider(id) => write!(f, "mock-provider:{id}"),
+            Need::StreamMode(mode) => write!(f, "stream-mode:{}", mode.as_str()),
+            Need::Capability {
+                family,
+                facet,
+                value,
+            } => {
+                write!(f, "capability:{family}")?;
+                if let Some(facet) = facet {
+                    write!(f, ".{facet}")?;
+                }
+                if let Some(value) = value {
+                    write!(f, "={value}")?;
+                }
+                Ok(())
+            }
+            Need::Provider(role) => write!(f, "provider:{role}"),
+            Need::Fact(name) => write!(f, "fact:{name}"),
+            Need::Surface(surface) => write!(f, "surface:{surface}"),
+            Need::TenantB => f.write_str("tenant-b"),
+            Need::SubscriberLimit => f.write_str("subscriber-limit"),
+        }
+    }
+}
+
+impl CaseNeed {
+    /// Parses one `needs` entry of a case file, checking it against the vocabulary (the error
+    /// is lint's message).
+    pub fn parse(text: &str) -> Result<CaseNeed, String> {
+        check_need(text)?;
+        let negated = text.starts_with('!');
+        let need = Need::parse(text.strip_prefix('!').unwrap_or(text))?;
+        Ok(CaseNeed { negated, need })
+    }
+
+    /// The need itself, when it is not negated.
+    pub fn wanted(&self) -> Option<&Need> {
+        (!self.negated).then_some(&self.need)
+    }
+}
+
+impl fmt::Display for CaseNeed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.negated {
+            f.write_str("!")?;
+        }
+        self.need.fmt(f)
+    }
+}
+
+impl TryFrom<String> for CaseNeed {
+    type Error = String;
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        CaseNeed::parse(&text)
+    }
+}
+
+impl From<CaseNeed> for String {
+    fn from(need: CaseNeed) -> String {
+        need.to_string()
+    }
+}
+
+impl std::str::FromStr for CaseNeed {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        CaseNeed::parse(text)
+    }
+}
 
 /// Checks one `needs` entry against the vocabulary; the error is the one message lint
 /// reports, with the closest known name or the allowed values.
@@ -86,7 +281,7 @@ pub fn check_need(need: &str) -> Result<(), String> {
                 .collect();
             known("stream mode", need, value, &modes, "")
         }
-        "provider" => known("provider role", need, value, &crate::upstream::ROLES, ""),
+        "provider" => known("provider role", need, value, &Role::names(), ""),
         "capability" => check_capability(need, value),
         "fact" => {
             if value
@@ -239,6 +434,12 @@ mod tests {
             "!subscriber-limit",
         ] {
             assert_eq!(check_need(need), Ok(()), "{need}");
+            let parsed = CaseNeed::parse(need).expect(need);
+            assert_eq!(
+                parsed.to_string(),
+                need,
+                "a need reads and writes the same string"
+            );
         }
     }
 

@@ -5,7 +5,7 @@
 //! Both work on a case's JSON document (what the author wrote), so they hold whatever shape the
 //! case model gives steps.
 //!
-//! Budget rule: a case's `timeout_ms` (default [`super::DEFAULT_CASE_TIMEOUT_MS`]) is its
+//! Budget rule: a case's `timeout_ms` (default [`super::model::DEFAULT_CASE_TIMEOUT_MS`]) is its
 //! own time. Stream windows it declares as numbers must fit in it (lint rejects a case whose
 //! literal waits exceed it); windows it takes from facts (`"${target.keepalive_window_ms}"`) are
 //! the host's, and extend the budget at run time by their value for this target
@@ -98,7 +98,7 @@ pub fn lint(case: &Value, report: &mut dyn FnMut(&str, String)) {
     let budget = case
         .get("timeout_ms")
         .and_then(Value::as_u64)
-        .unwrap_or(super::DEFAULT_CASE_TIMEOUT_MS);
+        .unwrap_or(super::model::DEFAULT_CASE_TIMEOUT_MS);
     let waits = literal_waits_ms(case);
     if waits > budget {
         report(

@@ -165,7 +165,12 @@ fn a_host_serving_a_subset_of_modes_is_failed_by_no_must_check() {
         let case = &loaded.case;
         // A case that needs debug SKIPs on such a host (the probe finds it refused).
         if case.surface != CaseSurface::Openwop
-            || case.needs.iter().any(|n| n == "stream-mode:debug")
+            || case.needs.iter().any(|n| {
+                n.wanted()
+                    == Some(&crate::case::needs::Need::StreamMode(
+                        spec::openwop::StreamMode::Debug,
+                    ))
+            })
         {
             continue;
         }

@@ -12,12 +12,10 @@ use tokio::time::Instant;
 pub use crate::case::DEFAULT_CASE_TIMEOUT_MS;
 
 use super::case_state::CaseState;
-use super::http::{HttpDriver, PreparedRequest, ReadMode, StopCondition};
-use crate::case::{
-    Case, CaseSurface, ConcurrentCopy, JsonExpect, Principal, RepeatSpec, RequestSpec, Step,
-    StepAction,
-};
-use crate::checks::{self, EvalContext, json_condition, observe};
+use super::http::HttpDriver;
+use super::step::{self, StepContext};
+use crate::case::{Case, CaseSurface, RepeatSpec, Step, StepAction};
+use crate::checks::{self, EvalContext, observe};
 use crate::report::{Counterexample, ServedScript};
 use crate::target::Target;
 use crate::template::{Scope, TemplateError};
@@ -243,18 +241,7 @@ impl CaseRunner {
             | StepAction::PollUntil(_)
             | StepAction::WaitTerminal(_)
             | StepAction::Concurrent(_) => {
-                match self
-                    .perform(
-                        step,
-                        name,
-                        location.clone(),
-                        state.case.surface,
-                        &state.scope,
-                        state.deadline,
-                        state.started,
-                    )
-                    .await
-                {
+                match Self::perform(step, self.step_context(name, location.clone(), state)).await {
                     (location, Ok(record)) => self.judge(step, &location, record, state),
                     (location, Err(e)) => self.template_failure(&e, &location, state),
                 }
@@ -300,14 +287,9 @@ impl CaseRunner {
         for (i, inner) in parallel.iter().enumerate() {
             let inner_location = format!("{location}/parallel/{i}");
             let inner_name = inner.id.clone().unwrap_or_else(|| format!("{name}.{i}"));
-            futures.push(self.perform(
+            futures.push(Self::perform(
                 inner,
-                inner_name,
-                inner_location,
-                state.case.surface,
-                &state.scope,
-                state.deadline,
-                state.started,
+                self.step_context(inner_name, inner_location, state),
             ));
         }
         let results = join_all(futures).await;
@@ -597,390 +579,47 @@ impl CaseRunner {
         })
     }
 
-    /// Performs one non-structural action (request, stream, poll, wait, concurrent).
-    #[allow(clippy::too_many_arguments)]
-    fn perform<'a>(
+    /// The context a step of `state`'s case runs in.
+    fn step_context<'a>(
         &'a self,
-        step: &'a Step,
         name: String,
         location: String,
-        surface: CaseSurface,
-        scope: &'a Scope,
-        deadline: Instant,
-        started: Instant,
+        state: &'a CaseState<'_>,
+    ) -> StepContext<'a> {
+        StepContext {
+            driver: &self.driver,
+            target: &self.target,
+            time_scale: self.time_scale,
+            name,
+            location,
+            surface: state.case.surface,
+            scope: &state.scope,
+            deadline: state.deadline,
+            started: state.started,
+        }
+    }
+
+    /// Performs one non-structural action (request, stream, poll, wait, concurrent) by its
+    /// executor.
+    fn perform<'a>(
+        step: &'a Step,
+        cx: StepContext<'a>,
     ) -> BoxFuture<'a, (String, Result<StepRecord, TemplateError>)> {
         Box::pin(async move {
-            let surface_default = match surface {
-                CaseSurface::Execution => Principal::None,
-                CaseSurface::Openwop => Principal::A,
-            };
-            let record = |action: &str, exchanges: Vec<Exchange>, completed: bool| StepRecord {
-                step: name.clone(),
-                location: location.clone(),
-                action: action.to_string(),
-                exchanges,
-                bindings: scope
-                    .vars
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect(),
-                completed,
-                provider_calls: Vec::new(),
-                exchanges_dropped: 0,
-            };
-            let result: Result<StepRecord, TemplateError> = async {
-                match &step.action {
-                    StepAction::Request(request) => {
-                        let prepared = self.prepare(request, scope, surface_default)?;
-                        let exchange = self
-                            .driver
-                            .exchange(prepared, ReadMode::Whole, deadline, started)
-                            .await;
-                        let completed = Instant::now() < deadline || exchange.response.is_some();
-                        Ok(record("request", vec![exchange], completed))
-                    }
-                    StepAction::Stream(stream) => {
-                        let (prepared, stop) =
-                            self.prepare_stream(stream, scope, surface_default)?;
-                        let windowed = stop.duration.is_some();
-                        let exchange = self
-                            .driver
-                            .exchange(prepared, ReadMode::Stream(stop), deadline, started)
-                            .await;
-                        let completed = stream_observed(surface, windowed, &exchange, deadline);
-                        Ok(record("stream", vec![exchange], completed))
-                    }
-                    StepAction::PollUntil(poll) => {
-                        let (exchange, completed) = self
-                            .poll(
-                                &poll.request,
-                                &poll.until,
-                                poll.interval_ms,
-                                scope,
-                                deadline,
-                                started,
-                            )
-                            .await?;
-                        Ok(record(
-                            "poll_until",
-                            exchange.into_iter().collect(),
-                            completed,
-                        ))
-                    }
-                    StepAction::WaitTerminal(wait) => {
-                        let id = scope.interpolate(&wait.id)?;
-                        let (path, terminal) = match surface {
-                            CaseSurface::Execution => (
-                                format!("/v1/executions/{id}"),
-                                json!(
-                                    spec::execution::ExecutionStatus::TERMINAL.map(|s| s.as_str())
-                                ),
-                            ),
-                            CaseSurface::Openwop => (
-                                format!("/runs/{}", spec::openwop::encode_run_id_for_path(&id)),
-                                json!(spec::openwop::RunStatus::TERMINAL.map(|s| s.as_str())),
-                            ),
-                        };
-                        let request = RequestSpec {
-                            method: "GET".into(),
-                            path,
-                            query: BTreeMap::new(),
-                            headers: BTreeMap::new(),
-                            auth: None,
-                            json: None,
-                            body: None,
-                            body_filler_bytes: None,
-                        };
-                        let until = JsonExpect {
-                            pointer: "/status".into(),
-                            one_of: terminal.as_array().cloned(),
-                            ..JsonExpect::default()
-                        };
-                        let (exchange, completed) = self
-                            .poll(&request, &until, None, scope, deadline, started)
-                            .await?;
-                        let mut exchanges: Vec<Exchange> = exchange.into_iter().collect();
-                        let mut completed = completed;
-                        if completed
-                            && wait.settled == Some(true)
-                            && surface == CaseSurface::Openwop
-                        {
-                            let log = RequestSpec {
-                                path: format!("{}/events/poll", request.path),
-                                ..request.clone()
-                            };
-                            completed = self
-                                .settle(&log, scope, deadline, started, &mut exchanges)
-                                .await?;
-                            // The step's last response is the snapshot again, as without it.
-                            let snapshot = self.prepare(&request, scope, Principal::A)?;
-                            exchanges.push(
-                                self.driver
-                                    .exchange(snapshot, ReadMode::Whole, deadline, started)
-                                    .await,
-                            );
-                        }
-                        Ok(record("wait_terminal", exchanges, completed))
-                    }
-                    StepAction::Concurrent(concurrent) => {
-                        let count = scope.expand(&concurrent.count)?;
-                        let count = count
-                            .as_u64()
-                            .filter(|n| (2..=256).contains(n))
-                            .ok_or_else(|| {
-                                TemplateError::Missing(
-                                    concurrent.count.to_string(),
-                                    format!("`count` must be an integer in 2..=256, got {count}"),
-                                )
-                            })?;
-                        let (prepared, mode) = match &concurrent.copy {
-                            ConcurrentCopy::Request(request) => (
-                                self.prepare(request, scope, surface_default)?,
-                                ReadMode::Whole,
-                            ),
-                            ConcurrentCopy::Stream(stream) => {
-                                let (prepared, stop) =
-                                    self.prepare_stream(stream, scope, surface_default)?;
-                                (prepared, ReadMode::Stream(stop))
-                            }
-                        };
-                        let exchanges = join_all((0..count).map(|_| {
-                            self.driver
-                                .exchange(prepared.clone(), mode.clone(), deadline, started)
-                        }))
-                        .await;
-                        // Copies the case's budget cut off before any answer were not observed:
-                        // the step is not judged (as a lone request's), never failed.
-                        let completed = Instant::now() < deadline
-                            || exchanges.iter().all(|e| e.response.is_some());
-                        Ok(record("concurrent", exchanges, completed))
-                    }
-                    // Structural actions run their own steps (see `run_step`); nested in a
-                    // `parallel` they record nothing.
-                    StepAction::Parallel(_) | StepAction::Repeat(_) | StepAction::Generate(_) => {
-                        Ok(record("none", Vec::new(), true))
-                    }
+            let result = match &step.action {
+                StepAction::Request(request) => step::request(&cx, request).await,
+                StepAction::Stream(stream) => step::stream(&cx, stream).await,
+                StepAction::PollUntil(poll) => step::poll_until(&cx, poll).await,
+                StepAction::WaitTerminal(wait) => step::wait_terminal(&cx, wait).await,
+                StepAction::Concurrent(concurrent) => step::concurrent(&cx, concurrent).await,
+                // Structural actions run their own steps (see `run_step`); nested in a
+                // `parallel` they record nothing.
+                StepAction::Parallel(_) | StepAction::Repeat(_) | StepAction::Generate(_) => {
+                    Ok(cx.record("none", Vec::new(), true))
                 }
-            }
-            .await;
-            (location.clone(), result)
+            };
+            (cx.location, result)
         })
-    }
-
-    /// Expands an SSE subscription: the request (with `Accept: text/event-stream` unless the
-    /// case set one) and its stop condition (windows scaled by `--time-scale`).
-    fn prepare_stream(
-        &self,
-        stream: &crate::case::StreamSpec,
-        scope: &Scope,
-        default_principal: Principal,
-    ) -> Result<(PreparedRequest, StopCondition), TemplateError> {
-        let mut request = stream.to_request();
-        if !request
-            .headers
-            .keys()
-            .any(|k| k.eq_ignore_ascii_case("accept"))
-        {
-            request
-                .headers
-                .insert("Accept".into(), "text/event-stream".into());
-        }
-        let prepared = self.prepare(&request, scope, default_principal)?;
-        let stop = match &stream.until {
-            None => StopCondition::default(),
-            Some(until) => StopCondition {
-                frames: until.frames,
-                event: until.event.clone(),
-                duration: match &until.duration_ms {
-                    None => None,
-                    Some(v) => scope.expand(v)?.as_f64().map(|ms| {
-                        Duration::from_secs_f64(ms.max(0.0) / 1000.0)
-                            .mul_f64(self.time_scale.max(0.01))
-                    }),
-                },
-            },
-        };
-        Ok((prepared, stop))
-    }
-
-    /// Expands a request and builds it for the driver.
-    pub(crate) fn prepare(
-        &self,
-        request: &RequestSpec,
-        scope: &Scope,
-        default_principal: Principal,
-    ) -> Result<PreparedRequest, TemplateError> {
-        let path = scope.interpolate(&request.path)?;
-        let mut url = match reqwest::Url::parse(&format!("{}{}", self.target.base_url, path)) {
-            Ok(url) => url,
-            Err(e) => {
-                return Err(TemplateError::Syntax(
-                    request.path.clone(),
-                    format!("not a valid URL path: {e}"),
-                ));
-            }
-        };
-        if !request.query.is_empty() {
-            let mut pairs = url.query_pairs_mut();
-            for (name, value) in &request.query {
-                pairs.append_pair(name, &scope.interpolate(value)?);
-            }
-        }
-        let mut headers: Vec<(String, String)> = self
-            .target
-            .headers
-            .iter()
-            .map(|h| (h.name.clone(), h.value.clone()))
-            .collect();
-        // Every request on OpenWOP's unversioned paths carries the protocol version negotiated
-        // from discovery (a case's own header wins); `/v1/…` paths (surface X, and OpenWOP v1's
-        // own) never do: upstream refuses a `/v1/` path with another major.
-        if let Some(version) = self
-            .target
-            .facts
-            .get(crate::probe::VERSION_FACT)
-            .and_then(Value::as_str)
-            .filter(|_| !path.starts_with("/v1/"))
-        {
-            headers.push((crate::probe::VERSION_HEADER.into(), version.to_string()));
-        }
-        for header in self
-            .target
-            .principal_headers(request.auth.unwrap_or(default_principal))
-        {
-            headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&header.name));
-            headers.push((header.name, header.value));
-        }
-        for (name, value) in &request.headers {
-            let value = scope.interpolate(value)?;
-            headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-            headers.push((name.clone(), value));
-        }
-        let has_content_type = headers
-            .iter()
-            .any(|(n, _)| n.eq_ignore_ascii_case("content-type"));
-        let mut body = match (&request.json, &request.body) {
-            (Some(json), _) => {
-                if !has_content_type {
-                    headers.push(("Content-Type".into(), "application/json".into()));
-                }
-                Some(serde_json::to_vec(&scope.expand(json)?).unwrap_or_default())
-            }
-            (None, Some(text)) => Some(scope.interpolate(text)?.into_bytes()),
-            (None, None) => None,
-        };
-        if let Some(size) = request.body_filler_bytes {
-            // Pad with leading whitespace, which keeps a JSON body valid JSON.
-            let mut padded =
-                vec![b' '; (size as usize).saturating_sub(body.as_ref().map_or(0, Vec::len))];
-            padded.extend(body.take().unwrap_or_default());
-            body = Some(padded);
-        }
-        let method = reqwest::Method::from_bytes(request.method.to_ascii_uppercase().as_bytes())
-            .map_err(|_| {
-                TemplateError::Syntax(request.method.clone(), "not an HTTP method".into())
-            })?;
-        Ok(PreparedRequest {
-            method,
-            url: url.to_string(),
-            headers,
-            body,
-        })
-    }
-
-    /// Repeats a request until a condition on its JSON body holds or the deadline passes.
-    /// Returns the last exchange and whether the condition held.
-    async fn poll(
-        &self,
-        request: &RequestSpec,
-        until: &JsonExpect,
-        interval_ms: Option<u64>,
-        scope: &Scope,
-        deadline: Instant,
-        started: Instant,
-    ) -> Result<(Option<Exchange>, bool), TemplateError> {
-        let default_principal = if request.path.starts_with("/runs") {
-            Principal::A
-        } else {
-            Principal::None
-        };
-        let prepared = self.prepare(request, scope, default_principal)?;
-        let interval = Duration::from_millis(interval_ms.unwrap_or(25));
-        let mut last = None;
-        let held = self
-            .repeat_until(&prepared, interval, deadline, started, |exchange| {
-                let body = exchange.response.as_ref().and_then(|r| r.json.as_ref());
-                let held = matches!(json_condition(body, until, scope)?, Ok(()));
-                last = Some(exchange);
-                Ok(held)
-            })
-            .await?;
-        Ok((last, held))
-    }
-
-    /// Reads a run's log (`log`, a poll) until two readings in a row end at the same
-    /// `lastSequence`, recording every reading; whether it settled before the deadline. A
-    /// reading without a `lastSequence` cannot say when the log settles: the wait ends there
-    /// and the case's own steps judge the poll; an unreachable host ends it unsettled.
-    async fn settle(
-        &self,
-        log: &RequestSpec,
-        scope: &Scope,
-        deadline: Instant,
-        started: Instant,
-        exchanges: &mut Vec<Exchange>,
-    ) -> Result<bool, TemplateError> {
-        let prepared = self.prepare(log, scope, Principal::A)?;
-        let mut previous: Option<Value> = None;
-        let interval = Duration::from_millis(25);
-        self.repeat_until(&prepared, interval, deadline, started, |exchange| {
-            let reachable = !exchange
-                .transport_error
-                .as_ref()
-                .is_some_and(|t| t.unreachable);
-            let last = exchange
-                .response
-                .as_ref()
-                .and_then(|r| r.json.as_ref())
-                .and_then(|body| body.get("lastSequence"))
-                .filter(|v| v.is_i64())
-                .cloned();
-            exchanges.push(exchange);
-            let settled = reachable && (last.is_none() || last == previous);
-            previous = last;
-            Ok(settled)
-        })
-        .await
-    }
-
-    /// Sends `prepared` every `interval`, handing each exchange to `holds`, until it says the
-    /// exchange holds the condition (true), the host is unreachable or the deadline is near
-    /// (false).
-    async fn repeat_until(
-        &self,
-        prepared: &PreparedRequest,
-        interval: Duration,
-        deadline: Instant,
-        started: Instant,
-        mut holds: impl FnMut(Exchange) -> Result<bool, TemplateError>,
-    ) -> Result<bool, TemplateError> {
-        loop {
-            let exchange = self
-                .driver
-                .exchange(prepared.clone(), ReadMode::Whole, deadline, started)
-                .await;
-            let unreachable = exchange
-                .transport_error
-                .as_ref()
-                .is_some_and(|t| t.unreachable);
-            if holds(exchange)? {
-                return Ok(true);
-            }
-            if unreachable || Instant::now() + interval >= deadline {
-                return Ok(false);
-            }
-            tokio::time::sleep(interval).await;
-        }
     }
 
     /// The harness's own checks over the whole case: the canary credential never comes back.
@@ -1117,37 +756,3 @@ pub const EVIDENCE: &str = "implicit:evidence";
 /// The implicit check a step the case's budget cut short fails (ERROR); the checks of that step
 /// are not judged (ERROR too, at `<its location>/expect/<n>`).
 pub const STEP_COMPLETED: &str = "implicit:step-completed";
-
-/// Whether a stream step was observed as the case meant, so that its checks judge the host:
-/// not when the case's budget ran out before any answer, nor when it cut a reading window
-/// short, nor when it cut an unwindowed stream before the terminal event (a slow host and one
-/// holding a stream open look the same until then; once the terminal event (or a terminal
-/// snapshot) arrived, a stream still open when the budget ran out is the host's to answer for).
-fn stream_observed(
-    surface: CaseSurface,
-    windowed: bool,
-    exchange: &Exchange,
-    deadline: Instant,
-) -> bool {
-    match &exchange.response {
-        None => Instant::now() < deadline,
-        Some(response) if matches!(response.end, crate::transcript::BodyEnd::Timeout) => {
-            let observed = observe(response);
-            // The end of the run shows as its terminal event, or (a `values` stream) as a
-            // snapshot of the run in a terminal status.
-            let ended = observed
-                .events
-                .iter()
-                .any(|e| checks::is_terminal(surface, e.event_type.as_deref()))
-                || observed.snapshots.iter().any(|(_, _, snapshot)| {
-                    snapshot
-                        .get("status")
-                        .cloned()
-                        .and_then(|s| serde_json::from_value::<spec::openwop::RunStatus>(s).ok())
-                        .is_some_and(spec::openwop::RunStatus::is_terminal)
-                });
-            !windowed && ended
-        }
-        Some(_) => true,
-    }
-}

@@ -1,9 +1,10 @@
 //! The I/O side: sending requests and reading responses and streams ([`http`]), and running a
-//! case's steps ([`case_run`]).
+//! case's steps ([`case_run`]), one executor per step action (`step`).
 
 pub mod case_run;
 pub(crate) mod case_state;
 pub mod http;
+mod step;
 
 pub use case_run::{
     CaseExecution, CaseRunner, DEFAULT_CASE_TIMEOUT_MS, EVIDENCE, STEP_COMPLETED, step_view,

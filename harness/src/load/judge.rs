@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use spec::openwop::StreamMode;
 use spec::registry::{StreamTier, event_types};
 
 use super::plan::LoadSurface;
@@ -55,18 +56,19 @@ impl Expected {
 
 /// Whether `mode` admits `event_type` (debug every event; updates and messages by the
 /// registry's tier, vendor types only in debug).
-fn mode_admits(mode: &str, event_type: &str) -> bool {
+fn mode_admits(mode: StreamMode, event_type: &str) -> bool {
     let tier = event_types().get(event_type).map(|e| e.tier);
     match mode {
-        "debug" => true,
-        "updates" => tier == Some(StreamTier::Updates),
-        "messages" => tier == Some(StreamTier::Messages),
-        _ => false,
+        StreamMode::Debug => true,
+        StreamMode::Updates => tier == Some(StreamTier::Updates),
+        StreamMode::Messages => tier == Some(StreamTier::Messages),
+        // A `values` subscriber gets snapshots, not events (see [`expected`]).
+        StreamMode::Values => false,
     }
 }
 
 /// What subscribers of `log` with `modes` should get.
-pub(crate) fn expected(surface: LoadSurface, modes: &[String], log: &FullRead) -> Expected {
+pub(crate) fn expected(surface: LoadSurface, modes: &[StreamMode], log: &FullRead) -> Expected {
     let terminal = log.terminal(surface).map(|e| e.sequence);
     let after_terminal = |e: &&LogEvent| terminal.is_some_and(|t| e.sequence > t);
     match surface {
@@ -74,13 +76,13 @@ pub(crate) fn expected(surface: LoadSurface, modes: &[String], log: &FullRead) -
             required: log.events.iter().map(|e| e.sequence).collect(),
             may_follow: Vec::new(),
         },
-        LoadSurface::Openwop if modes.iter().any(|m| m == "values") => Expected::Snapshots {
+        LoadSurface::Openwop if modes.contains(&StreamMode::Values) => Expected::Snapshots {
             terminal,
             may_follow: log
                 .events
                 .iter()
                 .filter(after_terminal)
-                .filter(|e| mode_admits("updates", &e.event_type))
+                .filter(|e| mode_admits(StreamMode::Updates, &e.event_type))
                 .map(|e| e.sequence)
                 .collect(),
         },
@@ -88,7 +90,7 @@ pub(crate) fn expected(surface: LoadSurface, modes: &[String], log: &FullRead) -
             let (later, through): (Vec<&LogEvent>, Vec<&LogEvent>) = log
                 .events
                 .iter()
-                .filter(|e| modes.iter().any(|m| mode_admits(m, &e.event_type)))
+                .filter(|e| modes.iter().any(|m| mode_admits(*m, &e.event_type)))
                 .partition(after_terminal);
             Expected::Events {
                 required: through.iter().map(|e| e.sequence).collect(),
@@ -390,7 +392,7 @@ mod tests {
             .collect(),
             problem: None,
         };
-        match expected(LoadSurface::Openwop, &["debug".into()], &log) {
+        match expected(LoadSurface::Openwop, &[StreamMode::Debug], &log) {
             Expected::Events {
                 required,
                 may_follow,
@@ -399,7 +401,7 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        match expected(LoadSurface::Openwop, &["updates".into()], &log) {
+        match expected(LoadSurface::Openwop, &[StreamMode::Updates], &log) {
             Expected::Events { may_follow, .. } => {
                 assert!(may_follow.is_empty(), "vendor types are debug-only")
             }

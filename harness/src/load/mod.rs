@@ -278,7 +278,7 @@ fn assemble(
     LoadResult {
         harness_version: env!("CARGO_PKG_VERSION").to_string(),
         target: target.base_url.clone(),
-        target_kind: target.kind.clone(),
+        target_kind: target.kind.to_string(),
         plan: plan.clone(),
         started_at,
         wall_s: metrics::round3(wall_s),

@@ -139,13 +139,14 @@ impl LoadPlan {
         Duration::from_millis(self.time_limit_ms)
     }
 
-    /// The stream modes the subscribers ask for (the default is `updates`).
-    pub fn modes(&self) -> Vec<String> {
+    /// The stream modes the subscribers ask for (the default is `updates`), in the plan's
+    /// order; a name that is no mode (refused by [`LoadPlan::validate`]) is left out.
+    pub fn modes(&self) -> Vec<spec::openwop::StreamMode> {
         self.stream_mode
             .as_deref()
             .unwrap_or("updates")
             .split(',')
-            .map(str::to_string)
+            .filter_map(spec::openwop::StreamMode::from_name)
             .collect()
     }
 

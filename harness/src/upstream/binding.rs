@@ -6,12 +6,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::role::Role;
+
 /// The wire format a role's fake instance speaks (`openai-chat`, `openai-responses`,
 /// `anthropic-messages`, `async-media`).
-pub use mock_provider::ProviderKind as WireFormat;
-
-/// The provider roles cases name.
-pub const ROLES: [&str; 3] = ["text-primary", "text-secondary", "media"];
+pub use spec::wire_format::WireFormat;
 
 /// One role bound to one of the host's providers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,7 +102,7 @@ impl RoleBinding {
         if parts.next().is_some() {
             return Err(malformed());
         }
-        if !ROLES.contains(&role.trim()) {
+        if Role::parse(role.trim()).is_none() {
             return Err(BindingError::UnknownRole(role.trim().to_string()));
         }
         Ok(RoleBinding {
@@ -153,11 +152,7 @@ impl ProvidersFile {
         } else {
             toml::from_str(text).map_err(|e| BindingError::File(e.to_string()))?
         };
-        match file
-            .roles
-            .keys()
-            .find(|role| !ROLES.contains(&role.as_str()))
-        {
+        match file.roles.keys().find(|role| Role::parse(role).is_none()) {
             Some(unknown) => Err(BindingError::UnknownRole(unknown.clone())),
             None => Ok(file),
         }

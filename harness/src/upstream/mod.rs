@@ -15,7 +15,8 @@
 //! manifest order, in role order). A script naming only one role of a shared provider plays
 //! it whatever model the host picks.
 
-mod binding;
+pub(crate) mod binding;
+pub(crate) mod role;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -36,9 +37,10 @@ fn request_line(call: &mock_provider::RecordedCall) -> String {
 }
 
 pub use binding::{
-    BindingError, ProvidersFile, ProvidersFileRole, ROLES, RoleBinding, WireFormat, instances_for,
+    BindingError, ProvidersFile, ProvidersFileRole, RoleBinding, WireFormat, instances_for,
     merge_bindings,
 };
+pub use role::Role;
 
 /// [`mock_provider::FakeProviders`] serving the instances of a set of [`RoleBinding`]s.
 pub struct FakeUpstream {

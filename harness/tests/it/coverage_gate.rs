@@ -85,10 +85,12 @@ fn upstreams_catalogue_runs_every_rule_but_those_only_project_fixtures_serve() {
     // catalogue first where both serve).
     for case in &cases {
         for need in &case.needs {
-            let Some(alternatives) = need.strip_prefix("fixture:") else {
+            let Some(alternatives) = need.wanted().and_then(harness::case::needs::Need::fixtures)
+            else {
                 continue;
             };
-            let ids: Vec<&str> = alternatives.split('|').collect();
+            let ids: Vec<&str> = alternatives.iter().map(String::as_str).collect();
+            let alternatives = ids.join("|");
             for id in &ids {
                 assert!(
                     spec::fixtures::get(id).is_some(),

@@ -25,7 +25,7 @@ pub async fn request_path(socket: &mut TcpStream) -> Option<String> {
 /// An external target at `base_url` with nothing configured.
 pub fn external_target(base_url: String) -> Target {
     Target {
-        kind: "external".into(),
+        kind: harness::target::TargetKind::External,
         base_url,
         headers: Vec::new(),
         principals: BTreeMap::new(),

@@ -206,7 +206,8 @@ fn explain(id: &str, corpus: &CorpusArgs) -> anyhow::Result<u8> {
         }
     }
     if !case.needs.is_empty() {
-        crate::outln!("\nneeds: {}", case.needs.join(", "));
+        let needs: Vec<String> = case.needs.iter().map(ToString::to_string).collect();
+        crate::outln!("\nneeds: {}", needs.join(", "));
     }
     crate::outln!("\nsteps:");
     for (i, step) in case.steps.iter().enumerate() {

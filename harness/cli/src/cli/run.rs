@@ -257,7 +257,7 @@ pub(crate) async fn external_target(
         canary = Some(value);
     }
     Ok(Target {
-        kind: "external".into(),
+        kind: harness::target::TargetKind::External,
         base_url: url.trim_end_matches('/').to_string(),
         headers,
         principals,
@@ -284,7 +284,7 @@ fn read_json<T: serde::de::DeserializeOwned>(file: &Path, what: &str) -> anyhow:
 }
 
 fn apply_facts_and_overrides(target: &mut Target, args: &RunArgs) -> anyhow::Result<()> {
-    if target.kind == "external" {
+    if target.kind == harness::target::TargetKind::External {
         // Without knowing the host's keep-alive interval, watch longer than the 30 s bound.
         target
             .facts

@@ -112,7 +112,12 @@ async fn one_provider_for_both_text_roles_without_a_model_is_blocked_in_plan_and
     assert!(differ.is_empty(), "{differ:#?}");
     let blocked: Vec<&str> = cases
         .iter()
-        .filter(|c| c.case.needs.iter().any(|n| n == "provider:text-secondary"))
+        .filter(|c| {
+            c.case
+                .needs
+                .iter()
+                .any(|n| n.to_string() == "provider:text-secondary")
+        })
         .map(|c| {
             let decided = not_run_on(&run, &c.case, true);
             assert!(

@@ -278,11 +278,9 @@ async fn a_runtime_seeding_only_the_contracts_fixtures_has_every_wire_must_rule_
 /// `seeded`.
 fn served_by(case: &harness::case::Case, seeded: &[String]) -> bool {
     case.needs.iter().all(|need| {
-        need.strip_prefix("fixture:").is_none_or(|alternatives| {
-            alternatives
-                .split('|')
-                .any(|id| seeded.iter().any(|s| s == id))
-        })
+        need.wanted()
+            .and_then(harness::case::needs::Need::fixtures)
+            .is_none_or(|alternatives| alternatives.iter().any(|id| seeded.iter().any(|s| s == id)))
     })
 }
 

@@ -179,7 +179,7 @@ async fn the_corpus_tolerates_a_host_serving_updates_only_but_for_the_missing_mo
             .case
             .needs
             .iter()
-            .any(|n| missing.contains(&n.as_str()))
+            .any(|n| missing.contains(&n.to_string().as_str()))
         {
             continue;
         }

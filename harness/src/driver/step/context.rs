@@ -1,0 +1,62 @@
+//! What every step executor needs: the driver and target, the case's scope and time, and the
+//! step's name and location (instead of eight arguments).
+
+use tokio::time::Instant;
+
+use crate::case::{CaseSurface, Principal};
+use crate::driver::http::HttpDriver;
+use crate::target::Target;
+use crate::template::Scope;
+use crate::transcript::{Exchange, StepRecord};
+
+/// One step's execution context.
+pub(crate) struct StepContext<'a> {
+    /// The HTTP driver.
+    pub driver: &'a HttpDriver,
+    /// The target.
+    pub target: &'a Target,
+    /// Every wait is multiplied by this.
+    pub time_scale: f64,
+    /// The step's name (its id, or its position).
+    pub name: String,
+    /// The step's JSON pointer in the case.
+    pub location: String,
+    /// The surface the case drives.
+    pub surface: CaseSurface,
+    /// The case's variables and earlier steps.
+    pub scope: &'a Scope,
+    /// When the case's budget runs out.
+    pub deadline: Instant,
+    /// When the case started.
+    pub started: Instant,
+}
+
+impl StepContext<'_> {
+    /// Who a request authenticates as unless it says: nobody on surface X, principal `a` on
+    /// surface W.
+    pub fn default_principal(&self) -> Principal {
+        match self.surface {
+            CaseSurface::Execution => Principal::None,
+            CaseSurface::Openwop => Principal::A,
+        }
+    }
+
+    /// The step's record of `action`.
+    pub fn record(&self, action: &str, exchanges: Vec<Exchange>, completed: bool) -> StepRecord {
+        StepRecord {
+            step: self.name.clone(),
+            location: self.location.clone(),
+            action: action.to_string(),
+            exchanges,
+            bindings: self
+                .scope
+                .vars
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            completed,
+            provider_calls: Vec::new(),
+            exchanges_dropped: 0,
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! Expanding a step's request (or SSE subscription) into what the driver sends: the target's
+//! base URL and headers, the principal's credential, the negotiated protocol version.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::context::StepContext;
+use crate::case::{Principal, RequestSpec, StreamSpec};
+use crate::driver::http::{PreparedRequest, StopCondition};
+use crate::template::TemplateError;
+
+impl StepContext<'_> {
+    /// Expands an SSE subscription: the request (with `Accept: text/event-stream` unless the
+    /// case set one) and its stop condition (windows scaled by `--time-scale`).
+    pub fn prepare_stream(
+        &self,
+        stream: &StreamSpec,
+        default_principal: Principal,
+    ) -> Result<(PreparedRequest, StopCondition), TemplateError> {
+        let mut request = stream.to_request();
+        if !request
+            .headers
+            .keys()
+            .any(|k| k.eq_ignore_ascii_case("accept"))
+        {
+            request
+                .headers
+                .insert("Accept".into(), "text/event-stream".into());
+        }
+        let prepared = self.prepare(&request, default_principal)?;
+        let stop = match &stream.until {
+            None => StopCondition::default(),
+            Some(until) => StopCondition {
+                frames: until.frames,
+                event: until.event.clone(),
+                duration: match &until.duration_ms {
+                    None => None,
+                    Some(v) => self.scope.expand(v)?.as_f64().map(|ms| {
+                        Duration::from_secs_f64(ms.max(0.0) / 1000.0)
+                            .mul_f64(self.time_scale.max(0.01))
+                    }),
+                },
+            },
+        };
+        Ok((prepared, stop))
+    }
+
+    /// Expands a request and builds it for the driver.
+    pub fn prepare(
+        &self,
+        request: &RequestSpec,
+        default_principal: Principal,
+    ) -> Result<PreparedRequest, TemplateError> {
+        let scope = self.scope;
+        let path = scope.interpolate(&request.path)?;
+        let mut url = match reqwest::Url::parse(&format!("{}{}", self.target.base_url, path)) {
+            Ok(url) => url,
+            Err(e) => {
+                return Err(TemplateError::Syntax(
+                    request.path.clone(),
+                    format!("not a valid URL path: {e}"),
+                ));
+            }
+        };
+        if !request.query.is_empty() {
+            let mut pairs = url.query_pairs_mut();
+            for (name, value) in &request.query {
+                pairs.append_pair(name, &scope.interpolate(value)?);
+            }
+        }
+        let mut headers: Vec<(String, String)> = self
+            .target
+            .headers
+            .iter()
+            .map(|h| (h.name.clone(), h.value.clone()))
+            .collect();
+        // Every request on OpenWOP's unversioned paths carries the protocol version negotiated
+        // from discovery (a case's own header wins); `/v1/…` paths (surface X, and OpenWOP v1's
+        // own) never do: upstream refuses a `/v1/` path with another major.
+        if let Some(version) = self
+            .target
+            .facts
+            .get(crate::probe::VERSION_FACT)
+            .and_then(Value::as_str)
+            .filter(|_| !path.starts_with("/v1/"))
+        {
+            headers.push((crate::probe::VERSION_HEADER.into(), version.to_string()));
+        }
+        for header in self
+            .target
+            .principal_headers(request.auth.unwrap_or(default_principal))
+        {
+            headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&header.name));
+            headers.push((header.name, header.value));
+        }
+        for (name, value) in &request.headers {
+            let value = scope.interpolate(value)?;
+            headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+            headers.push((name.clone(), value));
+        }
+        let has_content_type = headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("content-type"));
+        let mut body = match (&request.json, &request.body) {
+            (Some(json), _) => {
+                if !has_content_type {
+                    headers.push(("Content-Type".into(), "application/json".into()));
+                }
+                Some(serde_json::to_vec(&scope.expand(json)?).unwrap_or_default())
+            }
+            (None, Some(text)) => Some(scope.interpolate(text)?.into_bytes()),
+            (None, None) => None,
+        };
+        if let Some(size) = request.body_filler_bytes {
+            // Pad with leading whitespace, which keeps a JSON body valid JSON.
+            let mut padded =
+                vec![b' '; (size as usize).saturating_sub(body.as_ref().map_or(0, Vec::len))];
+            padded.extend(body.take().unwrap_or_default());
+            body = Some(padded);
+        }
+        let method = reqwest::Method::from_bytes(request.method.to_ascii_uppercase().as_bytes())
+            .map_err(|_| {
+                TemplateError::Syntax(request.method.clone(), "not an HTTP method".into())
+            })?;
+        Ok(PreparedRequest {
+            method,
+            url: url.to_string(),
+            headers,
+            body,
+        })
+    }
+}
