@@ -5,7 +5,5 @@ pub mod case_run;
 pub(crate) mod case_state;
 pub mod http;
 
-pub use case_run::{
-    CaseExecution, CaseRunner, DEFAULT_CASE_TIMEOUT_MS, EVIDENCE, STEP_COMPLETED, step_view,
-};
-pub use http::{ClientOptions, HttpDriver, Limits, PreparedRequest, ReadMode, StopCondition};
+pub use case_run::{CaseExecution, CaseRunner, STEP_COMPLETED};
+pub use http::{ClientOptions, HttpDriver, Limits, PreparedRequest, ReadMode};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use harness::case::lint_case;
-use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits, STEP_COMPLETED};
+use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits, STEP_COMPLETED};
 use harness::transcript::BodyEnd;
 use harness::verdict::Verdict;
 use serde_json::json;
@@ -123,7 +123,7 @@ fn case(path: &str, stream: bool) -> harness::case::Case {
         .case
 }
 
-async fn judge(path: &str, stream: bool) -> (Verdict, harness::driver::CaseExecution) {
+async fn judge(path: &str, stream: bool) -> (Verdict, harness::run::CaseExecution) {
     let base = hostile_host().await;
     let limits = Limits {
         max_body_bytes: 4 * 1024 * 1024,
@@ -142,11 +142,11 @@ async fn judge(path: &str, stream: bool) -> (Verdict, harness::driver::CaseExecu
     let execution = tokio::time::timeout(Duration::from_secs(60), runner.run(&case))
         .await
         .expect("the harness hung");
-    let (verdict, _) = harness::runner::judge(&execution);
+    let (verdict, _) = harness::run::judge(&execution);
     (verdict, execution)
 }
 
-fn end_of(execution: &harness::driver::CaseExecution) -> Option<BodyEnd> {
+fn end_of(execution: &harness::run::CaseExecution) -> Option<BodyEnd> {
     execution
         .transcript
         .first()?
@@ -275,5 +275,5 @@ async fn an_unreachable_target_is_an_error_not_a_failure() {
         regressions_dir: None,
     };
     let execution = runner.run(&case("/anything", false)).await;
-    assert_eq!(harness::runner::judge(&execution).0, Verdict::Error);
+    assert_eq!(harness::run::judge(&execution).0, Verdict::Error);
 }
