@@ -1,44 +1,50 @@
 //! The conformance harness: data-driven cases drive any host over HTTP and report verdicts.
 //!
-//! - [`case`]: the case file format and loading.
-//! - [`verdict`]: levels and verdicts.
+//! The public API is a facade of eight modules (what is versioned is in STABILITY.md):
+//!
+//! - [`target`]: the host under test; a target from a URL and options
+//!   ([`target::external`], [`target::TargetOptions`]), the probe of its discovery, role
+//!   bindings and the fake upstream.
+//! - [`run`]: run options, [`run::Session`] (probe, then run the cases), the selection, the
+//!   baseline (XFAIL, STALE), partitions and the plan; the lower-level runner the kill matrix
+//!   uses.
+//! - [`case`]: the case file format, loading and lint.
+//! - [`report`]: the report model and its renderings (console, JSON, JUnit, Markdown, HTML,
+//!   repro scripts, claims, merges).
 //! - [`transcript`]: what the driver records (requests, responses, SSE frames with timings).
-//! - [`report`]: the report model and its renderings; [`excerpt`]: the bounded evidence a
-//!   report keeps of a judged transcript.
-//! - [`template`]: `${…}` expressions in case files.
-//! - [`sse`]: the strict SSE tokenizer; [`stream_fold`]: a stream judged as it arrives past the
-//!   frames the driver keeps.
-//! - [`driver`]: HTTP exchanges and case execution; [`checks`]: pure judgement.
-//! - [`runner`]: selection, skipping, parallel runs, the report model.
-//! - [`target`], [`probe`], [`upstream`]: the host under test and its fake upstream.
-//! - [`baseline`]: expected failures (XFAIL, STALE).
-//! - [`partition`]: `--partition k/n`, stable slices of a run for merging.
-//! - [`coverage`]: requirement coverage of a case corpus.
+//! - [`verdict`]: levels and verdicts.
 //! - [`load`]: load mode (many subscribers per log, every sequence judged).
-//! - [`suggest`]: "did you mean" for misspelled names.
+//! - [`coverage`]: requirement coverage of a case corpus.
+//!
+//! Everything else is the engine, private to the crate: the driver and case execution
+//! (`driver`), pure judgement (`checks`), `${…}` templates, the strict SSE tokenizer, excerpts,
+//! generated values, the runner itself, the probe and the fake upstream.
 //!
 //! The library judges any host over HTTP and does not link the reference runtime: the built-in
 //! target (the runtime started in-process), the kill matrix and the `conformance` command are
 //! the `conformance-cli` crate (`harness/cli/`).
 
-pub mod baseline;
 pub mod case;
-pub mod checks;
 pub mod coverage;
-pub mod driver;
-pub mod excerpt;
-pub mod generate;
 pub mod load;
-pub mod partition;
-pub mod plan;
-pub mod probe;
 pub mod report;
-pub mod runner;
-pub mod sse;
-pub mod stream_fold;
-pub mod suggest;
+pub mod run;
 pub mod target;
-pub mod template;
 pub mod transcript;
-pub mod upstream;
 pub mod verdict;
+
+mod baseline;
+mod checks;
+mod driver;
+mod excerpt;
+mod external;
+mod generate;
+mod partition;
+mod plan;
+mod probe;
+mod runner;
+mod sse;
+mod stream_fold;
+mod suggest;
+mod template;
+mod upstream;

@@ -8,7 +8,16 @@ use serde_json::Value;
 
 use crate::case::model::Principal;
 use crate::case::needs::{CaseNeed, Need};
-use crate::upstream::role::Role;
+
+pub use crate::external::{
+    FakeProvidersOptions, TargetError, TargetOptions, bindings_from, check_url, external,
+    parse_header, parse_header_lines,
+};
+pub use crate::probe::{ProbeFindings, describe_answer, probe};
+pub use crate::upstream::{
+    BindingError, FakeUpstream, ProvidersFile, ProvidersFileRole, Role, RoleBinding, WireFormat,
+    instances_for, merge_bindings,
+};
 
 /// One header the harness sends (its value is a secret unless proven otherwise and is never
 /// reported).

@@ -253,7 +253,9 @@
 //! [--streaming-listen ADDR] [--instance NAME=KIND[@streaming]]…` serves every `DIR/*.json`
 //! script; the canary is read from the environment variable `NAME`, never from argv. The first
 //! stdout line is `listening on http://ADDR`, followed by one line per instance. The library
-//! entry point is [`serve_from_files`].
+//! entry point is [`serve_from_files`]. The binary is built with the `cli` feature (`cargo run
+//! -p mock-provider --features cli -- serve …`), which alone brings its argument parsing and
+//! logging dependencies; the library links neither.
 //!
 //! # Deviations
 //!

@@ -12,8 +12,6 @@
 //!   `cargo run -p spec --bin generate-schemas`, and compiled validators for them.
 //! - [`overlay`]: the project-only tightenings applied to the generated schemas, each with the
 //!   seed sentence that justifies it.
-//! - [`fidelity`]: the comparison of the published schemas with the upstream facts
-//!   (`spec/upstream/`).
 //! - [`open_points`]: the open-points registry (`spec/open-points.json`): what the seeds leave
 //!   open, the options a host may take, and which built-in profile takes which.
 //! - [`fixtures`]: the fixture workflow definitions a surface-W host seeds (`spec/fixtures/`).
@@ -36,7 +34,6 @@
 //! ```
 
 pub mod execution;
-pub mod fidelity;
 pub mod fixtures;
 pub mod open_points;
 pub mod openwop;

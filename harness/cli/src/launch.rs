@@ -30,8 +30,8 @@ use reference_runtime::{
 use serde_json::json;
 use spec::execution::Modality;
 
+use harness::target::{FakeUpstream, RoleBinding, WireFormat};
 use harness::target::{SecretHeader, Target, TargetKind};
-use harness::upstream::{FakeUpstream, RoleBinding, WireFormat};
 
 /// The runtime's event store kind (`memory` or `sqlite:PATH`), for `conformance serve --store`.
 pub use reference_runtime::StoreKind;
@@ -637,7 +637,7 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         (None, Some(external)) => {
             // The same instance names the harness serves for these bindings, on the
             // streaming backend that serves every instance.
-            let names = harness::upstream::instances_for(&bindings)
+            let names = harness::target::instances_for(&bindings)
                 .map(|(_, names)| names)
                 .unwrap_or_default();
             options.providers.provider_configs(&|provider| {

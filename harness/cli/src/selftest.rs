@@ -19,9 +19,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::launch::{BuiltInOptions, BuiltInProfile, DefectInfo, defect_catalogue, start_built_in};
 use harness::case::{CaseSurface, LoadedCase};
-use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::report::RunReport;
-use harness::runner::{Filters, Quiet, RunObserver, RunSettings, run};
+use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use harness::run::{Filters, Quiet, RunObserver, RunSettings, run_cases as run};
 use harness::verdict::{Level, Verdict};
 
 /// One case that caught a defect.
@@ -135,7 +135,7 @@ pub(crate) async fn run_observed(
     let driver = HttpDriver::new(&ClientOptions::default(), Limits::default())
         .map_err(|e| SelftestError::Client(e.to_string()))?;
     let mut target = running.target.clone();
-    harness::probe::probe(&driver, &target, Duration::from_secs(10))
+    harness::target::probe(&driver, &target, Duration::from_secs(10))
         .await
         .apply_to(&mut target);
     let runner = CaseRunner {

@@ -18,7 +18,7 @@ use crate::launch::BuiltInProfile;
 use crate::selftest::{SelftestError, run_observed};
 use harness::case::LoadedCase;
 use harness::report::{CaseResult, RunReport};
-use harness::runner::{Quiet, RunObserver};
+use harness::run::{Quiet, RunObserver};
 use harness::verdict::{CheckOutcome, Level, Verdict};
 
 /// One case that did not tolerate a profile.

@@ -102,7 +102,7 @@ pub fn limit_for(cases: &[harness::case::LoadedCase], time_scale: f64) -> Durati
 
 /// A run's cases starting and finishing are its progress (`selftest` and `tolerance` pass the
 /// watchdog as the observer of every run they make).
-impl harness::runner::RunObserver for Watchdog {
+impl harness::run::RunObserver for Watchdog {
     fn case_started(&self, id: &str) {
         self.progress(&format!("{id} started"));
     }
@@ -137,7 +137,7 @@ mod tests {
 
     #[test]
     fn a_run_observer_watchdog_hears_cases_start() {
-        use harness::runner::RunObserver;
+        use harness::run::RunObserver;
         let (tx, rx) = mpsc::channel();
         let dog = Watchdog::start_with("selftest", Duration::from_millis(50), move |m| {
             let _ = tx.send(m);

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use conformance_cli::launch::{BuiltIn, BuiltInOptions, start_built_in};
 use harness::case::{LoadedCase, load_corpus};
-use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::verdict::Verdict;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
@@ -31,7 +31,7 @@ impl Shared {
                 let driver = HttpDriver::new(&ClientOptions::default(), Limits::default())
                     .map_err(|e| e.to_string())?;
                 let mut target = built_in.target.clone();
-                harness::probe::probe(&driver, &target, Duration::from_secs(10))
+                harness::target::probe(&driver, &target, Duration::from_secs(10))
                     .await
                     .apply_to(&mut target);
                 let runner = CaseRunner {
@@ -62,7 +62,7 @@ impl Shared {
         let runner = self.runner()?.clone();
         let result = self
             .runtime
-            .block_on(async move { tokio::spawn(harness::runner::run_one(runner, loaded)).await })
+            .block_on(async move { tokio::spawn(harness::run::run_one(runner, loaded)).await })
             .map_err(|e| Failed::from(format!("the case panicked: {e}")))?;
         match result.verdict {
             Verdict::Pass => Ok(Completion::Completed),

@@ -74,6 +74,7 @@ impl Observed {
     }
 
     /// The types of the events, in order.
+    #[cfg(test)]
     pub fn types(&self) -> Vec<&str> {
         self.events
             .iter()

@@ -16,8 +16,8 @@ mod tests;
 
 pub use context::EvalContext;
 pub(crate) use context::Outcome;
-pub use events::{Framing, HOST_MESSAGE_NAMES, Observed, ObservedEvent, field, observe};
-pub use json_match::{Mismatch, json_condition, json_equal};
+pub use events::{ObservedEvent, observe};
+pub use json_match::json_condition;
 pub use response::find_text;
 pub(crate) use stream::is_terminal;
 

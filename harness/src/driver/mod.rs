@@ -6,7 +6,5 @@ pub(crate) mod case_state;
 pub mod http;
 mod step;
 
-pub use case_run::{
-    CaseExecution, CaseRunner, DEFAULT_CASE_TIMEOUT_MS, EVIDENCE, STEP_COMPLETED, step_view,
-};
+pub use case_run::{CaseExecution, CaseRunner, STEP_COMPLETED};
 pub use http::{ClientOptions, HttpDriver, Limits, PreparedRequest, ReadMode, StopCondition};

@@ -4,8 +4,10 @@
 
 use std::path::Path;
 
-use harness::baseline::{BASELINE_FORMAT_VERSION, Baseline, BaselineError, ExpectedFailure, apply};
 use harness::report::{CaseResult, RunOptionsSummary, RunReport, Summary, TargetSummary};
+use harness::run::{
+    BASELINE_FORMAT_VERSION, Baseline, BaselineError, ExpectedFailure, apply_baseline as apply,
+};
 use harness::verdict::{CheckOutcome, Level, Verdict};
 
 fn check(kind: &str, location: &str, verdict: Verdict) -> CheckOutcome {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use harness::case::lint_case;
-use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits, STEP_COMPLETED};
+use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits, STEP_COMPLETED};
 use harness::transcript::BodyEnd;
 use harness::verdict::Verdict;
 use serde_json::json;
@@ -158,11 +158,11 @@ fn case(path: &str, stream: bool) -> harness::case::Case {
         .case
 }
 
-async fn judge(path: &str, stream: bool) -> (Verdict, harness::driver::CaseExecution) {
+async fn judge(path: &str, stream: bool) -> (Verdict, harness::run::CaseExecution) {
     judge_case(case(path, stream)).await
 }
 
-async fn judge_case(case: harness::case::Case) -> (Verdict, harness::driver::CaseExecution) {
+async fn judge_case(case: harness::case::Case) -> (Verdict, harness::run::CaseExecution) {
     let base = hostile_host().await;
     // Kept for the checks: 5,000 frames or 2 MiB; read (and folded past the kept ones): 8 MiB.
     let limits = Limits {
@@ -183,11 +183,11 @@ async fn judge_case(case: harness::case::Case) -> (Verdict, harness::driver::Cas
     let execution = tokio::time::timeout(Duration::from_secs(60), runner.run(&case))
         .await
         .expect("the harness hung");
-    let (verdict, _) = harness::runner::judge(&execution);
+    let (verdict, _) = harness::run::judge(&execution);
     (verdict, execution)
 }
 
-fn end_of(execution: &harness::driver::CaseExecution) -> Option<BodyEnd> {
+fn end_of(execution: &harness::run::CaseExecution) -> Option<BodyEnd> {
     execution
         .transcript
         .first()?
@@ -316,7 +316,7 @@ async fn an_unreachable_target_is_an_error_not_a_failure() {
         regressions_dir: None,
     };
     let execution = runner.run(&case("/anything", false)).await;
-    assert_eq!(harness::runner::judge(&execution).0, Verdict::Error);
+    assert_eq!(harness::run::judge(&execution).0, Verdict::Error);
 }
 
 /// A stream case on `path` with these checks (and a longer budget than the hostile probes').
@@ -331,9 +331,7 @@ fn stream_case(path: &str, expect: serde_json::Value) -> harness::case::Case {
         .case
 }
 
-fn long_response(
-    execution: &harness::driver::CaseExecution,
-) -> &harness::transcript::ResponseRecord {
+fn long_response(execution: &harness::run::CaseExecution) -> &harness::transcript::ResponseRecord {
     execution.transcript[0].exchanges[0]
         .response
         .as_ref()

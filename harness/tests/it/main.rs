@@ -1,11 +1,12 @@
 //! The harness library's integration tests, one binary: the reports (formats, console,
 //! snapshots, over one hand-built sample report), the baseline, requirement coverage and its
 //! gate, a hostile host, a finished log that keeps growing, the published case and report schemas,
-//! and the rules of the codebase.
+//! the rules of the codebase and the facade (few public modules, no binary-only dependency).
 
 mod baseline_rules;
 mod coverage_gate;
 mod coverage_report;
+mod facade;
 mod hostile_host;
 mod hygiene;
 mod published_schemas;

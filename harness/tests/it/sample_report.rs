@@ -483,7 +483,7 @@ pub fn realistic_report() -> RunReport {
             must_requirements_judged: 1,
         },
     ];
-    let not_judged = harness::runner::not_judged(&cases, &surfaces);
+    let not_judged = harness::run::not_judged(&cases, &surfaces);
     RunReport {
         format_version: REPORT_FORMAT_VERSION,
         run_id: "20261130T101500Z-4f2a".into(),

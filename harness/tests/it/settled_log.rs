@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use harness::case::lint_case;
-use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits, STEP_COMPLETED};
+use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits, STEP_COMPLETED};
 use harness::verdict::Verdict;
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
@@ -62,7 +62,7 @@ async fn serve(mut socket: TcpStream, growth: Growth, polls: Arc<AtomicI64>) {
     let _ = socket.write_all(response.as_bytes()).await;
 }
 
-async fn run(growth: Growth) -> (Verdict, harness::driver::CaseExecution) {
+async fn run(growth: Growth) -> (Verdict, harness::run::CaseExecution) {
     let case = json!({
         "id": "w.settled.probe", "title": "settled", "requirements": ["events.poll.last-sequence-highest"],
         "level": "MUST", "surface": "openwop", "timeout_ms": 1500, "steps": [
@@ -85,12 +85,12 @@ async fn run(growth: Growth) -> (Verdict, harness::driver::CaseExecution) {
     let execution = tokio::time::timeout(Duration::from_secs(60), runner.run(&case))
         .await
         .expect("the harness hung");
-    let (verdict, _) = harness::runner::judge(&execution);
+    let (verdict, _) = harness::run::judge(&execution);
     (verdict, execution)
 }
 
 /// The request paths of the first step (the wait), in order.
-fn waited_on(execution: &harness::driver::CaseExecution) -> Vec<String> {
+fn waited_on(execution: &harness::run::CaseExecution) -> Vec<String> {
     execution.transcript[0]
         .exchanges
         .iter()

@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::fidelity_comparer::{Transcription, closing_note, compare, load_corpus, run_corpus};
 use serde_json::Value;
-use spec::fidelity::{Transcription, closing_note, compare, load_corpus, run_corpus};
 use spec::schema::Published;
 
 fn upstream_dir() -> PathBuf {
@@ -148,7 +148,7 @@ fn the_upstream_corpus_validates_as_upstream_says() {
 
 #[test]
 fn every_overlay_has_its_reviewed_deviation_and_back() {
-    use spec::fidelity::DeviationKind;
+    use crate::fidelity_comparer::DeviationKind;
     use spec::overlay::OVERLAYS;
     let transcription = transcription();
     let mut problems = Vec::new();

@@ -5,6 +5,7 @@
 //! are unavailable).
 
 mod fidelity;
+mod fidelity_comparer;
 mod published_schemas;
 mod requirements_registry;
 mod schema_drift;

@@ -435,7 +435,7 @@ pub struct RunArgs {
     /// (`conformance merge` joins the reports): `hash:k/n` (also `k/n`: by a hash of the case
     /// id, stable whatever else is selected) or `count:k/n` (round-robin in corpus order).
     #[arg(long, value_name = "K/N")]
-    pub partition: Option<harness::partition::Partition>,
+    pub partition: Option<harness::run::Partition>,
     /// A baseline of expected failures: baselined failures are XFAIL, baselined cases that now
     /// pass are STALE (and fail the run).
     #[arg(long)]

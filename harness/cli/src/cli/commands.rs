@@ -172,7 +172,7 @@ fn explain(id: &str, corpus: &CorpusArgs) -> anyhow::Result<u8> {
     let loaded = load(corpus)?;
     let Some(found) = loaded.cases.iter().find(|c| c.case.id == id) else {
         let ids = loaded.cases.iter().map(|c| c.case.id.as_str());
-        let closest = harness::suggest::ranked(id, ids, 5);
+        let closest = harness::run::ranked(id, ids, 5);
         return Err(usage(format!(
             "no case `{id}` in {}; the closest ids: {}",
             source.describe(),

@@ -8,15 +8,18 @@ use std::time::Duration;
 use anyhow::Context;
 use conformance_cli::corpus::{CORPUS_VERSION, CorpusSource, corpus_digest, regressions_dir};
 use conformance_cli::launch::{BuiltIn, BuiltInOptions, start_built_in};
-use harness::baseline::{Baseline, apply};
 use harness::case::{CaseSurface, LoadedCase};
-use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::report::console::ConsoleReporter;
 use harness::report::differential::Differential;
 use harness::report::{CorpusSummary, RunReport, exit_code, write_all};
-use harness::runner::{Filters, RunObserver, RunSettings};
-use harness::target::{SecretHeader, Target};
-use harness::upstream::FakeUpstream;
+use harness::run::{
+    Baseline, CaseRunner, ClientOptions, Filters, HostOverrides, HttpDriver, Limits, RunObserver,
+    RunOptions, RunSettings, Session, Stop,
+};
+use harness::target::{
+    FakeProvidersOptions, ProvidersFile, RoleBinding, Target, TargetError, TargetOptions,
+    parse_header, parse_header_lines,
+};
 use serde_json::Value;
 
 use super::args::{
@@ -100,56 +103,31 @@ impl RunObserver for Console {
     }
 }
 
-fn parse_header(text: &str) -> anyhow::Result<SecretHeader> {
-    let (name, value) = text
-        .split_once(':')
-        .ok_or_else(|| usage("a header is `Name: value`"))?;
-    let name = name.trim();
-    if name.is_empty()
-        || !name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b))
-    {
-        return Err(usage(format!("`{name}` is not a header name")));
+/// A target error as the command reports it: the operator's input (exit 2) or the environment
+/// (exit 3), named by the flags.
+fn target_error(error: TargetError) -> anyhow::Error {
+    match error {
+        TargetError::Url(e) => usage(format!("--target is not a URL: {e}")),
+        TargetError::CredentialsInUrl => {
+            usage("--target must not carry credentials; use --header-file or CONFORMANCE_AUTH_A")
+        }
+        TargetError::FakeProviders(e) => environment(e),
+        other => usage(other.to_string()),
     }
-    Ok(SecretHeader {
-        name: name.to_ascii_lowercase(),
-        value: value.trim().to_string(),
-    })
-}
-
-fn parse_pair<'a>(text: &'a str, what: &str) -> anyhow::Result<(&'a str, &'a str)> {
-    text.split_once('=')
-        .ok_or_else(|| usage(format!("{what} is `name=value`, got `{text}`")))
 }
 
 /// The role bindings the flags give: the defaults, then `--providers-file`, then
 /// `--provider-role` (provider id only), then `--bind`.
-pub(crate) fn bindings_from(
-    args: &ExternalTargetArgs,
-) -> anyhow::Result<Vec<harness::upstream::RoleBinding>> {
-    use harness::upstream::{ProvidersFile, RoleBinding, merge_bindings};
-    let mut bindings = RoleBinding::defaults();
-    if let Some(file) = &args.providers_file {
-        let parsed = ProvidersFile::parse(&read_text(file)?)
-            .map_err(|e| usage(format!("{}: {e}", file.display())))?;
-        bindings = merge_bindings(bindings, parsed.bindings());
-    }
-    for pair in &args.provider_roles {
-        let (role, id) = parse_pair(pair, "--provider-role")?;
-        let mut binding = bindings
-            .iter()
-            .find(|b| b.role == role)
-            .cloned()
-            .ok_or_else(|| usage(format!("--provider-role: unknown role `{role}`")))?;
-        binding.provider = id.to_string();
-        bindings = merge_bindings(bindings, vec![binding]);
-    }
-    let mut bound = Vec::new();
-    for flag in &args.bindings {
-        bound.push(RoleBinding::parse_flag(flag).map_err(|e| usage(format!("--bind: {e}")))?);
-    }
-    Ok(merge_bindings(bindings, bound))
+pub(crate) fn bindings_from(args: &ExternalTargetArgs) -> anyhow::Result<Vec<RoleBinding>> {
+    let file = match &args.providers_file {
+        Some(file) => Some(
+            ProvidersFile::parse(&read_text(file)?)
+                .map_err(|e| usage(format!("{}: {e}", file.display())))?,
+        ),
+        None => None,
+    };
+    harness::target::bindings_from(file.as_ref(), &args.provider_roles, &args.bindings)
+        .map_err(target_error)
 }
 
 /// The built-in providers setup the flags name.
@@ -188,87 +166,72 @@ fn built_in_fixtures(args: &RunArgs) -> anyhow::Result<Option<Vec<String>>> {
     }
 }
 
-/// Builds the external target from the flags (fake providers started when asked).
-/// The external target from the flags (the fake providers started when `start_fakes`).
+/// The external target from the flags (the fake providers started when `start_fakes`), through
+/// the library's [`harness::target::external`].
 pub(crate) async fn external_target(
     args: &ExternalTargetArgs,
     url: &str,
     start_fakes: bool,
 ) -> anyhow::Result<Target> {
-    let parsed =
-        reqwest::Url::parse(url).map_err(|e| usage(format!("--target is not a URL: {e}")))?;
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        return Err(usage(
-            "--target must not carry credentials; use --header-file or CONFORMANCE_AUTH_A",
-        ));
-    }
+    harness::target::check_url(url).map_err(target_error)?;
     let mut headers = Vec::new();
     for header in &args.headers {
-        headers.push(parse_header(header)?);
+        headers.push(parse_header(header).map_err(target_error)?);
     }
     if let Some(file) = &args.header_file {
-        for line in read_text(file)?
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        {
-            headers.push(parse_header(line)?);
-        }
+        headers.extend(parse_header_lines(&read_text(file)?).map_err(target_error)?);
     }
     let mut principals = BTreeMap::new();
     if let Some(a) = &args.auth_a {
-        principals.insert("a".to_string(), vec![parse_header(a)?]);
+        principals.insert(
+            "a".to_string(),
+            vec![parse_header(a).map_err(target_error)?],
+        );
     }
     if let Some(b) = &args.auth_b {
-        principals.insert("b".to_string(), vec![parse_header(b)?]);
+        principals.insert(
+            "b".to_string(),
+            vec![parse_header(b).map_err(target_error)?],
+        );
     }
     let bindings = bindings_from(args)?;
-    let providers: BTreeMap<String, String> = bindings
-        .iter()
-        .map(|b| (b.role.clone(), b.provider.clone()))
-        .collect();
-    let mut canary = None;
-    let mut upstream: Option<Arc<dyn harness::target::Upstream>> = None;
-    if let Some(listen) = args.providers_listen.filter(|_| start_fakes) {
-        let value = std::env::var(&args.canary_env).map_err(|_| {
-            usage(format!(
-                "--providers-listen needs the canary credential in ${}",
-                args.canary_env
-            ))
-        })?;
-        let fakes = FakeUpstream::start(
-            &value,
-            bindings,
-            args.providers_streaming_listen,
-            Some(listen),
-        )
+    let fake_providers = match args.providers_listen.filter(|_| start_fakes) {
+        Some(listen) => Some(FakeProvidersOptions {
+            canary: std::env::var(&args.canary_env).map_err(|_| {
+                usage(format!(
+                    "--providers-listen needs the canary credential in ${}",
+                    args.canary_env
+                ))
+            })?,
+            listen,
+            streaming_listen: args.providers_streaming_listen,
+        }),
+        None => None,
+    };
+    let options = TargetOptions {
+        headers,
+        principals,
+        bindings,
+        fake_providers,
+    };
+    let target = harness::target::external(url, options)
         .await
-        .map_err(|e| environment(e.to_string()))?;
+        .map_err(target_error)?;
+    if let Some(fakes) = &target.upstream {
         for binding in fakes.bindings() {
             eprintln!(
                 "fake provider for {} ({}, {}): {}",
                 binding.role,
                 binding.provider,
                 binding.wire_format,
-                fakes.base_url(&binding.provider).unwrap_or_default()
+                fakes
+                    .role_endpoint(&binding.role)
+                    .map(|endpoint| endpoint.base_url)
+                    .unwrap_or_default()
             );
         }
-        upstream = Some(Arc::new(fakes));
-        canary = Some(value);
     }
-    Ok(Target {
-        kind: harness::target::TargetKind::External,
-        base_url: url.trim_end_matches('/').to_string(),
-        headers,
-        principals,
-        providers,
-        facts: BTreeMap::new(),
-        capabilities: Default::default(),
-        canary,
-        upstream,
-        implementation: None,
-        unjudgeable: Default::default(),
-    })
+    Ok(target)
 }
 
 /// A file named on the command line, as text (a usage error when unreadable).
@@ -283,55 +246,26 @@ fn read_json<T: serde::de::DeserializeOwned>(file: &Path, what: &str) -> anyhow:
         .map_err(|e| usage(format!("{} is not {what}: {e}", file.display())))
 }
 
-fn apply_facts_and_overrides(target: &mut Target, args: &RunArgs) -> anyhow::Result<()> {
-    if target.kind == harness::target::TargetKind::External {
-        // Without knowing the host's keep-alive interval, watch longer than the 30 s bound.
-        target
-            .facts
-            .entry("keepalive_window_ms".into())
-            .or_insert(Value::from(31_000));
-    }
+/// What `--facts-file`, `--fact`, `--capabilities` and `--require-fixture(s)` state about the
+/// host, applied after its discovery.
+fn overrides_of(args: &RunArgs) -> anyhow::Result<HostOverrides> {
+    let mut overrides = HostOverrides::default();
     if let Some(file) = &args.facts_file {
-        let facts: BTreeMap<String, Value> = read_json(file, "a JSON object of facts")?;
-        target.facts.extend(facts);
+        overrides.facts = read_json(file, "a JSON object of facts")?;
     }
     for pair in &args.facts {
-        let (name, value) = parse_pair(pair, "--fact")?;
-        let value: Value =
-            serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_string()));
-        target.facts.insert(name.to_string(), value);
-    }
-    // As the probe does for the built-in runtime's own facts.
-    if target.facts.contains_key("subscriber_limit") {
-        target.capabilities.insert("subscriber-limit".into());
+        overrides.add_fact(pair).map_err(usage)?;
     }
     if let Some(file) = &args.capabilities {
-        let doc: Value = read_json(file, "JSON")?;
-        for name in doc
-            .get("add")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-        {
-            target.capabilities.insert(name.to_string());
-        }
-        for name in doc
-            .get("remove")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-        {
-            target.capabilities.remove(name);
-        }
+        overrides.add_capabilities_doc(&read_json(file, "JSON")?);
     }
-    // Last: what the host lists is known only after the capability overrides.
-    harness::target::require_fixtures(target, &args.require_fixtures, args.require_all_fixtures);
-    Ok(())
+    overrides.require_fixtures = args.require_fixtures.clone();
+    overrides.require_all_fixtures = args.require_all_fixtures;
+    Ok(overrides)
 }
 
-/// `conformance run`.
+/// `conformance run`: the flags turned into a target and run options, then the library's
+/// [`Session`]; the built-in target, differential mode, claims and report files around it.
 pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     if !(args.time_scale > 0.0 && args.time_scale.is_finite()) {
         return Err(usage("--time-scale must be a positive number"));
@@ -351,14 +285,18 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         None => None,
     };
     let baseline = match &args.baseline {
-        Some(path) => Some(Baseline::load(path).map_err(|e| usage(format!("{e:#}")))?),
+        Some(path) => Some((
+            Baseline::load(path).map_err(|e| usage(format!("{e:#}")))?,
+            path.display().to_string(),
+        )),
         None => None,
     };
     let filters = filters_of(&args)?;
     let driver = driver_of(&args)?;
+    let overrides = overrides_of(&args)?;
 
     let mut built_in: Option<BuiltIn> = None;
-    let mut target = match &args.target {
+    let target = match &args.target {
         Some(url) => {
             if !args.defects.is_empty() {
                 return Err(usage("--defect applies to the built-in target only"));
@@ -391,45 +329,11 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
             target
         }
     };
-    // The run's one stop: its deadline (from here, the probe included), SIGTERM or Ctrl-C, or a
-    // refusal at discovery; whichever comes, the run ends with its reports written.
-    let deadline = (args.deadline > 0).then(|| {
-        tokio::time::Instant::now() + Duration::from_secs(args.deadline).mul_f64(args.time_scale)
-    });
-    let (stop_tx, stop_rx) = harness::runner::stop_channel();
-    let stop_tx = Arc::new(stop_tx);
-    let signals = tokio::spawn(stop_on_signal(stop_tx.clone()));
-    let findings = harness::probe::probe(
-        &driver,
-        &target,
-        Duration::from_secs(10).mul_f64(args.time_scale),
-    )
-    .await;
-    let unreadable: Vec<&String> = findings
-        .unjudgeable
-        .iter()
-        .filter(|(need, _)| need.starts_with("surface:"))
-        .map(|(_, why)| why)
-        .collect();
-    // A host that gives no discovery document: the run is refused, and still leaves its
-    // reports (every selected case ERROR, not run, with the cause named).
-    let refusal = findings.refusal(&target.base_url);
-    if let Some(why) = &refusal {
-        stop_tx.send_replace(Some(why.clone()));
-    }
-    // A document that answered but could not be read: the run goes on, and every case that
-    // needs it is BLOCKED with this reason (the run then does not conform).
-    for why in unreadable {
-        eprintln!("note: {why}");
-    }
-    findings.apply_to(&mut target);
-    let discovery_documents = findings.documents.clone();
-    for note in &findings.notes {
-        eprintln!("note: {note}");
-    }
-    apply_facts_and_overrides(&mut target, &args)?;
-
-    let proptest_seed = args.proptest_seed.unwrap_or_else(rand::random);
+    // The run's one stop: its deadline (from the session's opening, the probe included),
+    // SIGTERM or Ctrl-C, or a refusal at discovery; whichever comes, the run ends with its
+    // reports written.
+    let stop = Stop::default();
+    let signals = tokio::spawn(stop_on_signal(stop.clone()));
     let shuffle_seed = if args.shuffle {
         Some(args.seed.unwrap_or_else(rand::random))
     } else {
@@ -437,30 +341,36 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     };
     let (regressions_dir, _regressions_copy) = regressions_dir(&source, &corpus_files)
         .map_err(|e| environment(format!("failed to copy the embedded regressions: {e}")))?;
-    let runner = CaseRunner {
-        driver: driver.watching_canary(target.canary.as_deref()),
-        target: Arc::new(target),
+    let options = RunOptions {
         time_scale: args.time_scale,
-        proptest_seed,
+        jobs: args.jobs,
+        filters: filters.clone(),
+        partition: args.partition,
+        shuffle_seed,
+        proptest_seed: args.proptest_seed.unwrap_or_else(rand::random),
+        longest_first: !args.corpus_order,
+        deadline: (args.deadline > 0).then(|| Duration::from_secs(args.deadline)),
+        baseline,
+        overrides,
         regressions_dir: Some(regressions_dir),
+        stop,
+        probe_timeout: Duration::from_secs(10),
     };
-    // The partition slices the selected cases; the runner's filters then keep them all.
-    let cases: Vec<LoadedCase> = match &args.partition {
-        Some(partition) => partition.select(
-            corpus
-                .cases
-                .iter()
-                .filter(|c| filters.selects(&c.case))
-                .cloned()
-                .collect(),
-            |c| c.case.id.as_str(),
-        ),
-        None => corpus.cases.clone(),
-    };
+    let proptest_seed = options.proptest_seed;
+    // The partition slices the selected cases; the session's filters then keep them all.
+    let cases: Vec<LoadedCase> = options.slice(&corpus.cases);
+    // A host that gives no discovery document is refused, and the run still leaves its
+    // reports (every selected case ERROR, not run, with the cause named). A document that
+    // answered but could not be read is a note: every case that needs it is BLOCKED.
+    let session = Session::open(driver, target, options).await;
+    for note in session.notes() {
+        eprintln!("note: {note}");
+    }
+    let target = &session.runner().target;
     eprintln!(
         "certifying {} ({}) with {} case(s) of {}{}; proptest seed {proptest_seed}{}",
-        runner.target.base_url,
-        runner.target.kind,
+        target.base_url,
+        target.kind,
         cases.iter().filter(|c| filters.selects(&c.case)).count(),
         source.describe(),
         args.partition
@@ -470,35 +380,16 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
             .map(|s| format!("; shuffle seed {s}"))
             .unwrap_or_default()
     );
-    let adjust = |result: harness::report::CaseResult| match &baseline {
-        Some(baseline) => apply(baseline, result),
-        None => result,
-    };
-    let settings = RunSettings {
-        jobs: args.jobs,
-        shuffle_seed,
-        baseline_path: args.baseline.as_ref().map(|p| p.display().to_string()),
-        longest_first: !args.corpus_order,
-        deadline,
-        stop_after_silent_cases: Some(harness::runner::SILENT_CASES_BEFORE_STOP),
-        stop: Some(stop_rx),
-    };
     let console = Console::new(args.quiet);
     console.watch(&cases, args.time_scale);
-    let mut report =
-        harness::runner::run(&runner, &cases, &filters, &settings, &adjust, &console).await;
+    let mut report = session.run_with(&cases, &corpus.cases, &console).await;
     signals.abort();
     console.stop_watching();
-    if let Some(baseline) = &baseline {
-        let known: Vec<&str> = corpus.cases.iter().map(|c| c.case.id.as_str()).collect();
-        report.cases.extend(baseline.unknown_case_results(known));
-        harness::runner::refresh(&mut report);
-    }
     if let Some(running) = built_in {
         running.shutdown().await;
     }
-    if args.differential && refusal.is_none() {
-        let reference = run_reference(&args, &runner, &cases, &filters, &settings).await?;
+    if args.differential && session.refusal().is_none() {
+        let reference = run_reference(&args, &session, &cases, &filters).await?;
         let differential = Differential::compare(&report, &reference, "built-in");
         eprintln!(
             "differential: {} of {} case(s) differ from the built-in reference runtime (INFO, never a verdict; see report.html)",
@@ -523,12 +414,12 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
             file,
             key,
             corpus: &corpus_files,
-            discovery: &discovery_documents,
+            discovery: session.discovery_documents(),
         }),
         _ => None,
     };
     let code = finish_report(&args, &report, &source, &console, claim)?;
-    if let Some(why) = refusal {
+    if let Some(why) = session.refusal() {
         eprintln!("error: {why}");
     }
     Ok(code)
@@ -536,7 +427,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
 
 /// Sends the run's stop on SIGTERM or Ctrl-C, so that a run a CI job stops still writes its
 /// reports with what was judged.
-async fn stop_on_signal(stop: Arc<tokio::sync::watch::Sender<Option<String>>>) {
+async fn stop_on_signal(stop: Stop) {
     #[cfg(unix)]
     let terminate = async {
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
@@ -552,23 +443,23 @@ async fn stop_on_signal(stop: Arc<tokio::sync::watch::Sender<Option<String>>>) {
         _ = terminate => "the run was stopped by SIGTERM",
         _ = tokio::signal::ctrl_c() => "the run was interrupted (Ctrl-C)",
     };
-    stop.send_replace(Some(reason.to_string()));
+    stop.send(reason);
 }
 
 /// Differential mode: the same cases, with the same seeds, against a fresh built-in reference
 /// runtime (standard profile, no defect).
 async fn run_reference(
     args: &RunArgs,
-    target_runner: &CaseRunner,
+    session: &Session,
     cases: &[LoadedCase],
     filters: &Filters,
-    settings: &RunSettings,
 ) -> anyhow::Result<RunReport> {
+    let target_runner = session.runner();
     let running = start_built_in(&BuiltInOptions::default())
         .await
         .map_err(|e| environment(format!("the reference runtime did not start: {e}")))?;
     let mut target = running.target.clone();
-    let findings = harness::probe::probe(
+    let findings = harness::target::probe(
         &target_runner.driver,
         &target,
         Duration::from_secs(10).mul_f64(args.time_scale),
@@ -582,15 +473,15 @@ async fn run_reference(
     };
     let settings = RunSettings {
         baseline_path: None,
-        ..settings.clone()
+        ..session.settings().clone()
     };
-    let report = harness::runner::run(
+    let report = harness::run::run_cases(
         &runner,
         cases,
         filters,
         &settings,
         &|result| result,
-        &harness::runner::Quiet,
+        &harness::run::Quiet,
     )
     .await;
     running.shutdown().await;
@@ -979,7 +870,7 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
         }
     };
     let fakes_running = built_in.is_some() || args.external.providers_listen.is_some();
-    let mut findings = harness::probe::probe(
+    let mut findings = harness::target::probe(
         &driver,
         &target,
         Duration::from_secs(10).mul_f64(args.time_scale),
@@ -991,8 +882,8 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
     // The same scoping of shared providers a run applies once its fakes learned the models.
     findings.scope_roles(&bindings);
     findings.apply_to(&mut target);
-    apply_facts_and_overrides(&mut target, &args)?;
-    let names = harness::upstream::instances_for(&bindings)
+    overrides_of(&args)?.apply(&mut target);
+    let names = harness::target::instances_for(&bindings)
         .map(|(_, names)| names)
         .map_err(|e| usage(e.to_string()))?;
     let listen = args.external.providers_listen;
@@ -1011,7 +902,7 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
         .map(|c| &c.case)
         .filter(|c| filters.selects(c))
         .collect();
-    let plan = harness::plan::plan(
+    let plan = harness::run::plan(
         &target,
         &cases,
         &bindings,

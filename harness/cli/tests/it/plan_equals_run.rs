@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use conformance_cli::launch::{BuiltInOptions, BuiltInProfile, BuiltInProviders, start_built_in};
 use harness::case::LoadedCase;
-use harness::driver::{ClientOptions, HttpDriver, Limits};
-use harness::runner::not_run_on;
+use harness::run::not_run_on;
+use harness::run::{ClientOptions, HttpDriver, Limits};
 use harness::target::Target;
-use harness::upstream::{FakeUpstream, RoleBinding, WireFormat};
+use harness::target::{FakeUpstream, RoleBinding, WireFormat};
 use harness::verdict::Verdict;
 
 fn corpus() -> Vec<LoadedCase> {
@@ -26,7 +26,7 @@ fn corpus() -> Vec<LoadedCase> {
 async fn run_and_plan_targets(target: &Target, bindings: &[RoleBinding]) -> (Target, Target) {
     let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
     let mut run = target.clone();
-    harness::probe::probe(&driver, &run, Duration::from_secs(10))
+    harness::target::probe(&driver, &run, Duration::from_secs(10))
         .await
         .apply_to(&mut run);
     let mut plan = Target {
@@ -35,7 +35,7 @@ async fn run_and_plan_targets(target: &Target, bindings: &[RoleBinding]) -> (Tar
         unjudgeable: Default::default(),
         ..target.clone()
     };
-    let mut findings = harness::probe::probe(&driver, &plan, Duration::from_secs(10)).await;
+    let mut findings = harness::target::probe(&driver, &plan, Duration::from_secs(10)).await;
     findings.scope_roles(bindings);
     findings.apply_to(&mut plan);
     (run, plan)

@@ -11,9 +11,9 @@ use std::time::Duration;
 use conformance_cli::launch::{BuiltInOptions, BuiltInProviders, start_built_in};
 use harness::case::{CaseSurface, LoadedCase};
 use harness::coverage::CoverageReport;
-use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::report::RunReport;
-use harness::runner::{Filters, Quiet, RunSettings, run};
+use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use harness::run::{Filters, Quiet, RunSettings, run_cases as run};
 use harness::verdict::Verdict;
 
 fn corpus() -> Vec<LoadedCase> {
@@ -28,7 +28,7 @@ async fn run_surface(options: BuiltInOptions, surface: CaseSurface) -> RunReport
     let running = start_built_in(&options).await.unwrap();
     let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
     let mut target = running.target.clone();
-    harness::probe::probe(&driver, &target, Duration::from_secs(10))
+    harness::target::probe(&driver, &target, Duration::from_secs(10))
         .await
         .apply_to(&mut target);
     let runner = CaseRunner {

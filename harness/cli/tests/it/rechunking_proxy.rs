@@ -28,8 +28,8 @@ use std::time::Duration;
 
 use conformance_cli::launch::{BuiltInOptions, BuiltInProfile, start_built_in};
 use harness::case::LoadedCase;
-use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
-use harness::runner::{Filters, Quiet, RunSettings, run};
+use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use harness::run::{Filters, Quiet, RunSettings, run_cases as run};
 use harness::target::Target;
 use harness::verdict::Verdict;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -215,7 +215,7 @@ async fn verdicts(
         None => None,
     };
     let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
-    harness::probe::probe(&driver, &target, Duration::from_secs(10))
+    harness::target::probe(&driver, &target, Duration::from_secs(10))
         .await
         .apply_to(&mut target);
     let runner = CaseRunner {

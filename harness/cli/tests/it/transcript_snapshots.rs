@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use conformance_cli::launch::{BuiltInOptions, start_built_in};
 use harness::case::load_corpus;
-use harness::driver::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::transcript::{FrameKind, StepRecord};
 use serde_json::{Value, json};
 
@@ -59,7 +59,7 @@ async fn a_streamed_execution_transcript() {
     let built_in = start_built_in(&BuiltInOptions::default()).await.unwrap();
     let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
     let mut target = built_in.target.clone();
-    harness::probe::probe(&driver, &target, Duration::from_secs(10))
+    harness::target::probe(&driver, &target, Duration::from_secs(10))
         .await
         .apply_to(&mut target);
     let runner = CaseRunner {

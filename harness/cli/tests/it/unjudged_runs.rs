@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use harness::report::{CaseResult, NOT_JUDGED_EXIT_CODE, SurfaceJudgement, exit_code};
-use harness::runner::{not_judged, run_verdict};
+use harness::run::{not_judged, run_verdict};
 use harness::verdict::{Level, Verdict};
 
 /// A host that answers every request `200 text/plain` with the body `ok`; serves until the

@@ -14,8 +14,8 @@
 //! The corpus runner ([`CorpusEntry`], [`run_corpus`]) validates documents shaped as upstream
 //! describes exactly the way the harness validates them.
 //!
-//! Loading ([`Transcription::load`], [`load_corpus`]) reads files: it is meant for tests and
-//! tools, not for the harness at run time.
+//! Loading ([`Transcription::load`], [`load_corpus`]) reads files: it is a tool of this test
+//! binary (used by `fidelity.rs`), not part of the `spec` crate's API, which does no I/O.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -23,10 +23,10 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::schema::{self, Published};
+use spec::schema::{self, Published};
 
 /// The extension-key hatch a closed upstream def admits beside its members.
-pub const HATCH_PATTERN: &str = crate::openwop::payloads::EXTENSION_HATCH_PATTERN;
+pub const HATCH_PATTERN: &str = spec::openwop::payloads::EXTENSION_HATCH_PATTERN;
 
 /// Keys a transcribed shape may carry (`notes` and `published` are not compared).
 const SHAPE_KEYS: [&str; 34] = [
