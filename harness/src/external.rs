@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use crate::target::{SecretHeader, Target, Upstream};
+use crate::host::{SecretHeader, Target, Upstream};
 use crate::upstream::{FakeUpstream, ProvidersFile, RoleBinding, merge_bindings};
 
 /// Why a target could not be made from a URL and options.
@@ -171,7 +171,7 @@ pub async fn external(url: &str, options: TargetOptions) -> Result<Target, Targe
         canary = Some(fakes.canary);
     }
     Ok(Target {
-        kind: crate::target::TargetKind::External,
+        kind: crate::host::TargetKind::External,
         base_url: url.trim_end_matches('/').to_string(),
         headers: options.headers,
         principals: options.principals,
@@ -213,6 +213,6 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(target.base_url, "http://example.test");
-        assert_eq!(target.kind, crate::target::TargetKind::External);
+        assert_eq!(target.kind, crate::host::TargetKind::External);
     }
 }

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::case::needs::Need;
 use crate::case::{Case, CaseSurface};
+use crate::host::Target;
 use crate::runner::not_run_on;
-use crate::target::Target;
 use crate::upstream::RoleBinding;
 use crate::verdict::{Level, Verdict};
 
@@ -345,7 +345,7 @@ mod tests {
     #[test]
     fn a_plan_tells_run_skip_and_blocked_apart_and_lists_what_to_set_up() {
         let target = Target {
-            kind: crate::target::TargetKind::External,
+            kind: crate::host::TargetKind::External,
             base_url: "http://host".into(),
             headers: Vec::new(),
             principals: BTreeMap::new(),

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tokio::time::{Duration, Instant};
 
 use crate::driver::{HttpDriver, PreparedRequest, ReadMode};
-use crate::target::Target;
+use crate::host::Target;
 
 /// What probing found.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -433,7 +433,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                 Document::Read(v2) if highest_v2(&v2).is_some() => Document::Read(v2),
                 _ => {
                     let versions = listed(&doc).unwrap_or_default().join(", ");
-                    found.capabilities.insert(crate::target::V1_ONLY.into());
+                    found.capabilities.insert(crate::host::V1_ONLY.into());
                     found.notes.push(format!(
                         "the host serves OpenWOP v1 only: discovery lists protocolVersions [{versions}] and asked for `{VERSION_HEADER}: {asked}` it gave no 2.x document; the v2 run events chapter (surface W) is not judged"
                     ));

@@ -33,8 +33,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::case::LoadedCase;
+use crate::host::Target;
 use crate::report::{CaseResult, RunReport};
-use crate::target::Target;
 
 pub use crate::baseline::{
     BASELINE_FORMAT_VERSION, Baseline, BaselineError, ExpectedFailure, apply as apply_baseline,
@@ -119,7 +119,7 @@ impl HostOverrides {
 
     /// Applies the overrides to a probed target.
     pub fn apply(&self, target: &mut Target) {
-        if target.kind == crate::target::TargetKind::External {
+        if target.kind == crate::host::TargetKind::External {
             // Without knowing the host's keep-alive interval, watch longer than the 30 s bound.
             target
                 .facts
@@ -140,7 +140,7 @@ impl HostOverrides {
             target.capabilities.remove(name);
         }
         // Last: what the host lists is known only after the capability overrides.
-        crate::target::require_fixtures(target, &self.require_fixtures, self.require_all_fixtures);
+        crate::host::require_fixtures(target, &self.require_fixtures, self.require_all_fixtures);
     }
 }
 

@@ -10,11 +10,11 @@ use sha2::{Digest, Sha256};
 
 use crate::case::{CaseSurface, LoadedCase};
 use crate::driver::{CaseExecution, CaseRunner};
+use crate::host::{NeedStatus, Target};
 use crate::report::{
     CaseResult, REPORT_FORMAT_VERSION, RequirementResult, RunOptionsSummary, RunReport, Summary,
     SurfaceJudgement, TargetSummary,
 };
-use crate::target::{NeedStatus, Target};
 use crate::transcript::{FrameKind, StepRecord};
 use crate::verdict::{CheckOutcome, Level, Verdict};
 

@@ -9,12 +9,9 @@
 //! silences, frame counts, event types, JSON validity, the canary) and are ERROR ("judged on a
 //! prefix") for what they cannot; never a PASS on frames no check saw.
 
-use std::collections::BTreeMap;
-
-use serde::{Deserialize, Serialize};
-
 use crate::checks::observe;
-use crate::transcript::{FrameKind, FrameRecord, ResponseRecord};
+use crate::frame_kind::FrameKind;
+use crate::transcript::{FrameRecord, ResponseRecord, StreamFold};
 
 /// How the message of a check not judged because its stream was not kept or read whole begins
 /// (such an ERROR does not hide a failure established on the frames that were judged).
@@ -23,56 +20,6 @@ pub const JUDGED_ON_A_PREFIX: &str = "not judged: the stream exceeded";
 /// How many distinct event types a fold counts; more are counted in
 /// [`StreamFold::types_overflow`].
 pub const FOLD_TYPES: usize = 128;
-
-/// What the frames read past the kept ones held, folded one by one as they arrived.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct StreamFold {
-    /// Frames (events and comments) folded and not kept.
-    pub frames: u64,
-    /// Of which event frames.
-    pub event_frames: u64,
-    /// Of which `:` comments.
-    pub comments: u64,
-    /// Events those frames carried (a `batch` frame carries several).
-    pub events: u64,
-    /// The index, among the stream's event frames, of the first one folded (the kept ones come
-    /// before it).
-    pub first_frame_index: u64,
-    /// When the last frame read arrived (ms after the request was sent).
-    pub last_at_ms: u64,
-    /// The longest silence between two frames from the last kept frame on (ms).
-    pub max_silence_ms: u64,
-    /// Event frames whose data is not JSON.
-    pub unparsable: u64,
-    /// The index (among event frames) of the first of them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_unparsable: Option<u64>,
-    /// Events without a sequence.
-    pub without_sequence: u64,
-    /// The last sequence seen (seeded with the kept frames' last one).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_sequence: Option<u64>,
-    /// The first pair of consecutive sequences that decreases, from the seam on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_decrease: Option<[u64; 2]>,
-    /// The first pair of consecutive sequences that does not increase.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_not_increasing: Option<[u64; 2]>,
-    /// The first pair of consecutive sequences that does not increase by exactly 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_gap: Option<[u64; 2]>,
-    /// The sequence of the first unbatched event whose frame `id:` differs from it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_id_mismatch: Option<u64>,
-    /// Events per type (at most [`FOLD_TYPES`] types).
-    pub types: BTreeMap<String, u64>,
-    /// Whether more types came than [`FOLD_TYPES`].
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub types_overflow: bool,
-    /// The index (among all folded frames) of the first one carrying the canary credential.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub canary_frame: Option<u64>,
-}
 
 impl StreamFold {
     /// A fold starting after the `kept` frames (its seam: their last sequence and arrival).

@@ -1,8 +1,12 @@
 //! What the driver recorded: every request sent, every response and SSE frame received, with
 //! timings. Checks read only this; reports render it. Secrets are redacted at recording time.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+pub use crate::frame_kind::FrameKind;
 
 /// Headers whose values are always replaced by [`REDACTED`] in transcripts and reports.
 pub const SECRET_HEADERS: [&str; 6] = [
@@ -69,30 +73,6 @@ pub struct FrameRecord {
     pub kind: FrameKind,
 }
 
-/// A dispatched frame or a comment line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case", tag = "frame")]
-pub enum FrameKind {
-    /// A dispatched event (a blank line ended it).
-    Event {
-        /// `id:` — `None` when the frame had no id field; `Some("")` for an empty one.
-        id: Option<String>,
-        /// `event:` — `None` when absent.
-        event: Option<String>,
-        /// The joined `data:` lines.
-        data: String,
-        /// `data` parsed as JSON, when it is JSON.
-        json: Option<Value>,
-        /// `retry:` when present.
-        retry: Option<u64>,
-    },
-    /// A `:` comment line (keep-alive).
-    Comment {
-        /// The comment text after the colon.
-        text: String,
-    },
-}
-
 /// A response as received.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ResponseRecord {
@@ -124,9 +104,9 @@ pub struct ResponseRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excerpt: Option<Excerpt>,
     /// What the harness read of a stream past the frames it kept, folded as it arrived and not
-    /// kept (see [`crate::stream_fold`]): absent when every frame read is in `frames`.
+    /// kept (see `crate::stream_fold`): absent when every frame read is in `frames`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub folded: Option<crate::stream_fold::StreamFold>,
+    pub folded: Option<StreamFold>,
 }
 
 /// What an excerpt left out of a response: the middle of its body, the middle of its frames,
@@ -287,4 +267,54 @@ pub fn redact_header(name: &str, value: &str) -> String {
     } else {
         value.to_string()
     }
+}
+
+/// What the frames read past the kept ones held, folded one by one as they arrived.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StreamFold {
+    /// Frames (events and comments) folded and not kept.
+    pub frames: u64,
+    /// Of which event frames.
+    pub event_frames: u64,
+    /// Of which `:` comments.
+    pub comments: u64,
+    /// Events those frames carried (a `batch` frame carries several).
+    pub events: u64,
+    /// The index, among the stream's event frames, of the first one folded (the kept ones come
+    /// before it).
+    pub first_frame_index: u64,
+    /// When the last frame read arrived (ms after the request was sent).
+    pub last_at_ms: u64,
+    /// The longest silence between two frames from the last kept frame on (ms).
+    pub max_silence_ms: u64,
+    /// Event frames whose data is not JSON.
+    pub unparsable: u64,
+    /// The index (among event frames) of the first of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_unparsable: Option<u64>,
+    /// Events without a sequence.
+    pub without_sequence: u64,
+    /// The last sequence seen (seeded with the kept frames' last one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_sequence: Option<u64>,
+    /// The first pair of consecutive sequences that decreases, from the seam on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_decrease: Option<[u64; 2]>,
+    /// The first pair of consecutive sequences that does not increase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_not_increasing: Option<[u64; 2]>,
+    /// The first pair of consecutive sequences that does not increase by exactly 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_gap: Option<[u64; 2]>,
+    /// The sequence of the first unbatched event whose frame `id:` differs from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_id_mismatch: Option<u64>,
+    /// Events per type (at most `crate::stream_fold::FOLD_TYPES` types).
+    pub types: BTreeMap<String, u64>,
+    /// Whether more types came than `crate::stream_fold::FOLD_TYPES`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub types_overflow: bool,
+    /// The index (among all folded frames) of the first one carrying the canary credential.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canary_frame: Option<u64>,
 }

@@ -393,7 +393,7 @@ impl HttpDriver {
         let mut tokenizer = SseTokenizer::new(self.limits.sse);
         let mut frames = Vec::new();
         let mut kept_bytes: usize = 0;
-        let mut folded: Option<crate::stream_fold::StreamFold> = None;
+        let mut folded: Option<crate::transcript::StreamFold> = None;
         let mut frames_read: usize = 0;
         let mut raw: Vec<u8> = Vec::new();
         let mut total: u64 = 0;
@@ -457,7 +457,7 @@ impl HttpDriver {
                             && (frames.len() >= self.limits.max_stream_frames
                                 || kept_bytes >= self.limits.max_stream_bytes)
                         {
-                            folded = Some(crate::stream_fold::StreamFold::after(&frames));
+                            folded = Some(crate::transcript::StreamFold::after(&frames));
                         }
                         match &mut folded {
                             Some(fold) => fold.fold(frame, self.canary.as_deref()),

@@ -32,7 +32,7 @@ use tokio::time::Instant;
 pub use plan::{LoadPlan, LoadSurface, PlanError};
 pub use result::{Anomaly, AnomalyKind, CLOCK_CAVEAT, LoadResult, LoadVerdict, load_result_schema};
 
-use crate::target::Target;
+use crate::host::Target;
 use result::{Connections, LogSummary, MAX_ANOMALIES, StreamSummary, Totals};
 use subscriber::{SubscriberContext, SubscriberRecord};
 

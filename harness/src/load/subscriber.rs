@@ -13,8 +13,8 @@ use tokio::time::Instant;
 
 use super::plan::{LoadPlan, LoadSurface};
 use super::workload::{is_terminal_type, retry_after};
+use crate::host::SecretHeader;
 use crate::sse::{SseLimits, SseTokenizer};
-use crate::target::SecretHeader;
 use crate::transcript::FrameKind;
 
 /// One event as a subscriber got it.

@@ -8,7 +8,7 @@ use tokio::time::Instant;
 
 use super::plan::{LoadPlan, LoadSurface};
 use crate::case::{CaseSurface, Principal};
-use crate::target::{SecretHeader, Target};
+use crate::host::{SecretHeader, Target};
 
 /// One log the host created.
 #[derive(Debug, Clone)]

@@ -24,7 +24,7 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 
-use crate::target::{ProviderCalls, RoleEndpoint, Upstream};
+use crate::host::{ProviderCalls, RoleEndpoint, Upstream};
 
 /// One recorded request as `METHOD /path → status` (never its query, body or credential).
 fn request_line(call: &mock_provider::RecordedCall) -> String {
@@ -104,7 +104,7 @@ impl FakeUpstream {
         &self.bindings
     }
 
-    /// Role → host provider id (what [`Target::providers`](crate::target::Target) holds).
+    /// Role → host provider id (what [`Target::providers`](crate::host::Target) holds).
     pub fn roles(&self) -> BTreeMap<String, String> {
         self.bindings
             .iter()

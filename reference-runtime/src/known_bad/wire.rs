@@ -15,7 +15,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::KnownBad;
+use super::policy::KnownBad;
 
 /// The largest answer body the layer reads to rewrite it (a poll page or an error envelope).
 const MAX_REWRITTEN_BODY: usize = 16 << 20;

@@ -41,8 +41,9 @@ fn the_workspace_has_no_import_cycle() {
 const FILE_CYCLES_NOT_YET_FIXED: &[&str] = &[
     "harness/src/",
     "harness/cli/src/",
-    "spec/src/",
-    "mock-provider/src/",
+    // overlay.rs's unit tests validate through schema.rs, which applies the overlays.
+    "spec/src/overlay.rs",
+    "spec/src/schema.rs",
     // bench_publisher.rs's tests build the app through runtime.rs, which installs the publisher.
     "reference-runtime/src/bench_publisher.rs",
     "reference-runtime/src/runtime.rs",

@@ -11,7 +11,7 @@
 use crate::case::{CheckKind, FramesExpect, KeepaliveExpect, SequenceExpect};
 use crate::checks::Outcome;
 use crate::checks::events::observe;
-use crate::stream_fold::StreamFold;
+use crate::transcript::StreamFold;
 use crate::transcript::{BodyEnd, FrameKind, ResponseRecord, StepRecord};
 use crate::verdict::{CheckOutcome, Verdict};
 use spec::registry::{TypeNameVerdict, orgs};

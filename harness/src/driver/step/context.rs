@@ -5,7 +5,7 @@ use tokio::time::Instant;
 
 use crate::case::{CaseSurface, Principal};
 use crate::driver::http::HttpDriver;
-use crate::target::Target;
+use crate::host::Target;
 use crate::template::Scope;
 use crate::transcript::{Exchange, StepRecord};
 
