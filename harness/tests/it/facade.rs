@@ -16,10 +16,7 @@ fn public_modules(lib_rs: &str) -> Vec<String> {
     lib_rs
         .lines()
         .filter_map(|line| line.trim().strip_prefix("pub mod "))
-        .map(|rest| {
-            rest.trim_end_matches(|c| c == ';' || c == '{' || c == ' ')
-                .to_string()
-        })
+        .map(|rest| rest.trim_end_matches([';', '{', ' ']).to_string())
         .collect()
 }
 
