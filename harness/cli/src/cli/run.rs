@@ -48,16 +48,7 @@ impl Console {
     /// Watches the run: no case starting or finishing for longer than the longest case budget
     /// (and a margin for starting and probing) ends it with a diagnostic instead of a hang.
     fn watch(&self, cases: &[LoadedCase], time_scale: f64) {
-        let longest = cases
-            .iter()
-            .map(|c| {
-                c.case
-                    .timeout_ms
-                    .unwrap_or(harness::case::DEFAULT_CASE_TIMEOUT_MS)
-            })
-            .max()
-            .unwrap_or(harness::case::DEFAULT_CASE_TIMEOUT_MS);
-        let limit = Duration::from_millis(longest).mul_f64(time_scale) + Duration::from_secs(300);
+        let limit = conformance_cli::watchdog::limit_for(cases, time_scale);
         if let Ok(mut slot) = self.watchdog.lock() {
             *slot = Some(conformance_cli::watchdog::Watchdog::start("run", limit));
         }
