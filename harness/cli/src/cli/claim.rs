@@ -11,7 +11,7 @@ use harness::report::claim::{
 
 use super::args::{ClaimKeyArgs, VerifyClaimArgs};
 use super::corpus::{files, source};
-use super::{environment, usage};
+use super::exit::{environment, usage};
 
 /// The environment variable holding the claim's secret key.
 pub const CLAIM_KEY_ENV: &str = "CONFORMANCE_CLAIM_KEY";

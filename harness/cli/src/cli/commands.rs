@@ -7,7 +7,7 @@ use anyhow::Context;
 
 use super::args::{Cli, Command, CorpusArgs, MarkdownOrJson, SchemasAction, TableOrJson};
 use super::corpus::{files, first_line, load, source};
-use super::{environment, usage};
+use super::exit::{environment, usage};
 
 /// Runs a parsed command; returns the exit code.
 pub async fn dispatch(cli: Cli) -> anyhow::Result<u8> {

@@ -6,7 +6,7 @@ use conformance_cli::corpus::CorpusSource;
 use harness::case::{Corpus, CorpusFiles};
 
 use super::args::CorpusArgs;
-use super::usage;
+use super::exit::usage;
 
 /// Where the cases come from: `--cases DIR`, else this checkout's `cases/` (when the command
 /// runs inside a checkout of this project), else the corpus embedded in the binary.

@@ -40,7 +40,7 @@ pub fn emit(line: std::fmt::Arguments<'_>) {
 /// `println!` through [`emit`].
 #[macro_export]
 macro_rules! outln {
-    ($($arg:tt)*) => { $crate::cli::emit(format_args!($($arg)*)) };
+    ($($arg:tt)*) => { $crate::cli::exit::emit(format_args!($($arg)*)) };
 }
 
 /// A usage error (exit 2).

@@ -9,8 +9,8 @@ use harness::load::{LoadPlan, LoadResult, LoadSurface, LoadVerdict, render, run_
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::{LoadArgs, ProfileArg};
+use super::exit::{environment, usage};
 use super::run::external_target;
-use super::{environment, usage};
 
 fn plan(args: &LoadArgs, surface: LoadSurface) -> LoadPlan {
     let mut plan = LoadPlan::new(surface);

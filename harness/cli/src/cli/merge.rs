@@ -8,7 +8,7 @@ use harness::report::{RunReport, exit_code, write_all};
 
 use super::args::MergeArgs;
 use super::corpus::{files, load_files, source};
-use super::{environment, usage};
+use super::exit::{environment, usage};
 
 /// Merges, writes every format, and exits with the merged run's exit code.
 pub fn merge(args: &MergeArgs) -> anyhow::Result<u8> {

@@ -25,8 +25,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-pub use args::Cli;
-pub use exit::{ExpectedError, emit, environment, usage};
+use args::Cli;
+use exit::ExpectedError;
 
 /// Runs the CLI and maps every outcome to its exit code.
 pub fn main() -> ExitCode {

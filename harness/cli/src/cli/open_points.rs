@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::args::{TableOrJson, ToleranceArgs};
 use super::corpus::load;
-use super::environment;
+use super::exit::environment;
 
 /// Lists the open points.
 pub fn list(format: TableOrJson) -> anyhow::Result<u8> {

@@ -26,7 +26,7 @@ use super::args::{
     ExternalTargetArgs, MockProviderArgs, ProfileArg, RunArgs, SelftestArgs, ServeArgs,
 };
 use super::corpus::{files, load, load_files};
-use super::{environment, usage};
+use super::exit::{environment, usage};
 
 /// The console reporter, created when the run knows how many cases it has, and the watchdog
 /// that hears every case start and finish.

@@ -8,7 +8,7 @@ use harness::case::DEFAULT_CASE_TIMEOUT_MS;
 
 use super::args::{TableOrJson, TryArgs};
 use super::corpus::{files, first_line, source};
-use super::{environment, usage};
+use super::exit::{environment, usage};
 
 /// Lints the file, runs it everywhere, prints what it found: exit 0 when the case is ready
 /// (judged, tolerant, killing a defect or exempted), 1 when it does not tolerate a profile or
