@@ -1,6 +1,7 @@
 //! The reference runtime's integration tests, one binary: both surfaces over real HTTP, one
 //! module per concept, the defect table (`defects`), and the hosts the tests share.
 
+mod bench_publisher;
 mod connections;
 mod crash_sigkill;
 mod defects;
