@@ -2,7 +2,7 @@
 //! no long silence).
 
 use crate::case::KeepaliveExpect;
-use crate::checks::Outcome;
+use crate::checks::context::Outcome;
 use crate::transcript::{BodyEnd, FrameKind, StepRecord};
 use crate::verdict::CheckOutcome;
 

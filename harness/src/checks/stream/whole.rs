@@ -9,7 +9,7 @@
 //! its prefix), so such a FAIL stands.
 
 use crate::case::{CheckKind, FramesExpect, KeepaliveExpect, SequenceExpect};
-use crate::checks::Outcome;
+use crate::checks::context::Outcome;
 use crate::checks::events::observe;
 use crate::transcript::StreamFold;
 use crate::transcript::{BodyEnd, FrameKind, ResponseRecord, StepRecord};
@@ -371,7 +371,7 @@ fn frames(
         min: None,
         ..expect.clone()
     };
-    let kept = super::frames(out, step, &rest);
+    let kept = super::frames::frames(out, step, &rest);
     if kept.verdict != Verdict::Pass {
         return kept;
     }
