@@ -9,7 +9,7 @@
 //! silences, frame counts, event types, JSON validity, the canary) and are ERROR ("judged on a
 //! prefix") for what they cannot; never a PASS on frames no check saw.
 
-use crate::checks::observe;
+use crate::checks::events::observe;
 use crate::frame_kind::FrameKind;
 use crate::transcript::{FrameRecord, ResponseRecord, StreamFold};
 

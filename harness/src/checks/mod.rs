@@ -1,162 +1,23 @@
 //! Checks: pure functions from a recorded transcript to verdicts.
 //!
 //! [`evaluate`] judges one check of a case against what a step recorded; it does no I/O. The
-//! vocabulary is closed (the variants of [`CheckKind`]); each kind is documented on its variant
+//! vocabulary is closed (the variants of [`CheckKind`](crate::case::CheckKind)); each kind is documented on its variant
 //! and in `cases/README.md`.
 
 mod context;
-mod events;
+mod dispatch;
+pub(crate) mod events;
 mod json_match;
 #[cfg(test)]
 mod open_point_tests;
+mod provider_calls;
 mod response;
 mod stream;
 #[cfg(test)]
 mod tests;
 
 pub use context::EvalContext;
-pub(crate) use context::Outcome;
-pub use events::{ObservedEvent, observe};
+pub use dispatch::evaluate;
 pub use json_match::json_condition;
 pub use response::find_text;
 pub(crate) use stream::is_terminal;
-
-use crate::case::{Check, CheckKind, Premise};
-use crate::template::TemplateError;
-use crate::transcript::StepRecord;
-use crate::verdict::CheckOutcome;
-
-/// Judges one check against a step's record. The match is over the closed vocabulary
-/// [`CheckKind`]: a new kind is a variant there and an arm here.
-pub fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
-    let out = Outcome {
-        kind: check.name(),
-        level: check.level.unwrap_or(ctx.case_level),
-        requirements: check
-            .requirements
-            .clone()
-            .unwrap_or_else(|| ctx.case_requirements.to_vec()),
-        ctx,
-    };
-    let step = ctx.step;
-    if let Some(premise) = &check.when {
-        let (body, premise) = match premise {
-            Premise::Body(condition) => (
-                step.exchanges
-                    .last()
-                    .and_then(|e| e.response.as_ref())
-                    .and_then(|r| r.json.as_ref()),
-                condition,
-            ),
-            Premise::OfStep(of) => match ctx.scope.steps.get(&of.step) {
-                Some(view) => (Some(view), &of.json),
-                // A premise on a step not judged yet (a later one) cannot be read: the case
-                // is wrong, not the host.
-                None => {
-                    return vec![out.template(&TemplateError::Syntax(
-                        format!("steps.{}", of.step),
-                        "the premise (`when`) reads a step not judged before this check".into(),
-                    ))];
-                }
-            },
-        };
-        match json_condition(body, premise, ctx.scope) {
-            Ok(Ok(())) => {}
-            // The premise did not happen on the path the host took: nothing to judge there.
-            Ok(Err(_)) => return Vec::new(),
-            Err(error) => return vec![out.template(&error)],
-        }
-    }
-    let one = |outcome: CheckOutcome| vec![outcome];
-    let outcomes = match &check.kind {
-        CheckKind::Status(status) => {
-            one(response::status(&out, step, std::slice::from_ref(status)))
-        }
-        CheckKind::StatusIn(statuses) => one(response::status(&out, step, statuses)),
-        CheckKind::Header(header) => one(response::header(&out, step, header)),
-        CheckKind::Json(json) => one(response::json(&out, step, json)),
-        CheckKind::Error(error) => one(response::error_envelope(&out, step, error)),
-        CheckKind::Schema(schema) => one(response::schema(&out, step, schema)),
-        CheckKind::Same(values) => one(response::same(&out, values, true)),
-        CheckKind::Distinct(values) => one(response::same(&out, values, false)),
-        CheckKind::TextAbsent(needles) => one(response::text_absent(&out, step, needles)),
-        CheckKind::Each(checks) => response::each(&out, step, checks, ctx, evaluate),
-        CheckKind::Responses(expect) => one(response::responses(&out, step, expect)),
-        CheckKind::EachWithStatus(expect) => {
-            response::each_with_status(&out, step, expect, ctx, evaluate)
-        }
-        CheckKind::EventGaps(expect) => one(stream::event_gaps(&out, step, expect)),
-        CheckKind::ProviderCalls(expect) => one(provider_calls(&out, step, expect)),
-        CheckKind::EventsValid(_) => one(stream::events_valid(&out, step)),
-        CheckKind::Sequence(expect) => one(stream::sequence(&out, step, expect)),
-        CheckKind::ExclusiveAfter(expect) => one(stream::exclusive_after(&out, step, expect)),
-        CheckKind::LastSequence(expect) => one(stream::last_sequence(&out, step, expect)),
-        CheckKind::Terminal(expect) => stream::terminal(&out, step, expect),
-        CheckKind::Order(expect) => one(stream::order(&out, step, expect)),
-        CheckKind::ClosedByServer(want) => one(stream::closed_by_server(&out, step, *want)),
-        CheckKind::Frames(expect) => one(stream::frames(&out, step, expect)),
-        CheckKind::Keepalive(expect) => one(stream::keepalive(&out, step, expect)),
-        CheckKind::FoldEquals(result) => one(stream::fold_equals(&out, step, result)),
-        CheckKind::EventsInclude(types) => one(stream::events_include(&out, step, types, true)),
-        CheckKind::EventsExclude(types) => one(stream::events_include(&out, step, types, false)),
-        CheckKind::EveryEvent(expect) => one(stream::every_event(&out, step, expect)),
-        CheckKind::EventsEqual(other) => one(stream::events_equal(&out, step, other)),
-        CheckKind::ListedTypesObserved(expect) => {
-            one(stream::listed_types_observed(&out, step, expect))
-        }
-    };
-    // A stream the harness did not keep whole: the fold completes the judgement, or the check
-    // is not judged on a prefix.
-    stream::whole_stream(&check.kind, &out, step, outcomes)
-}
-
-fn provider_calls(
-    out: &Outcome<'_>,
-    step: &StepRecord,
-    expect: &crate::case::ProviderCallsExpect,
-) -> CheckOutcome {
-    let calls: u32 = step
-        .provider_calls
-        .iter()
-        .filter(|c| {
-            c.script == expect.script
-                && expect
-                    .role
-                    .as_ref()
-                    .is_none_or(|r| c.role.as_ref() == Some(r))
-        })
-        .map(|c| c.count)
-        .sum();
-    let whom = expect.role.as_ref().map_or_else(
-        || "the fake providers".to_string(),
-        |r| format!("the `{r}` provider"),
-    );
-    if let Some(count) = expect.count
-        && calls != count
-    {
-        return out.fail(
-            format!(
-                "{whom} received {calls} call(s) for script `{}`",
-                expect.script
-            ),
-            format!("{count} call(s)"),
-            format!("{calls} call(s)"),
-        );
-    }
-    if let Some(max) = expect.max
-        && calls > max
-    {
-        return out.fail(
-            format!(
-                "{whom} received {calls} call(s) for script `{}`",
-                expect.script
-            ),
-            format!("at most {max} call(s)"),
-            format!("{calls} call(s)"),
-        );
-    }
-    out.pass(format!(
-        "{whom} received {calls} call(s) for script `{}`",
-        expect.script
-    ))
-}

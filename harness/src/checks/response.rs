@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
+use super::context::{EvalContext, Outcome};
 use super::json_match::{json_condition, json_equal};
-use super::{EvalContext, Outcome};
 use crate::case::{CaseSurface, Check, ErrorExpect, HeaderExpect, JsonExpect, ResponsesExpect};
 use crate::transcript::{FrameKind, StepRecord};
 use crate::verdict::CheckOutcome;

@@ -940,7 +940,7 @@ fn a_bare_heartbeat_message_is_read_as_its_frames_event() {
         ],
         100,
     );
-    let observed = crate::checks::observe(&bare);
+    let observed = crate::checks::events::observe(&bare);
     assert_eq!(
         observed.types(),
         ["heartbeat.evaluated", "heartbeat.stateChanged"]
@@ -997,7 +997,7 @@ fn a_mixed_mode_messages_frame_may_carry_the_chunk_payload() {
         ],
         100,
     );
-    let observed = crate::checks::observe(&stream);
+    let observed = crate::checks::events::observe(&stream);
     assert_eq!(
         observed.types(),
         ["run.started", "output.chunk", "run.completed"]

@@ -11,9 +11,10 @@ use std::sync::Mutex;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::directory::WrittenReports;
 use super::model::{CaseResult, RunReport};
 pub use super::outcome::surface_line;
-use super::{WrittenReports, exit_code, exit_code_meaning, first_failing_check};
+use super::outcome::{exit_code, exit_code_meaning, first_failing_check};
 use crate::verdict::Verdict;
 
 /// Reports progress on stderr (or any writer).

@@ -22,7 +22,8 @@ mod transcript;
 use std::fmt::Write as _;
 
 use super::model::{CaseResult, RequirementResult, RunReport};
-use super::{exit_code, exit_code_meaning, repro};
+use super::outcome::{exit_code, exit_code_meaning, first_failing_check};
+use super::repro;
 use crate::verdict::{CheckOutcome, Verdict};
 use diff::diff;
 pub use text::{
@@ -30,7 +31,7 @@ pub use text::{
     HTML_FRAME_DATA_LIMIT, HTML_FRAME_LIMIT, HTML_PAGE_BUDGET, HTML_PASSING_CHECK_LIMIT,
     HTML_STEP_LIMIT, HTML_TEXT_LIMIT, case_anchor, esc,
 };
-use text::{absent, badge, capped, capped_to, cut, pre, pretty_json, verdict_class};
+use text::{absent, badge, capped_to, pre, pretty_json, verdict_class};
 use transcript::transcript;
 
 const STYLE: &str = include_str!("html.css");
@@ -245,7 +246,7 @@ fn failures(out: &mut String, report: &RunReport) {
         failing.len()
     );
     for case in failing.iter().take(FIRST_SCREEN_FAILURES) {
-        let detail = super::first_failing_check(case)
+        let detail = first_failing_check(case)
             .map(|check| format!("{} at {}: {}", check.check, check.location, check.message))
             .or_else(|| case.reason.clone())
             .unwrap_or_default();
@@ -508,6 +509,7 @@ fn duration(ms: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::text::cut;
     use super::*;
 
     #[test]

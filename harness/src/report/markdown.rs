@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use super::model::{CaseResult, RunReport};
-use super::{exit_code, exit_code_meaning, first_failing_check};
+use super::outcome::{exit_code, exit_code_meaning, first_failing_check};
 use crate::verdict::Verdict;
 
 /// Longest message shown in a table cell or list item, in characters.

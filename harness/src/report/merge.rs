@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::case::LoadedCase;
 use crate::partition::Partition;
-use crate::report::{CaseResult, REPORT_FORMAT_VERSION, RunReport, SurfaceJudgement};
+use crate::report::model::{CaseResult, REPORT_FORMAT_VERSION, RunReport, SurfaceJudgement};
 
 /// Why reports cannot be merged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

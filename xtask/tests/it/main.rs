@@ -41,11 +41,6 @@ fn the_workspace_has_no_import_cycle() {
     );
 }
 
-/// TEMPORARY: the source folders whose file-level import cycles are not fixed yet (issue 26).
-/// Each entry is removed once its folder has no cycle between files; the list only shrinks (an
-/// entry that no longer covers a cycle fails the test below).
-const FILE_CYCLES_NOT_YET_FIXED: &[&str] = &["harness/src/"];
-
 /// How such a cycle is usually broken, for the failure message.
 const HOW_TO_BREAK_A_FILE_CYCLE: &str = "\
 A file cycle is usually broken by one of:
@@ -63,34 +58,13 @@ fn the_workspace_has_no_import_cycle_between_files() {
         graph.node_count() > 100,
         "the reader found the crates' files"
     );
-    let not_yet_fixed = |file: &String| {
-        FILE_CYCLES_NOT_YET_FIXED
-            .iter()
-            .any(|p| file.starts_with(p))
-    };
-    let (exempt, cycles): (Vec<xtask::Cycle>, Vec<xtask::Cycle>) = graph
-        .cycles()
-        .into_iter()
-        .partition(|c| c.members.iter().all(not_yet_fixed));
+    let cycles = graph.cycles();
     assert!(
         cycles.is_empty(),
         "{} import cycle(s) between files (`cargo module-graph --files --edges`), each as its \
          files and the imports between them:\n\n{}\n\n{HOW_TO_BREAK_A_FILE_CYCLE}",
         cycles.len(),
         listing(&cycles)
-    );
-    let stale: Vec<&str> = FILE_CYCLES_NOT_YET_FIXED
-        .iter()
-        .copied()
-        .filter(|p| {
-            !exempt
-                .iter()
-                .any(|c| c.members.iter().any(|m| m.starts_with(p)))
-        })
-        .collect();
-    assert!(
-        stale.is_empty(),
-        "no file cycle is left under {stale:?}: remove them from FILE_CYCLES_NOT_YET_FIXED"
     );
 }
 

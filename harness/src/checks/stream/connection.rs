@@ -1,9 +1,10 @@
 //! How the host held the stream: `closed_by_server` (who ended it) and `keepalive` (comments,
 //! no long silence).
 
+use super::keepalive::KeepaliveSeen;
 use crate::case::KeepaliveExpect;
-use crate::checks::Outcome;
-use crate::transcript::{BodyEnd, FrameKind, StepRecord};
+use crate::checks::context::Outcome;
+use crate::transcript::{BodyEnd, StepRecord};
 use crate::verdict::CheckOutcome;
 
 /// The server ended the stream (`want` true) or held it open (`want` false).
@@ -47,7 +48,8 @@ pub(in crate::checks) fn closed_by_server(
     }
 }
 
-/// At least `min_comments` `:` comments and no silence longer than `max_gap_ms`.
+/// At least `min_comments` `:` comments and no silence longer than `max_gap_ms`, until the body
+/// ended (the rule: `keepalive.rs`).
 pub(in crate::checks) fn keepalive(
     out: &Outcome<'_>,
     step: &StepRecord,
@@ -57,39 +59,12 @@ pub(in crate::checks) fn keepalive(
         Ok(r) => r,
         Err(failure) => return *failure,
     };
-    let comments = response
-        .frames
-        .iter()
-        .filter(|f| matches!(f.kind, FrameKind::Comment { .. }))
-        .count() as u32;
-    // Silence is measured from when the request was sent: a host that writes its headers only
-    // with its first byte was silent until then.
-    let mut marks: Vec<u64> = vec![0];
-    marks.extend(response.frames.iter().map(|f| f.at_ms));
-    marks.push(response.end_at_ms);
-    let max_gap = marks
-        .windows(2)
-        .map(|w| w[1].saturating_sub(w[0]))
-        .max()
-        .unwrap_or(0);
-    if comments < expect.min_comments {
-        return out.fail(
-            format!(
-                "{comments} keep-alive comment(s) in {} ms",
-                response.end_at_ms
-            ),
-            format!("at least {} comment(s)", expect.min_comments),
-            format!("{comments} comment(s); longest silence {max_gap} ms"),
-        );
-    }
-    if max_gap > expect.max_gap_ms {
-        return out.fail(
-            format!("a silence of {max_gap} ms"),
-            format!("no silence longer than {} ms", expect.max_gap_ms),
-            format!("{max_gap} ms"),
-        );
-    }
-    out.pass(format!(
-        "{comments} keep-alive comment(s); longest silence {max_gap} ms"
-    ))
+    let last_frame_at = response.frames.last().map_or(0, |f| f.at_ms);
+    let seen = KeepaliveSeen::of_frames(&response.frames)
+        .with_silence(response.end_at_ms.saturating_sub(last_frame_at));
+    let passed = format!(
+        "{} keep-alive comment(s); longest silence {} ms",
+        seen.comments, seen.longest_silence_ms
+    );
+    seen.verdict(out, expect, response.end_at_ms, passed)
 }

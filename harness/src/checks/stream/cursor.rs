@@ -4,7 +4,7 @@ use super::terminal::{comparable_lengths, is_terminal};
 use serde_json::Value;
 
 use crate::case::ExclusiveAfterExpect;
-use crate::checks::Outcome;
+use crate::checks::context::Outcome;
 use crate::checks::events::{Framing, ObservedEvent, observe};
 use crate::checks::json_match::json_equal;
 use crate::transcript::StepRecord;

@@ -4,10 +4,10 @@
 use serde_json::Value;
 use spec::registry::{TypeNameVerdict, orgs};
 
-use super::render_types;
+use super::observed::render_types;
 use super::terminal::comparable_lengths;
 use crate::case::{EveryEventExpect, ListedTypesObservedExpect};
-use crate::checks::Outcome;
+use crate::checks::context::Outcome;
 use crate::checks::events::{ObservedEvent, observe};
 use crate::checks::json_match::{json_condition, json_equal};
 use crate::transcript::StepRecord;

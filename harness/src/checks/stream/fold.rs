@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::checks::Outcome;
+use crate::checks::context::Outcome;
 use crate::checks::events::ObservedEvent;
 use crate::checks::json_match::json_equal;
 use crate::transcript::StepRecord;

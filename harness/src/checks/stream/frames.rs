@@ -4,7 +4,7 @@ use serde_json::Value;
 use spec::registry::event_types;
 
 use crate::case::FramesExpect;
-use crate::checks::Outcome;
+use crate::checks::context::Outcome;
 use crate::checks::events::observe;
 use crate::transcript::StepRecord;
 use crate::verdict::CheckOutcome;

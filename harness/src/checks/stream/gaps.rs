@@ -1,7 +1,8 @@
 //! `event_gaps`: consecutive events of a type happened at least a bound apart.
 
 use crate::case::EventGapsExpect;
-use crate::checks::{ObservedEvent, Outcome};
+use crate::checks::context::Outcome;
+use crate::checks::events::ObservedEvent;
 use crate::template::TemplateError;
 use crate::transcript::StepRecord;
 use crate::verdict::CheckOutcome;

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::cursor::cursor_integer;
 use crate::case::LastSequenceExpect;
-use crate::checks::Outcome;
+use crate::checks::context::Outcome;
 use crate::template::TemplateError;
 use crate::transcript::StepRecord;
 use crate::verdict::CheckOutcome;

@@ -1,22 +1,14 @@
 //! Checks on event logs, one concept per module: validity ([`validity`]), sequences
 //! ([`sequence`]), the exclusive cursor ([`cursor`]), poll's `lastSequence`
 //! ([`last_sequence`]), terminal rules ([`terminal`]), ordering ([`order`], by
-//! [`selector`]s), SSE frames ([`frames`]), how the stream was held
-//! ([`connection`]), materialisation ([`fold`]), event sets ([`event_set`]) and arrival spacing
-//! ([`gaps`]); a stream not kept whole is judged with its fold ([`whole`]). What they share, reading a step's events, is in `observed`.
+//! [`selector`]s), SSE frames ([`frames`]), how the stream was held ([`connection`], the
+//! keep-alive rule in [`keepalive`]), materialisation ([`fold`]), event sets ([`event_set`]) and
+//! arrival spacing ([`gaps`]); a stream not kept whole is judged with its fold ([`whole`]). What
+//! they share, reading a step's events, is in [`observed`].
 
-use observed::{observed_of, render_types};
-
-/// The step's response and its observed events, or (from the calling check) the failure
-/// saying why there is none.
-macro_rules! observed {
-    ($out:expr, $step:expr) => {
-        match super::observed_of($out, $step) {
-            Ok(pair) => pair,
-            Err(failure) => return *failure,
-        }
-    };
-}
+// First: its `observed!` macro is used by the modules declared after it.
+#[macro_use]
+mod observed;
 
 mod connection;
 mod cursor;
@@ -24,8 +16,8 @@ mod event_set;
 mod fold;
 mod frames;
 mod gaps;
+mod keepalive;
 mod last_sequence;
-mod observed;
 mod order;
 mod selector;
 mod sequence;

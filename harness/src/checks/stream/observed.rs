@@ -1,10 +1,21 @@
 //! What the event-log checks share: a step's observed events, and their rendering in failure
 //! messages.
 
-use super::super::Outcome;
-use super::super::events::{Observed, ObservedEvent, observe};
+use crate::checks::context::Outcome;
+use crate::checks::events::{Observed, ObservedEvent, observe};
 use crate::transcript::{ResponseRecord, StepRecord};
 use crate::verdict::CheckOutcome;
+
+/// The step's response and its observed events, or (from the calling check) the failure
+/// saying why there is none.
+macro_rules! observed {
+    ($out:expr, $step:expr) => {
+        match $crate::checks::stream::observed::observed_of($out, $step) {
+            Ok(pair) => pair,
+            Err(failure) => return *failure,
+        }
+    };
+}
 
 /// The step's response and its observed events, or (for the calling check) the failure saying
 /// why there is none.

@@ -1,9 +1,9 @@
 //! `order`: the first event's type, `before` pairs (optionally per a field) and subsequences.
 
-use super::render_types;
+use super::observed::render_types;
 use super::selector::EventSelector;
 use crate::case::OrderExpect;
-use crate::checks::Outcome;
+use crate::checks::context::Outcome;
 use crate::checks::events::field;
 use crate::template::TemplateError;
 use crate::transcript::StepRecord;

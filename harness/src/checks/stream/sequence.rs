@@ -1,7 +1,7 @@
 //! `sequence`: the sequence rules over a step's events.
 
 use crate::case::SequenceExpect;
-use crate::checks::Outcome;
+use crate::checks::context::Outcome;
 use crate::transcript::StepRecord;
 use crate::verdict::CheckOutcome;
 

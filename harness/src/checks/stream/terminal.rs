@@ -4,9 +4,10 @@
 use spec::execution::ExecutionEventType;
 use spec::registry::{AfterTerminal, event_types};
 
-use super::render_types;
+use super::observed::render_types;
 use crate::case::{CaseSurface, TerminalExpect};
-use crate::checks::{ObservedEvent, Outcome};
+use crate::checks::context::Outcome;
+use crate::checks::events::ObservedEvent;
 use crate::transcript::StepRecord;
 use crate::verdict::{CheckOutcome, Level};
 
@@ -28,7 +29,7 @@ pub(in crate::checks) fn terminal(
     step: &StepRecord,
     expect: &TerminalExpect,
 ) -> Vec<CheckOutcome> {
-    let (_, observed) = match super::observed_of(out, step) {
+    let (_, observed) = match super::observed::observed_of(out, step) {
         Ok(pair) => pair,
         Err(failure) => return vec![*failure],
     };

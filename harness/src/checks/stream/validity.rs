@@ -4,7 +4,7 @@ use spec::registry::{TypeNameVerdict, orgs};
 use spec::schema::{Published, validate, validate_run_event_payload};
 
 use crate::case::CaseSurface;
-use crate::checks::Outcome;
+use crate::checks::context::Outcome;
 use crate::checks::events::Framing;
 use crate::checks::response::preview;
 use crate::transcript::StepRecord;

@@ -8,8 +8,9 @@
 //! check saw. A violation found in the kept frames is a violation of the whole stream (they are
 //! its prefix), so such a FAIL stands.
 
+use super::keepalive::KeepaliveSeen;
 use crate::case::{CheckKind, FramesExpect, KeepaliveExpect, SequenceExpect};
-use crate::checks::Outcome;
+use crate::checks::context::Outcome;
 use crate::checks::events::observe;
 use crate::transcript::StreamFold;
 use crate::transcript::{BodyEnd, FrameKind, ResponseRecord, StepRecord};
@@ -311,44 +312,20 @@ fn keepalive(
     fold: &StreamFold,
     expect: &KeepaliveExpect,
 ) -> CheckOutcome {
-    let kept_comments = response
-        .frames
-        .iter()
-        .filter(|f| matches!(f.kind, FrameKind::Comment { .. }))
-        .count() as u64;
-    let comments = kept_comments + fold.comments;
-    let mut marks: Vec<u64> = vec![0];
-    marks.extend(response.frames.iter().map(|f| f.at_ms));
-    let kept_gap = marks
-        .windows(2)
-        .map(|w| w[1].saturating_sub(w[0]))
-        .max()
-        .unwrap_or(0);
-    let max_gap = kept_gap
-        .max(fold.max_silence_ms)
-        .max(response.end_at_ms.saturating_sub(fold.last_at_ms));
-    if comments < u64::from(expect.min_comments) {
-        return out.fail(
-            format!(
-                "{comments} keep-alive comment(s) in {} ms",
-                response.end_at_ms
-            ),
-            format!("at least {} comment(s)", expect.min_comments),
-            format!("{comments} comment(s); longest silence {max_gap} ms"),
-        );
+    let kept = KeepaliveSeen::of_frames(&response.frames);
+    let seen = KeepaliveSeen {
+        comments: kept.comments + fold.comments,
+        longest_silence_ms: kept.longest_silence_ms.max(fold.max_silence_ms),
     }
-    if max_gap > expect.max_gap_ms {
-        return out.fail(
-            format!("a silence of {max_gap} ms"),
-            format!("no silence longer than {} ms", expect.max_gap_ms),
-            format!("{max_gap} ms"),
-        );
-    }
-    out.pass(format!(
-        "{comments} keep-alive comment(s) over {} frame(s) read, {} of them folded as they arrived; longest silence {max_gap} ms",
+    .with_silence(response.end_at_ms.saturating_sub(fold.last_at_ms));
+    let passed = format!(
+        "{} keep-alive comment(s) over {} frame(s) read, {} of them folded as they arrived; longest silence {} ms",
+        seen.comments,
         response.frames.len() as u64 + fold.frames,
-        fold.frames
-    ))
+        fold.frames,
+        seen.longest_silence_ms
+    );
+    seen.verdict(out, expect, response.end_at_ms, passed)
 }
 
 /// The frame rules: counts over every frame read; the per-frame rules are not folded.
@@ -371,7 +348,7 @@ fn frames(
         min: None,
         ..expect.clone()
     };
-    let kept = super::frames(out, step, &rest);
+    let kept = super::frames::frames(out, step, &rest);
     if kept.verdict != Verdict::Pass {
         return kept;
     }

@@ -4,7 +4,8 @@ use tokio::time::Instant;
 
 use super::context::StepContext;
 use crate::case::{CaseSurface, StreamSpec};
-use crate::checks::{self, observe};
+use crate::checks;
+use crate::checks::events::observe;
 use crate::driver::http::ReadMode;
 use crate::template::TemplateError;
 use crate::transcript::{Exchange, StepRecord};

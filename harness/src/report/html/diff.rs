@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use similar::{ChangeTag, TextDiff};
 
-use super::{HTML_DIFF_LINE_LIMIT, HTML_TEXT_LIMIT, cut, esc, pre};
+use super::text::{HTML_DIFF_LINE_LIMIT, HTML_TEXT_LIMIT, cut, esc, pre};
 
 /// Expected against actual: a line diff for multi-line values, a character diff for one-line
 /// values, the value alone when only one side exists.

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{
+use super::text::{
     HTML_EXCHANGE_LIMIT, HTML_FRAME_DATA_LIMIT, HTML_FRAME_LIMIT, HTML_STEP_LIMIT, HTML_TEXT_LIMIT,
     absent, capped, capped_to, esc, pre, pretty_json,
 };
