@@ -410,10 +410,20 @@ fn silence(result: &CaseResult) -> Option<Option<String>> {
 /// last instead of together with the cases whose timing they would disturb. Only the order
 /// cases start in depends on it.
 pub fn wait_estimate_ms(case: &crate::case::Case, target: &Target) -> u64 {
-    let Ok(doc) = serde_json::to_value(case) else {
-        return 0;
-    };
-    if doc.to_string().contains("\"generate\":") {
+    fn generates(steps: &[crate::case::Step]) -> bool {
+        use crate::case::StepAction;
+        steps.iter().any(|step| match &step.action {
+            StepAction::Generate(_) => true,
+            StepAction::Parallel(steps) => generates(steps),
+            StepAction::Repeat(repeat) => generates(&repeat.steps),
+            StepAction::Request(_)
+            | StepAction::Stream(_)
+            | StepAction::PollUntil(_)
+            | StepAction::WaitTerminal(_)
+            | StepAction::Concurrent(_) => false,
+        })
+    }
+    if generates(&case.steps) {
         return 0;
     }
     let scope = crate::template::Scope {
@@ -433,9 +443,9 @@ pub fn wait_estimate_ms(case: &crate::case::Case, target: &Target) -> u64 {
             _ => 0,
         }
     }
-    crate::case::robustness::literal_waits_ms(&doc)
-        + crate::case::robustness::fact_waits_ms(&doc, &scope)
-        + doc.get("scripts").map_or(0, script_delays)
+    crate::case::robustness::literal_waits_ms(&case.steps)
+        + crate::case::robustness::fact_waits_ms(&case.steps, &scope)
+        + case.scripts.values().map(script_delays).sum::<u64>()
 }
 
 /// SHA-256 of a case set, in the order given: each case's id and file digest (the report's

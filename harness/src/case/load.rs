@@ -518,6 +518,9 @@ fn lint_semantics(
     for (pointer, message) in need_problems {
         report(pointer, message.clone());
     }
+    if let Some(problem) = super::robustness::budget_problem(case) {
+        report("/timeout_ms", problem);
+    }
     let mut defined_steps = BTreeSet::new();
     let mut vars = BTreeSet::new();
     lint_steps(
@@ -540,17 +543,8 @@ fn lint_steps(
 ) {
     for (i, step) in steps.iter().enumerate() {
         let at = format!("{base}/{i}");
-        let step_json = serde_json::to_value(step).unwrap_or(Value::Null);
-        let mut expressions = Vec::new();
         // Checks may refer to this step itself; actions only to earlier steps.
-        let mut action_json = step_json.clone();
-        if let Some(object) = action_json.as_object_mut() {
-            object.remove("expect");
-            object.remove("parallel");
-            object.remove("repeat");
-            object.remove("generate");
-        }
-        template::expressions_in(&action_json, &mut expressions);
+        let expressions = super::written::expressions(step);
         lint_expressions(case, &expressions, &at, defined, vars, report);
         for (pointer, path) in action_paths(&step.action) {
             for expression in unencoded_run_ids(path) {
@@ -815,9 +809,7 @@ fn lint_check(
         }
         _ => {}
     }
-    let mut expressions = Vec::new();
-    let check_json = serde_json::to_value(check).unwrap_or(Value::Null);
-    template::expressions_in(&check_json, &mut expressions);
+    let expressions = super::written::expressions(check);
     lint_expressions(case, &expressions, at, defined, vars, report);
     let (inner_checks, inner_base): (&[Check], String) = match &check.kind {
         CheckKind::EachWithStatus(selected) => {
