@@ -253,7 +253,7 @@ impl Baseline {
                 title: "baseline entry for a case that does not exist".to_string(),
                 file: String::new(),
                 level: Level::Must,
-                surface: "baseline".to_string(),
+                surface: crate::report::ResultSurface::Baseline,
                 tags: Vec::new(),
                 requirements: Vec::new(),
                 verdict: Verdict::Stale,

@@ -288,11 +288,7 @@ pub async fn run(
     }
     let surfaces = judge_surfaces(
         &results,
-        |surface| {
-            runner
-                .target
-                .has(&format!("surface:{}", surface_name(surface)))
-        },
+        |surface| runner.target.has(&format!("surface:{}", surface.as_str())),
         |surface| filters.surfaces.contains(&surface),
     );
     let not_judged = not_judged(&results, &surfaces);
@@ -414,10 +410,20 @@ fn silence(result: &CaseResult) -> Option<Option<String>> {
 /// last instead of together with the cases whose timing they would disturb. Only the order
 /// cases start in depends on it.
 pub fn wait_estimate_ms(case: &crate::case::Case, target: &Target) -> u64 {
-    let Ok(doc) = serde_json::to_value(case) else {
-        return 0;
-    };
-    if doc.to_string().contains("\"generate\":") {
+    fn generates(steps: &[crate::case::Step]) -> bool {
+        use crate::case::StepAction;
+        steps.iter().any(|step| match &step.action {
+            StepAction::Generate(_) => true,
+            StepAction::Parallel(steps) => generates(steps),
+            StepAction::Repeat(repeat) => generates(&repeat.steps),
+            StepAction::Request(_)
+            | StepAction::Stream(_)
+            | StepAction::PollUntil(_)
+            | StepAction::WaitTerminal(_)
+            | StepAction::Concurrent(_) => false,
+        })
+    }
+    if generates(&case.steps) {
         return 0;
     }
     let scope = crate::template::Scope {
@@ -437,9 +443,9 @@ pub fn wait_estimate_ms(case: &crate::case::Case, target: &Target) -> u64 {
             _ => 0,
         }
     }
-    crate::case::robustness::literal_waits_ms(&doc)
-        + crate::case::robustness::fact_waits_ms(&doc, &scope)
-        + doc.get("scripts").map_or(0, script_delays)
+    crate::case::robustness::literal_waits_ms(&case.steps)
+        + crate::case::robustness::fact_waits_ms(&case.steps, &scope)
+        + case.scripts.values().map(script_delays).sum::<u64>()
 }
 
 /// SHA-256 of a case set, in the order given: each case's id and file digest (the report's
@@ -478,7 +484,7 @@ fn case_result(
         title: case.title.clone(),
         file: loaded.file.clone(),
         level: case.level,
-        surface: surface_name(case.surface).to_string(),
+        surface: case.surface.into(),
         tags: case.tags.clone(),
         requirements: case.requirements.clone(),
         verdict,
@@ -489,13 +495,6 @@ fn case_result(
         transcript: execution.transcript,
         counterexample: execution.counterexample,
         provider_scripts: execution.provider_scripts,
-    }
-}
-
-fn surface_name(surface: CaseSurface) -> &'static str {
-    match surface {
-        CaseSurface::Execution => "execution",
-        CaseSurface::Openwop => "openwop",
     }
 }
 
@@ -517,7 +516,7 @@ pub fn not_run_on(
     // needs is known either way.
     let surface = crate::case::needs::CaseNeed {
         negated: false,
-        need: crate::case::needs::Need::Surface(surface_name(case.surface).to_string()),
+        need: crate::case::needs::Need::Surface(case.surface.as_str().to_string()),
     };
     match target.need_status(&surface) {
         NeedStatus::Met => {}
@@ -700,9 +699,7 @@ pub fn sanity_errors(results: &[CaseResult]) -> Vec<String> {
 pub fn refresh(report: &mut RunReport) {
     let previous = report.surfaces.clone();
     let flag = |surface: CaseSurface, of: fn(&SurfaceJudgement) -> bool| {
-        previous
-            .iter()
-            .any(|s| s.surface == surface_name(surface) && of(s))
+        previous.iter().any(|s| s.surface == surface && of(s))
     };
     report.surfaces = judge_surfaces(
         &report.cases,
@@ -730,8 +727,7 @@ fn judge_surfaces(
     [CaseSurface::Execution, CaseSurface::Openwop]
         .into_iter()
         .map(|surface| {
-            let name = surface_name(surface);
-            let cases: Vec<&CaseResult> = results.iter().filter(|r| r.surface == name).collect();
+            let cases: Vec<&CaseResult> = results.iter().filter(|r| r.surface == surface).collect();
             let proved = |case: &&CaseResult| -> BTreeSet<String> {
                 case.requirements
                     .iter()
@@ -748,7 +744,7 @@ fn judge_surfaces(
             let must_judged: BTreeSet<String> =
                 judged_cases.iter().flat_map(|c| proved(c)).collect();
             SurfaceJudgement {
-                surface: name.to_string(),
+                surface,
                 served: served(surface),
                 requested: requested(surface),
                 cases: cases.len() as u32,
@@ -895,12 +891,8 @@ fn requirement_results(results: &[CaseResult]) -> Vec<RequirementResult> {
         .map(|(id, (verdict, cases))| {
             let record = registry.get(&id);
             RequirementResult {
-                level: record
-                    .map(|r| r.level.as_str().to_string())
-                    .unwrap_or_default(),
-                document: record
-                    .map(|r| r.document.as_str().to_string())
-                    .unwrap_or_default(),
+                level: record.map(|r| r.level),
+                document: record.map(|r| r.document),
                 section: record.map(|r| r.section.clone()).unwrap_or_default(),
                 quote: record.map(|r| r.quote.clone()).unwrap_or_default(),
                 id,

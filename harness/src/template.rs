@@ -435,25 +435,28 @@ pub fn derived_uuid(seed: &str, name: &str) -> String {
 /// Every expression in a JSON value (for lint).
 pub fn expressions_in(value: &Value, out: &mut Vec<String>) {
     match value {
-        Value::String(text) => {
-            let mut rest = text.as_str();
-            while let Some(start) = rest.find("${") {
-                let after = &rest[start + 2..];
-                match after.find('}') {
-                    Some(end) => {
-                        out.push(after[..end].to_string());
-                        rest = &after[end + 1..];
-                    }
-                    None => {
-                        out.push(after.to_string());
-                        break;
-                    }
-                }
-            }
-        }
+        Value::String(text) => expressions_in_text(text, out),
         Value::Array(items) => items.iter().for_each(|v| expressions_in(v, out)),
         Value::Object(map) => map.values().for_each(|v| expressions_in(v, out)),
         _ => {}
+    }
+}
+
+/// Every expression in a string (for lint); an unclosed one runs to the end.
+pub fn expressions_in_text(text: &str, out: &mut Vec<String>) {
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        match after.find('}') {
+            Some(end) => {
+                out.push(after[..end].to_string());
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push(after.to_string());
+                break;
+            }
+        }
     }
 }
 

@@ -8,8 +8,8 @@ use std::sync::LazyLock;
 use serde_json::{Map, Value};
 
 use super::model::{
-    Case, CaseSurface, Check, CheckKind, ConcurrentCopy, HeaderExpect, JsonExpect, Premise, Step,
-    StepAction, case_schema,
+    Case, CaseSurface, Check, CheckKind, ConcurrentCopy, HeaderExpect, JsonExpect, Premise,
+    PublishedSchema, Step, StepAction, case_schema,
 };
 use crate::template;
 
@@ -71,10 +71,7 @@ pub struct Corpus {
 
 /// Schemas the `schema` check may name: every published schema.
 pub fn known_schema_names() -> Vec<&'static str> {
-    spec::schema::Published::ALL
-        .iter()
-        .map(|p| p.name())
-        .collect()
+    PublishedSchema::names()
 }
 
 /// Loads every `*.json` file under `dir` (recursively, in sorted order) and lints it; the
@@ -521,6 +518,9 @@ fn lint_semantics(
     for (pointer, message) in need_problems {
         report(pointer, message.clone());
     }
+    if let Some(problem) = super::robustness::budget_problem(case) {
+        report("/timeout_ms", problem);
+    }
     let mut defined_steps = BTreeSet::new();
     let mut vars = BTreeSet::new();
     lint_steps(
@@ -543,17 +543,8 @@ fn lint_steps(
 ) {
     for (i, step) in steps.iter().enumerate() {
         let at = format!("{base}/{i}");
-        let step_json = serde_json::to_value(step).unwrap_or(Value::Null);
-        let mut expressions = Vec::new();
         // Checks may refer to this step itself; actions only to earlier steps.
-        let mut action_json = step_json.clone();
-        if let Some(object) = action_json.as_object_mut() {
-            object.remove("expect");
-            object.remove("parallel");
-            object.remove("repeat");
-            object.remove("generate");
-        }
-        template::expressions_in(&action_json, &mut expressions);
+        let expressions = super::written::expressions(step);
         lint_expressions(case, &expressions, &at, defined, vars, report);
         for (pointer, path) in action_paths(&step.action) {
             for expression in unencoded_run_ids(path) {
@@ -782,14 +773,6 @@ fn lint_check(
         report(&format!("{at}/level"), problem);
     }
     match &check.kind {
-        CheckKind::Schema(name) if spec::schema::Published::from_name(name).is_none() => report(
-            &format!("{at}/schema"),
-            format!(
-                "unknown schema `{name}`{}; one of {}",
-                crate::suggest::did_you_mean(name, known_schema_names()),
-                known_schema_names().join(", ")
-            ),
-        ),
         CheckKind::EventsEqual(step) if !defined.contains(step) => report(
             &format!("{at}/events_equal"),
             format!("no earlier step `{step}`"),
@@ -826,9 +809,7 @@ fn lint_check(
         }
         _ => {}
     }
-    let mut expressions = Vec::new();
-    let check_json = serde_json::to_value(check).unwrap_or(Value::Null);
-    template::expressions_in(&check_json, &mut expressions);
+    let expressions = super::written::expressions(check);
     lint_expressions(case, &expressions, at, defined, vars, report);
     let (inner_checks, inner_base): (&[Check], String) = match &check.kind {
         CheckKind::EachWithStatus(selected) => {
@@ -919,6 +900,16 @@ fn check_shapes(checks: &mut Value, base: &str, report: &mut dyn FnMut(&str, Str
         if let Err(problem) = CheckKind::key_in(object) {
             report(&at, problem.to_string());
             keep_one(object, &problem.found, ("same", Value::Array(Vec::new())));
+        }
+        // A `schema` check naming no published schema is reported here and, like a check
+        // without a kind, repaired to an empty `same`, so that the case decodes into the closed
+        // type for the rest of lint.
+        if let Some(Value::String(name)) = object.get("schema")
+            && let Err(message) = PublishedSchema::from_name(name)
+        {
+            report(&format!("{at}/schema"), message);
+            object.remove("schema");
+            object.insert("same".into(), Value::Array(Vec::new()));
         }
         if let Some(inner) = object.get_mut("each") {
             check_shapes(inner, &format!("{at}/each"), report);
@@ -1255,6 +1246,29 @@ mod tests {
                 .iter()
                 .any(|p| p.pointer == "/needs/0" && p.message.contains("`debug`")),
             "{problems:#?}"
+        );
+    }
+
+    #[test]
+    fn a_schema_check_names_a_published_schema() {
+        let mut case = minimal();
+        case["steps"][0]["expect"][0] = json!({"schema": "execution-submision"});
+        let problems = lint(case.clone()).unwrap_err();
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        assert_eq!(problems[0].pointer, "/steps/0/expect/0/schema");
+        assert!(
+            problems[0].message.starts_with(
+                "unknown schema `execution-submision`; did you mean `execution-submission`?"
+            ),
+            "{problems:#?}"
+        );
+        case["steps"][0]["expect"][0] = json!({"schema": "execution-submission"});
+        let loaded = lint(case).unwrap();
+        assert_eq!(
+            loaded.case.steps[0].expect[0].kind,
+            CheckKind::Schema(PublishedSchema(
+                spec::schema::Published::ExecutionSubmission
+            ))
         );
     }
 

@@ -7,6 +7,7 @@ pub mod load;
 pub mod model;
 pub mod needs;
 pub mod robustness;
+mod written;
 
 pub use exactly_one::NotExactlyOne;
 pub use load::{

@@ -83,6 +83,22 @@ pub enum CaseSurface {
     Openwop,
 }
 
+impl CaseSurface {
+    /// The wire spelling (`execution`, `openwop`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CaseSurface::Execution => "execution",
+            CaseSurface::Openwop => "openwop",
+        }
+    }
+}
+
+impl std::fmt::Display for CaseSurface {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One step of a case: an optional name and note, exactly one action, and checks on what the
 /// action recorded. Read and written through its raw form (the published schema's `Step`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -484,7 +500,7 @@ exactly_one_of! {
         /// The body is the surface's error envelope (schema-valid) with this code.
         error(ErrorExpect) => Error,
         /// The JSON body validates against this published schema (`execution-submission`, …).
-        schema(String) => Schema,
+        schema(PublishedSchema) => Schema,
         /// Every event of the stream (or poll body) validates: envelope schema, registered or
         /// vendor type, payload definition.
         events_valid(bool) => EventsValid,
@@ -568,6 +584,66 @@ impl From<Check> for RawCheck {
             check.when,
             check.kind,
         )
+    }
+}
+
+/// The published schema a `schema` check names: one of the closed set
+/// [`spec::schema::Published`], written in a case file by its name (`execution-submission`,
+/// `run-event`, …; [`spec::schema::Published::name`]). The case schema describes it as a
+/// string: lint reports a name outside the set with the closest known one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct PublishedSchema(pub spec::schema::Published);
+
+impl PublishedSchema {
+    /// Every name a `schema` check may use: every published schema's.
+    pub fn names() -> Vec<&'static str> {
+        spec::schema::Published::ALL
+            .iter()
+            .map(|p| p.name())
+            .collect()
+    }
+
+    /// The schema named `name`, or lint's message naming the closest known one.
+    pub fn from_name(name: &str) -> Result<PublishedSchema, String> {
+        spec::schema::Published::from_name(name)
+            .map(PublishedSchema)
+            .ok_or_else(|| {
+                let known = PublishedSchema::names();
+                format!(
+                    "unknown schema `{name}`{}; one of {}",
+                    crate::suggest::did_you_mean(name, known.iter().copied()),
+                    known.join(", ")
+                )
+            })
+    }
+}
+
+impl TryFrom<String> for PublishedSchema {
+    type Error = String;
+    fn try_from(name: String) -> Result<Self, Self::Error> {
+        PublishedSchema::from_name(&name)
+    }
+}
+
+impl From<PublishedSchema> for String {
+    fn from(schema: PublishedSchema) -> String {
+        schema.0.name().to_string()
+    }
+}
+
+/// A string in the case schema (as the format always had it): the set is checked by lint.
+impl JsonSchema for PublishedSchema {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        <String as JsonSchema>::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <String as JsonSchema>::json_schema(generator)
     }
 }
 

@@ -2,21 +2,24 @@
 //! chooses (a node id of `spec/fixtures/`, in a request or in an event selector), and a case's
 //! budget covers its waits.
 //!
-//! Both work on a case's JSON document (what the author wrote), so they hold whatever shape the
-//! case model gives steps.
+//! The node-id rule works on a case's JSON document (what the author wrote, also when it does
+//! not decode), so it holds whatever shape the case model gives steps; the budget rule works on
+//! the typed steps, which the engine reads the same way at run time.
 //!
 //! Budget rule: a case's `timeout_ms` (default [`super::model::DEFAULT_CASE_TIMEOUT_MS`]) is its
 //! own time. Stream windows it declares as numbers must fit in it (lint rejects a case whose
-//! literal waits exceed it); windows it takes from facts (`"${target.keepalive_window_ms}"`) are
-//! the host's, and extend the budget at run time by their value for this target
-//! ([`fact_waits_ms`]). Waits add up along the steps; the branches of a `parallel` step wait at
-//! once (the longest counts); a `repeat` with literal bounds waits once per iteration.
+//! literal waits exceed it, [`budget_problem`]); windows it takes from facts
+//! (`"${target.keepalive_window_ms}"`) are the host's, and extend the budget at run time by
+//! their value for this target ([`fact_waits_ms`]). Waits add up along the steps; the branches
+//! of a `parallel` step wait at once (the longest counts); a `repeat` with literal bounds waits
+//! once per iteration.
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use serde_json::Value;
 
+use super::model::{Case, Step, StepAction};
 use crate::template::Scope;
 
 /// The path of upstream's mock-AI program seam (seams-v2), whose body names a fixture's node.
@@ -57,9 +60,9 @@ fn collect_node_ids(value: &Value, ids: &mut BTreeSet<String>) {
     }
 }
 
-/// Reports, at its JSON pointer, every robustness problem of a case document: a fixture node id
-/// named in a request path segment or in a body member whose name says it holds a node
-/// (`nodeId`, `node`, …), and literal waits exceeding the case's budget.
+/// Reports, at its JSON pointer, every fixture node id a case document names: in a request path
+/// segment, in a body member whose name says it holds a node (`nodeId`, `node`, …), or in an
+/// event selector.
 pub fn lint(case: &Value, report: &mut dyn FnMut(&str, String)) {
     let steps = case.get("steps").and_then(Value::as_array);
     let mut requests = Vec::new();
@@ -95,19 +98,20 @@ pub fn lint(case: &Value, report: &mut dyn FnMut(&str, String)) {
         }
     }
     node_ids_in_selectors(case, "", ids, report);
+}
+
+/// The budget rule's problem with a case (reported at `/timeout_ms`): its literal waits exceed
+/// its budget.
+pub fn budget_problem(case: &Case) -> Option<String> {
     let budget = case
-        .get("timeout_ms")
-        .and_then(Value::as_u64)
+        .timeout_ms
         .unwrap_or(super::model::DEFAULT_CASE_TIMEOUT_MS);
-    let waits = literal_waits_ms(case);
-    if waits > budget {
-        report(
-            "/timeout_ms",
-            format!(
-                "the case's declared waits ({waits} ms of stream windows) exceed its budget ({budget} ms): raise timeout_ms or shorten the windows"
-            ),
-        );
-    }
+    let waits = literal_waits_ms(&case.steps);
+    (waits > budget).then(|| {
+        format!(
+            "the case's declared waits ({waits} ms of stream windows) exceed its budget ({budget} ms): raise timeout_ms or shorten the windows"
+        )
+    })
 }
 
 fn node_ids_in_body(
@@ -224,18 +228,18 @@ fn collect_requests<'a>(steps: &'a [Value], base: &str, out: &mut Vec<(String, &
     }
 }
 
-/// The waits a case declares as numbers (stream `until.duration_ms`), in milliseconds before
-/// `--time-scale`.
-pub fn literal_waits_ms(case: &Value) -> u64 {
-    waits(steps_of(case), &|value| value.as_u64())
+/// The waits a case's steps declare as numbers (stream `until.duration_ms`), in milliseconds
+/// before `--time-scale`.
+pub fn literal_waits_ms(steps: &[Step]) -> u64 {
+    waits(steps, &|value| value.as_u64())
 }
 
-/// The waits a case takes from facts (stream `until.duration_ms` written as an expression on
-/// `${target.…}`), expanded in `scope`, in milliseconds before `--time-scale`: what the case's
-/// budget is extended by. A wait whose expression cannot be expanded counts as zero (the step
-/// itself reports why).
-pub fn fact_waits_ms(case: &Value, scope: &Scope) -> u64 {
-    waits(steps_of(case), &|value| {
+/// The waits a case's steps take from facts (stream `until.duration_ms` written as an
+/// expression on `${target.…}`), expanded in `scope`, in milliseconds before `--time-scale`:
+/// what the case's budget is extended by. A wait whose expression cannot be expanded counts as
+/// zero (the step itself reports why).
+pub fn fact_waits_ms(steps: &[Step], scope: &Scope) -> u64 {
+    waits(steps, &|value| {
         let text = value.as_str()?;
         if !text.contains("${target.") {
             return None;
@@ -247,57 +251,37 @@ pub fn fact_waits_ms(case: &Value, scope: &Scope) -> u64 {
     })
 }
 
-fn steps_of(case: &Value) -> &[Value] {
-    case.get("steps")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
-}
-
 /// The waits of steps run one after another, counting the windows `window` recognises.
-fn waits(steps: &[Value], window: &dyn Fn(&Value) -> Option<u64>) -> u64 {
+fn waits(steps: &[Step], window: &dyn Fn(&Value) -> Option<u64>) -> u64 {
     steps.iter().map(|step| step_waits(step, window)).sum()
 }
 
-fn step_waits(step: &Value, window: &dyn Fn(&Value) -> Option<u64>) -> u64 {
-    let own = step
-        .pointer("/stream/until/duration_ms")
-        .and_then(window)
-        .unwrap_or(0);
-    let parallel = step
-        .get("parallel")
-        .and_then(Value::as_array)
-        .map(|branches| {
-            branches
-                .iter()
-                .map(|b| step_waits(b, window))
-                .max()
-                .unwrap_or(0)
-        })
-        .unwrap_or(0);
-    let repeat = step.get("repeat").map_or(0, |repeat| {
-        let body = waits(
-            repeat
-                .get("steps")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or(&[]),
-            window,
-        );
-        let count = match (
-            repeat.get("from").and_then(Value::as_i64),
-            repeat.get("to").and_then(Value::as_i64),
-        ) {
-            (Some(from), Some(to)) if to >= from => (to - from + 1) as u64,
-            _ => 1,
-        };
-        body * count
-    });
-    let generate = step
-        .pointer("/generate/steps")
-        .and_then(Value::as_array)
-        .map_or(0, |inner| waits(inner, window));
-    own + parallel + repeat + generate
+fn step_waits(step: &Step, window: &dyn Fn(&Value) -> Option<u64>) -> u64 {
+    match &step.action {
+        StepAction::Stream(stream) => stream
+            .until
+            .as_ref()
+            .and_then(|until| until.duration_ms.as_ref())
+            .and_then(window)
+            .unwrap_or(0),
+        StepAction::Parallel(branches) => branches
+            .iter()
+            .map(|b| step_waits(b, window))
+            .max()
+            .unwrap_or(0),
+        StepAction::Repeat(repeat) => {
+            let count = match (repeat.from.as_i64(), repeat.to.as_i64()) {
+                (Some(from), Some(to)) if to >= from => (to - from + 1) as u64,
+                _ => 1,
+            };
+            waits(&repeat.steps, window) * count
+        }
+        StepAction::Generate(generate) => waits(&generate.steps, window),
+        StepAction::Request(_)
+        | StepAction::PollUntil(_)
+        | StepAction::WaitTerminal(_)
+        | StepAction::Concurrent(_) => 0,
+    }
 }
 
 #[cfg(test)]
@@ -378,27 +362,36 @@ mod tests {
 
     #[test]
     fn literal_waits_must_fit_the_budget_and_fact_waits_extend_it() {
-        let case = json!({"timeout_ms": 3000, "steps": [
+        let case: Case = serde_json::from_value(json!({
+            "id": "w.budget", "title": "t", "requirements": ["events.sse.keep-alive-30s"],
+            "level": "MUST", "surface": "openwop", "timeout_ms": 3000, "steps": [
             {"stream": {"path": "/s1", "until": {"duration_ms": 2000}}},
             {"parallel": [
                 {"stream": {"path": "/s2", "until": {"duration_ms": 1500}}},
                 {"stream": {"path": "/s3", "until": {"duration_ms": "${target.keepalive_window_ms}"}}}
-            ]}
-        ]});
-        assert_eq!(literal_waits_ms(&case), 3500);
-        let found = problems(case.clone());
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(found[0].0, "/timeout_ms");
-        assert!(found[0].1.contains("exceed its budget"));
+            ]},
+            {"repeat": {"var": "n", "from": 1, "to": 2, "steps": [
+                {"stream": {"path": "/s4", "until": {"duration_ms": 100}}}
+            ]}}
+        ]}))
+        .unwrap();
+        assert_eq!(literal_waits_ms(&case.steps), 3700);
+        let problem = budget_problem(&case).expect("3700 ms of waits exceed 3000 ms");
+        assert!(problem.contains("exceed its budget"), "{problem}");
         let mut scope = Scope::default();
         scope
             .target
             .insert("keepalive_window_ms".into(), json!(31_000));
-        assert_eq!(fact_waits_ms(&case, &scope), 31_000);
+        assert_eq!(fact_waits_ms(&case.steps, &scope), 31_000);
         assert_eq!(
-            fact_waits_ms(&case, &Scope::default()),
+            fact_waits_ms(&case.steps, &Scope::default()),
             0,
             "a fact the target lacks extends nothing"
         );
+        let roomy = Case {
+            timeout_ms: Some(3700),
+            ..case
+        };
+        assert_eq!(budget_problem(&roomy), None);
     }
 }

@@ -59,7 +59,7 @@ pub fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
         CheckKind::Header(header) => one(response::header(&out, step, header)),
         CheckKind::Json(json) => one(response::json(&out, step, json)),
         CheckKind::Error(error) => one(response::error_envelope(&out, step, error)),
-        CheckKind::Schema(schema) => one(response::schema(&out, step, schema)),
+        CheckKind::Schema(schema) => one(response::schema(&out, step, schema.0)),
         CheckKind::Same(values) => one(response::same(&out, values, true)),
         CheckKind::Distinct(values) => one(response::same(&out, values, false)),
         CheckKind::TextAbsent(needles) => one(response::text_absent(&out, step, needles)),

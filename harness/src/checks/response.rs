@@ -149,17 +149,14 @@ pub(super) fn error_envelope(
     out.pass(format!("error envelope with code `{code}`"))
 }
 
-pub(super) fn schema(out: &Outcome<'_>, step: &StepRecord, name: &str) -> CheckOutcome {
+pub(super) fn schema(
+    out: &Outcome<'_>,
+    step: &StepRecord,
+    published: spec::schema::Published,
+) -> CheckOutcome {
     let response = match out.response(step) {
         Ok(r) => r,
         Err(failure) => return *failure,
-    };
-    let Some(published) = spec::schema::Published::from_name(name) else {
-        return out.fail(
-            format!("unknown schema `{name}`"),
-            "a published schema",
-            name,
-        );
     };
     let Some(body) = response.json.as_ref() else {
         return out.fail(

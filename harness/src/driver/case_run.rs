@@ -59,15 +59,13 @@ impl CaseRunner {
         let started = Instant::now();
         // The case's own time, extended by the waits it takes from the target's facts (a
         // keep-alive window, a heartbeat interval): those are the host's, not the case's.
-        let fact_waits = serde_json::to_value(case)
-            .map(|doc| {
-                let scope = Scope {
-                    target: self.target.facts.clone(),
-                    ..Scope::default()
-                };
-                crate::case::robustness::fact_waits_ms(&doc, &scope)
-            })
-            .unwrap_or(0);
+        let fact_waits = crate::case::robustness::fact_waits_ms(
+            &case.steps,
+            &Scope {
+                target: self.target.facts.clone(),
+                ..Scope::default()
+            },
+        );
         let budget = Duration::from_millis(
             case.timeout_ms
                 .unwrap_or(DEFAULT_CASE_TIMEOUT_MS)

@@ -23,7 +23,7 @@ use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
 pub use super::model::{CaseDifference, DiffRow, Differential, RowKind};
-use super::model::{CaseResult, RunReport};
+use super::model::{CaseResult, ResultSurface, RunReport};
 use crate::transcript::{FrameKind, StepRecord};
 
 /// Lines of context kept around each difference.
@@ -84,9 +84,9 @@ pub fn compare_case(
     reference: &CaseResult,
     reference_base: &str,
 ) -> Option<CaseDifference> {
-    let (left, left_by_right) = normalised_lines(&target.transcript, target_base, &target.surface);
+    let (left, left_by_right) = normalised_lines(&target.transcript, target_base, target.surface);
     let (right, right_by_right) =
-        normalised_lines(&reference.transcript, reference_base, &reference.surface);
+        normalised_lines(&reference.transcript, reference_base, reference.surface);
     let mut normalised: Vec<String> = left_by_right.into_iter().chain(right_by_right).collect();
     normalised.sort();
     normalised.dedup();
@@ -257,9 +257,14 @@ fn is_time_key(key: &str) -> bool {
 pub fn normalised_lines(
     transcript: &[StepRecord],
     base_url: &str,
-    surface: &str,
+    surface: ResultSurface,
 ) -> (Vec<String>, Vec<String>) {
-    let mut n = Normaliser::new(base_url, if surface == "execution" { "x." } else { "w." });
+    let prefix = if surface == ResultSurface::Execution {
+        "x."
+    } else {
+        "w."
+    };
+    let mut n = Normaliser::new(base_url, prefix);
     let mut lines = Vec::new();
     for step in transcript {
         lines.push(format!("== {} ({})", step.step, step.action));

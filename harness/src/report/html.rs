@@ -294,9 +294,9 @@ fn requirements(out: &mut String, requirements: &[RequirementResult]) {
             "<tr><td><code>{}</code><div class=\"muted\">{} · {}</div></td><td>{}</td>\
              <td><blockquote>{}</blockquote></td><td>{}</td><td>{}</td></tr>",
             esc(&requirement.id),
-            esc(&requirement.document),
+            esc(requirement.document.map_or("", |d| d.as_str())),
             esc(&requirement.section),
-            esc(&requirement.level),
+            esc(requirement.level.map_or("", |l| l.as_str())),
             esc(&requirement.quote),
             badge(requirement.verdict),
             cases.join("<br>")
@@ -384,7 +384,11 @@ fn case_section(out: &mut String, case: &CaseResult, stop_at: usize) {
         esc(&case.file)
     );
     let _ = write!(out, "<dt>Level</dt><dd>{}</dd>", case.level.as_str());
-    let _ = write!(out, "<dt>Surface</dt><dd>{}</dd>", esc(&case.surface));
+    let _ = write!(
+        out,
+        "<dt>Surface</dt><dd>{}</dd>",
+        esc(case.surface.as_str())
+    );
     if case.raw_verdict != case.verdict {
         let _ = write!(
             out,

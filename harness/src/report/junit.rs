@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::model::{CaseResult, RunReport};
+use super::model::{CaseResult, ResultSurface, RunReport};
 use crate::verdict::Verdict;
 
 /// Renders the report as JUnit XML.
@@ -29,18 +29,18 @@ pub fn to_junit_xml(report: &RunReport) -> Result<String, quick_junit::Serialize
         junit.set_timestamp(started);
     }
 
-    let mut surfaces: Vec<&str> = Vec::new();
+    let mut surfaces: Vec<ResultSurface> = Vec::new();
     for case in &report.cases {
-        if !surfaces.contains(&case.surface.as_str()) {
-            surfaces.push(&case.surface);
+        if !surfaces.contains(&case.surface) {
+            surfaces.push(case.surface);
         }
     }
     for surface in surfaces {
-        let mut suite = TestSuite::new(xml_text(surface));
+        let mut suite = TestSuite::new(surface.as_str());
         let cases = report.cases.iter().filter(|c| c.surface == surface);
         let time: u64 = cases.clone().map(|c| c.duration_ms).sum();
         suite.set_time(Duration::from_millis(time));
-        suite.add_test_cases(cases.map(|case| test_case(case, surface)));
+        suite.add_test_cases(cases.map(|case| test_case(case, surface.as_str())));
         junit.add_test_suite(suite);
     }
 

@@ -89,7 +89,7 @@ pub fn to_markdown(report: &RunReport) -> String {
             let _ = writeln!(
                 out,
                 "| {} | {} | {} of {} | {} of {} |",
-                cell(&surface.surface),
+                cell(surface.surface.as_str()),
                 if surface.served { "yes" } else { "no" },
                 surface.cases_judged,
                 surface.cases,

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::case::CaseSurface;
 use crate::transcript::StepRecord;
 use crate::verdict::{CheckOutcome, Level, Verdict};
 
@@ -166,7 +167,8 @@ impl Summary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SurfaceJudgement {
     /// `execution` or `openwop`.
-    pub surface: String,
+    #[schemars(with = "String")]
+    pub surface: CaseSurface,
     /// Whether the host serves it (its discovery document was read).
     pub served: bool,
     /// Whether the operator asked for it (`--surface`).
@@ -187,9 +189,13 @@ pub struct RequirementResult {
     /// The requirement id.
     pub id: String,
     /// Its level in the registry (`MUST`, `MUST NOT`, …).
-    pub level: String,
+    #[serde(with = "blank_when_none")]
+    #[schemars(with = "String")]
+    pub level: Option<spec::requirements::Level>,
     /// The document.
-    pub document: String,
+    #[serde(with = "blank_when_none")]
+    #[schemars(with = "String")]
+    pub document: Option<spec::requirements::Document>,
     /// The section.
     pub section: String,
     /// The quoted normative sentence.
@@ -212,7 +218,8 @@ pub struct CaseResult {
     /// The case's level.
     pub level: Level,
     /// `execution` or `openwop`.
-    pub surface: String,
+    #[schemars(with = "String")]
+    pub surface: ResultSurface,
     /// Tags.
     pub tags: Vec<String>,
     /// The requirement ids it proves.
@@ -234,6 +241,52 @@ pub struct CaseResult {
     /// The fake-provider scripts the case served (so `repro/<case>.sh` can serve them again).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub provider_scripts: Vec<ServedScript>,
+}
+
+/// What a case result belongs to: the surface its case drives, or the baseline (a STALE row
+/// for a baseline entry that names no case of the corpus). Written as `execution`, `openwop`
+/// or `baseline`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultSurface {
+    /// A case of the execution protocol.
+    Execution,
+    /// A case of the OpenWOP v2 run events surface.
+    Openwop,
+    /// A baseline entry naming a case the corpus lacks.
+    Baseline,
+}
+
+impl ResultSurface {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResultSurface::Execution => CaseSurface::Execution.as_str(),
+            ResultSurface::Openwop => CaseSurface::Openwop.as_str(),
+            ResultSurface::Baseline => "baseline",
+        }
+    }
+}
+
+impl From<CaseSurface> for ResultSurface {
+    fn from(surface: CaseSurface) -> Self {
+        match surface {
+            CaseSurface::Execution => ResultSurface::Execution,
+            CaseSurface::Openwop => ResultSurface::Openwop,
+        }
+    }
+}
+
+impl PartialEq<CaseSurface> for ResultSurface {
+    fn eq(&self, other: &CaseSurface) -> bool {
+        *self == ResultSurface::from(*other)
+    }
+}
+
+impl std::fmt::Display for ResultSurface {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A fake-provider script as the case served it: its local name, the id its marker selects,
@@ -319,4 +372,31 @@ pub enum RowKind {
     ReferenceOnly,
     /// Lines left out between two differences.
     Gap,
+}
+
+/// An optional registry value written as its string, or as `""` when absent (a requirement the
+/// registry no longer has, in a merged older report).
+mod blank_when_none {
+    use serde::de::{Deserialize, DeserializeOwned, Deserializer, IntoDeserializer};
+    use serde::ser::{Serialize, Serializer};
+
+    pub(super) fn serialize<T: Serialize, S: Serializer>(
+        value: &Option<T>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(value) => value.serialize(serializer),
+            None => serializer.serialize_str(""),
+        }
+    }
+
+    pub(super) fn deserialize<'de, T: DeserializeOwned, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<T>, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        T::deserialize(IntoDeserializer::<D::Error>::into_deserializer(text)).map(Some)
+    }
 }

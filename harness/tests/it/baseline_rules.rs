@@ -35,7 +35,7 @@ fn case(id: &str, checks: Vec<CheckOutcome>) -> CaseResult {
         title: "t".into(),
         file: "f.json".into(),
         level: Level::Must,
-        surface: "execution".into(),
+        surface: harness::report::ResultSurface::Execution,
         tags: vec![],
         requirements: vec![],
         verdict,

@@ -1,9 +1,10 @@
 //! A realistic hand-built run report shared by the report tests: one PASS, one FAIL (with a
 //! multi-line diff and an SSE transcript), one SKIP, one ERROR and one XFAIL case.
 
+use harness::case::CaseSurface;
 use harness::report::{
-    CaseResult, REPORT_FORMAT_VERSION, RequirementResult, RunOptionsSummary, RunReport,
-    ServedScript, Summary, SurfaceJudgement, TargetSummary,
+    CaseResult, REPORT_FORMAT_VERSION, RequirementResult, ResultSurface, RunOptionsSummary,
+    RunReport, ServedScript, Summary, SurfaceJudgement, TargetSummary,
 };
 use harness::transcript::{
     BodyEnd, Exchange, FrameKind, FrameRecord, Header, ProviderCallCount, REDACTED, RequestRecord,
@@ -11,6 +12,7 @@ use harness::transcript::{
 };
 use harness::verdict::{CheckOutcome, Level, Verdict};
 use serde_json::json;
+use spec::requirements::{Document, Level as RequirementLevel};
 
 pub const BASE: &str = "http://127.0.0.1:41234";
 
@@ -86,16 +88,20 @@ fn event(at_ms: u64, id: Option<&str>, data: serde_json::Value) -> FrameRecord {
     }
 }
 
-fn case(id: &str, title: &str, surface: &str, verdict: Verdict) -> CaseResult {
+fn case(id: &str, title: &str, surface: ResultSurface, verdict: Verdict) -> CaseResult {
     CaseResult {
         id: id.to_string(),
         title: title.to_string(),
         file: format!(
             "{}/{id}.json",
-            if surface == "execution" { "x" } else { "w" }
+            if surface == ResultSurface::Execution {
+                "x"
+            } else {
+                "w"
+            }
         ),
         level: Level::Must,
-        surface: surface.to_string(),
+        surface,
         tags: Vec::new(),
         requirements: Vec::new(),
         verdict,
@@ -113,7 +119,7 @@ pub fn pass_case() -> CaseResult {
     let mut case = case(
         "x.submission.returns-202",
         "POST /v1/executions answers 202 with an execution id",
-        "execution",
+        ResultSurface::Execution,
         Verdict::Pass,
     );
     case.requirements = vec!["exec.submission.returns-202".into()];
@@ -157,7 +163,7 @@ pub fn fail_case() -> CaseResult {
     let mut case = case(
         "w.resume.exclusive-cursor",
         "Last-Event-ID: N resumes after N, never at N",
-        "openwop",
+        ResultSurface::Openwop,
         Verdict::Fail,
     );
     case.requirements = vec![
@@ -317,7 +323,7 @@ pub fn skip_case() -> CaseResult {
     let mut case = case(
         "w.feedback.signals-listed",
         "Discovery lists the accepted feedback signal kinds",
-        "openwop",
+        ResultSurface::Openwop,
         Verdict::Skip,
     );
     case.requirements = vec!["events.feedback.signals-lists-accepted".into()];
@@ -329,7 +335,7 @@ pub fn blocked_case() -> CaseResult {
     let mut case = case(
         "w.terminal.approve",
         "An approved run completes",
-        "openwop",
+        ResultSurface::Openwop,
         Verdict::Blocked,
     );
     case.requirements = vec!["events.terminal.exactly-one".into()];
@@ -344,7 +350,7 @@ pub fn error_case() -> CaseResult {
     let mut case = case(
         "x.idempotency.different-request-fails",
         "Reusing an Idempotency-Key with another request fails",
-        "execution",
+        ResultSurface::Execution,
         Verdict::Error,
     );
     case.requirements = vec!["exec.idempotency.different-request-fails".into()];
@@ -384,7 +390,7 @@ pub fn xfail_case() -> CaseResult {
     let mut case = case(
         "x.idempotency.concurrent-same-key",
         "Concurrent submissions with one Idempotency-Key create one execution",
-        "execution",
+        ResultSurface::Execution,
         Verdict::Xfail,
     );
     case.raw_verdict = Verdict::Fail;
@@ -435,8 +441,8 @@ pub fn xfail_case() -> CaseResult {
 
 fn requirement(
     id: &str,
-    level: &str,
-    document: &str,
+    level: RequirementLevel,
+    document: Document,
     section: &str,
     quote: &str,
     verdict: Verdict,
@@ -444,8 +450,8 @@ fn requirement(
 ) -> RequirementResult {
     RequirementResult {
         id: id.into(),
-        level: level.into(),
-        document: document.into(),
+        level: Some(level),
+        document: Some(document),
         section: section.into(),
         quote: quote.into(),
         verdict,
@@ -465,7 +471,7 @@ pub fn realistic_report() -> RunReport {
     ];
     let surfaces = vec![
         SurfaceJudgement {
-            surface: "execution".into(),
+            surface: CaseSurface::Execution,
             served: true,
             requested: false,
             cases: 3,
@@ -474,7 +480,7 @@ pub fn realistic_report() -> RunReport {
             must_requirements_judged: 2,
         },
         SurfaceJudgement {
-            surface: "openwop".into(),
+            surface: CaseSurface::Openwop,
             served: true,
             requested: false,
             cases: 3,
@@ -516,8 +522,8 @@ pub fn realistic_report() -> RunReport {
         requirements: vec![
             requirement(
                 "exec.submission.returns-202",
-                "MUST",
-                "execution-protocol",
+                RequirementLevel::Must,
+                Document::ExecutionProtocol,
                 "Submission",
                 "POST /v1/executions returns 202 with an execution ID",
                 Verdict::Pass,
@@ -525,8 +531,8 @@ pub fn realistic_report() -> RunReport {
             ),
             requirement(
                 "events.resume.exclusive-cursor",
-                "MUST",
-                "run-events",
+                RequirementLevel::Must,
+                Document::RunEvents,
                 "Resuming with Last-Event-ID",
                 "Last-Event-ID: N resumes every mode as an exclusive cursor",
                 Verdict::Fail,
@@ -534,8 +540,8 @@ pub fn realistic_report() -> RunReport {
             ),
             requirement(
                 "events.sse.keep-alive-30s",
-                "MUST",
-                "run-events",
+                RequirementLevel::Must,
+                Document::RunEvents,
                 "SSE frames",
                 "MUST emit a keep-alive comment at least every 30 seconds",
                 Verdict::Pass,
@@ -543,8 +549,8 @@ pub fn realistic_report() -> RunReport {
             ),
             requirement(
                 "exec.idempotency.same-request-same-execution",
-                "MUST",
-                "execution-protocol",
+                RequirementLevel::Must,
+                Document::ExecutionProtocol,
                 "Idempotency",
                 "Idempotency-Key reuse with the same request returns that execution",
                 Verdict::Xfail,

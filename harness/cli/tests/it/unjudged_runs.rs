@@ -7,6 +7,7 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::process::Command;
 
+use harness::case::CaseSurface;
 use harness::report::{CaseResult, NOT_JUDGED_EXIT_CODE, SurfaceJudgement, exit_code};
 use harness::run::{not_judged, run_verdict};
 use harness::verdict::{Level, Verdict};
@@ -148,7 +149,7 @@ fn a_blocked_must_case_makes_the_run_not_conform() {
     );
 }
 
-fn result(id: &str, surface: &str, level: Level, verdict: Verdict) -> CaseResult {
+fn result(id: &str, surface: CaseSurface, level: Level, verdict: Verdict) -> CaseResult {
     CaseResult {
         id: id.into(),
         title: String::new(),
@@ -168,9 +169,15 @@ fn result(id: &str, surface: &str, level: Level, verdict: Verdict) -> CaseResult
     }
 }
 
-fn surface(name: &str, served: bool, requested: bool, cases: u32, judged: u32) -> SurfaceJudgement {
+fn surface(
+    name: CaseSurface,
+    served: bool,
+    requested: bool,
+    cases: u32,
+    judged: u32,
+) -> SurfaceJudgement {
     SurfaceJudgement {
-        surface: name.into(),
+        surface: name,
         served,
         requested,
         cases,
@@ -182,10 +189,10 @@ fn surface(name: &str, served: bool, requested: bool, cases: u32, judged: u32) -
 
 #[test]
 fn what_was_not_judged_sets_the_run_verdict() {
-    let pass = result("w.a", "openwop", Level::Must, Verdict::Pass);
-    let blocked_should = result("w.b", "openwop", Level::Should, Verdict::Blocked);
-    let blocked_must = result("w.c", "openwop", Level::Must, Verdict::Blocked);
-    let served = [surface("openwop", true, false, 2, 1)];
+    let pass = result("w.a", CaseSurface::Openwop, Level::Must, Verdict::Pass);
+    let blocked_should = result("w.b", CaseSurface::Openwop, Level::Should, Verdict::Blocked);
+    let blocked_must = result("w.c", CaseSurface::Openwop, Level::Must, Verdict::Blocked);
+    let served = [surface(CaseSurface::Openwop, true, false, 2, 1)];
 
     // A BLOCKED SHOULD case alone does not stop the run conforming.
     let results = [pass.clone(), blocked_should.clone()];
@@ -203,12 +210,12 @@ fn what_was_not_judged_sets_the_run_verdict() {
 
     // A served surface none of whose cases was judged does, and so does a requested one the
     // host does not serve.
-    let skipped = result("x.a", "execution", Level::Must, Verdict::Skip);
+    let skipped = result("x.a", CaseSurface::Execution, Level::Must, Verdict::Skip);
     let missing = not_judged(
         &[skipped],
         &[
-            surface("execution", true, false, 1, 0),
-            surface("openwop", false, true, 0, 0),
+            surface(CaseSurface::Execution, true, false, 1, 0),
+            surface(CaseSurface::Openwop, false, true, 0, 0),
         ],
     );
     assert_eq!(missing.len(), 2, "{missing:?}");
@@ -216,7 +223,7 @@ fn what_was_not_judged_sets_the_run_verdict() {
     assert!(missing[1].contains("requested with --surface, not served by the host"));
 
     // A real failure still wins: it is the more definite statement.
-    let failed = result("w.d", "openwop", Level::Must, Verdict::Fail);
+    let failed = result("w.d", CaseSurface::Openwop, Level::Must, Verdict::Fail);
     assert_eq!(
         run_verdict(&[failed], &[], &["something".into()]),
         Verdict::Fail
@@ -226,7 +233,7 @@ fn what_was_not_judged_sets_the_run_verdict() {
 #[test]
 fn a_run_that_judged_no_case_does_not_claim_conformance() {
     // Nothing selected (a filter matching no case).
-    let missing = not_judged(&[], &[surface("openwop", true, false, 0, 0)]);
+    let missing = not_judged(&[], &[surface(CaseSurface::Openwop, true, false, 0, 0)]);
     assert_eq!(missing, ["no case was selected (the filters match none)"]);
     assert_eq!(
         exit_code(run_verdict(&[], &[], &missing)),
@@ -234,10 +241,13 @@ fn a_run_that_judged_no_case_does_not_claim_conformance() {
     );
     // Only cases of a surface the host does not serve, every one SKIP.
     let skipped = [
-        result("w.a", "openwop", Level::Must, Verdict::Skip),
-        result("w.b", "openwop", Level::Should, Verdict::Skip),
+        result("w.a", CaseSurface::Openwop, Level::Must, Verdict::Skip),
+        result("w.b", CaseSurface::Openwop, Level::Should, Verdict::Skip),
     ];
-    let missing = not_judged(&skipped, &[surface("openwop", false, false, 2, 0)]);
+    let missing = not_judged(
+        &skipped,
+        &[surface(CaseSurface::Openwop, false, false, 2, 0)],
+    );
     assert_eq!(
         missing,
         ["none of the 2 selected case(s) was judged (2 SKIP, 0 BLOCKED, 0 ERROR)"]
