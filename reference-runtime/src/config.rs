@@ -11,7 +11,7 @@
 //! max_connections = 4096         # open connections; more wait in the listen backlog
 //! write_stall_timeout_ms = 30000 # a connection whose reader takes no byte this long is closed
 //!
-//! [execution]                    # choices the protocol leaves open (see `choices`)
+//! [execution]                    # choices the protocol leaves open (see `execution::choices`)
 //! unsatisfiable_requirements = "refuse"
 //! id_form = "uuid"
 //!
@@ -48,7 +48,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use spec::execution::Modality;
 
-use crate::choices::ExecutionChoices;
+use crate::execution::choices::ExecutionChoices;
 use crate::openwop::infra::config::OpenWopConfig;
 
 /// The default keep-alive interval of SSE streams (15 s).

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use crate::choices::ExecutionChoices;
 use crate::config::{Config, LimitsConfig};
+use crate::execution::choices::ExecutionChoices;
 
 /// Surface X's configuration (see the module documentation).
 #[derive(Debug, Clone)]
@@ -42,7 +42,10 @@ mod tests {
         .unwrap();
         let x = ExecutionConfig::from_config(&config);
         assert_eq!(x.keep_alive, Duration::from_secs(2));
-        assert_eq!(x.choices.id_form, crate::choices::ExecutionIdForm::Prefixed);
+        assert_eq!(
+            x.choices.id_form,
+            crate::execution::choices::ExecutionIdForm::Prefixed
+        );
         assert_eq!(x.limits.max_active_executions, 3);
     }
 }

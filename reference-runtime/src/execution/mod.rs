@@ -10,6 +10,7 @@
 //!   configuration they read.
 
 mod admission;
+pub mod choices;
 pub mod config;
 mod cursor;
 mod driver;

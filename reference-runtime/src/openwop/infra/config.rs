@@ -7,7 +7,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::choices::OpenWopChoices;
+use crate::openwop::infra::choices::OpenWopChoices;
 use crate::openwop::infra::envelope_settings::EnvelopeSettings;
 
 /// The largest request body surface W reads.
