@@ -11,7 +11,7 @@
 //! max_connections = 4096         # open connections; more wait in the listen backlog
 //! write_stall_timeout_ms = 30000 # a connection whose reader takes no byte this long is closed
 //!
-//! [execution]                    # choices the protocol leaves open (see `choices`)
+//! [execution]                    # choices the protocol leaves open (see `execution::choices`)
 //! unsatisfiable_requirements = "refuse"
 //! id_form = "uuid"
 //!
@@ -48,7 +48,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use spec::execution::Modality;
 
-use crate::choices::ExecutionChoices;
+use crate::execution::choices::ExecutionChoices;
 use crate::openwop::infra::config::OpenWopConfig;
 
 /// The default keep-alive interval of SSE streams (15 s).
@@ -434,10 +434,17 @@ impl Config {
                 }
             }
         }
-        // A bad surface-W table fails at start rather than falling back to the defaults.
+        // A bad surface-W table fails at start: its ranges, then its advertised envelope kinds
+        // against the kinds the envelope catalog holds a schema for.
         self.openwop
             .validate()
-            .map_err(|e| ConfigError::OpenWop(e.to_string()))
+            .map_err(|e| ConfigError::OpenWop(e.to_string()))?;
+        crate::openwop::engine::envelopes::catalog::check_supported_kinds(&self.openwop.envelopes)
+            .map_err(|message| {
+                ConfigError::OpenWop(
+                    crate::openwop::infra::config::ConfigError(message).to_string(),
+                )
+            })
     }
 }
 
@@ -508,6 +515,19 @@ mod tests {
         let full = Config::from_toml("[store]\nkind = \"sqlite:/tmp/x.db\"\nsync = \"full\"\n");
         assert_eq!(full.unwrap().store.sync, crate::store::SqliteSync::Full);
         assert!(Config::from_toml("[store]\nsync = \"off\"\n").is_err());
+    }
+
+    #[test]
+    fn every_advertised_envelope_kind_needs_a_schema() {
+        let unknown = "[openwop.envelopes]\nsupported_kinds = [\"example.unknown\"]\n";
+        let error = Config::from_toml(unknown).unwrap_err();
+        assert!(
+            matches!(&error, ConfigError::OpenWop(m) if m.contains("example.unknown")),
+            "{error}"
+        );
+        assert!(
+            Config::from_toml("[openwop.envelopes]\nsupported_kinds = [\"ui.text\"]\n").is_ok()
+        );
     }
 
     #[test]

@@ -137,7 +137,7 @@ impl AppState {
         );
         let config = Arc::new(options.config);
         let executions = Executions::new(
-            Arc::clone(&config),
+            &config,
             Arc::clone(&hub),
             Arc::clone(&defects),
             options.credentials,
@@ -165,17 +165,19 @@ impl AppState {
 /// The whole HTTP surface: surface X, surface W, and a `not_found` envelope for anything else
 /// (W's under W's paths, X's elsewhere).
 pub fn app(state: AppState) -> Router {
+    // Surface W's one configuration value, read by its state, services, node kinds and fallback.
+    let openwop_config = Arc::new(state.config.openwop.clone());
     let openwop = openwop::router(openwop::Dependencies {
         hub: Arc::clone(&state.hub),
         defects: Arc::clone(&state.defects),
-        config: state.config.openwop.clone(),
+        config: Arc::clone(&openwop_config),
         providers: Some(openwop::ConfiguredProviders::new(
             state.executions.provider_calls(),
         )),
     });
     // An unknown path is answered by the surface whose paths it is under (W's prefixes,
     // `openwop::claims_path`), in that surface's envelope; any other path by surface X.
-    let w_fallback = openwop::fallback(&state.config.openwop);
+    let w_fallback = openwop::fallback(&openwop_config);
     let executions = Arc::clone(&state.executions);
     let fallback = tower::service_fn(move |request: axum::extract::Request| {
         let w_fallback = w_fallback.clone();

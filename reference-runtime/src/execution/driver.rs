@@ -17,7 +17,8 @@ use tokio::time::Instant;
 
 use super::log_writer::LogWriter;
 use super::routing::{self, Candidate};
-use crate::config::Config;
+use crate::config::ProviderConfig;
+use crate::execution::config::ExecutionConfig;
 use crate::known_bad::KnownBad;
 use crate::providers::{Adapter, AttemptFailure, ProviderCall, RemoteJobSlot};
 use crate::redact::{CredentialSource, Redactor};
@@ -25,8 +26,10 @@ use crate::redact::{CredentialSource, Redactor};
 /// What the driver reads from the service that runs it. The service implements it; the driver
 /// does not know the service.
 pub(crate) trait DriverHost: Send + Sync {
-    /// The runtime configuration (providers, limits).
-    fn config(&self) -> &Config;
+    /// Surface X's configuration (limits, choices).
+    fn config(&self) -> &ExecutionConfig;
+    /// The configured providers, in configuration order (an index names one).
+    fn providers(&self) -> &[ProviderConfig];
     /// Switched-on defects.
     fn defects(&self) -> &KnownBad;
     /// Where provider credentials come from.
@@ -109,7 +112,7 @@ pub(crate) async fn drive(context: DriveContext, mut writer: LogWriter) {
     // job that did not complete is cancelled remotely, best effort and bounded.
     if let (Some(job), Some(provider)) = (state.remote.take(), state.current_provider) {
         let service = &context.service;
-        let provider_config = &service.config().providers[provider];
+        let provider_config = &service.providers()[provider];
         if let Some(credential) = service
             .credentials()
             .resolve(&provider_config.credential_env)
@@ -273,7 +276,7 @@ async fn call(
     state: &mut AttemptState,
 ) -> Result<(), AttemptFailure> {
     let service = &context.service;
-    let provider = &service.config().providers[candidate.provider];
+    let provider = &service.providers()[candidate.provider];
     let Some(credential) = service.credentials().resolve(&provider.credential_env) else {
         return Err(AttemptFailure::new(
             ErrorCode::ProviderUnavailable,

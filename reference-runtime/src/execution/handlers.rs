@@ -79,7 +79,7 @@ pub async fn executions_create(
         body,
         service.config.limits.max_body_bytes,
         &service.defects,
-        &service.config.execution,
+        &service.config.choices,
     )
     .await
     .map_err(|e| service.refusal(e))?;
@@ -87,7 +87,7 @@ pub async fn executions_create(
         .create(admitted)
         .await
         .map_err(|e| service.refusal(e))?;
-    let replay_status = match service.config.execution.replay_status {
+    let replay_status = match service.config.choices.replay_status {
         crate::choices::ReplayStatus::Ok => StatusCode::OK,
         crate::choices::ReplayStatus::Accepted => StatusCode::ACCEPTED,
     };
@@ -118,11 +118,11 @@ pub async fn events_stream(
     if !service.exists(&id).map_err(|e| service.refusal(e))? {
         return Err(service.refusal(ApiError::execution_not_found()));
     }
-    let sequence_form = service.config.execution.sequence_form;
+    let sequence_form = service.config.choices.sequence_form;
     let after = cursor::resolve(
         query.as_deref(),
         &headers,
-        service.config.execution.cursor_precedence,
+        service.config.choices.cursor_precedence,
         &service.defects,
     )
     .map_err(|e| service.refusal(e))?
@@ -154,10 +154,7 @@ pub async fn events_stream(
             }
         }
     };
-    Ok(sse_response(
-        frames,
-        Some(service.config.server.keep_alive()),
-    ))
+    Ok(sse_response(frames, Some(service.config.keep_alive)))
 }
 
 /// `GET /v1/executions/{id}/result`: 200 once succeeded, else 409 (or 404, as the host choice
@@ -177,7 +174,7 @@ pub async fn result_show(
         })
         .into_response()),
         (status, _) => Err(
-            service.refusal(match service.config.execution.result_before_success {
+            service.refusal(match service.config.choices.result_before_success {
                 ResultBeforeSuccess::Conflict => ApiError::new(
                     ErrorCode::Conflict,
                     "Execution has not succeeded",

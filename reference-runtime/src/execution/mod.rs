@@ -6,9 +6,12 @@
 //!   replay; `routing`: candidates and the attempt plan; `driver`: the attempt loop, deadline,
 //!   cancel; `log_writer`: event rendering, the usage gate, capacity; `fold`: the snapshot;
 //!   `cursor`: `after` / `Last-Event-ID`.
-//! - [`Executions`]: the service the handlers and drivers share.
+//! - [`Executions`]: the service the handlers and drivers share; [`ExecutionConfig`]: the one
+//!   configuration they read.
 
 mod admission;
+pub mod choices;
+pub mod config;
 mod cursor;
 mod driver;
 pub mod errors;
@@ -19,6 +22,7 @@ mod log_writer;
 mod routing;
 mod service;
 
+pub use config::ExecutionConfig;
 pub use errors::ApiError;
 pub use handlers::router;
 pub use service::{Executions, PROTOCOL_VERSION};

@@ -25,7 +25,8 @@ use crate::choices::{
     AcceptedAppend, CancelTerminal, ExecutionCancel, ManifestFields, SubmissionStatus,
     UnsatisfiableRequirements,
 };
-use crate::config::Config;
+use crate::config::{Config, ProviderConfig};
+use crate::execution::config::ExecutionConfig;
 use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::providers::calls::ProviderCalls;
@@ -61,7 +62,8 @@ struct Live {
 
 /// Surface X's state: everything the handlers and drivers share.
 pub struct Executions {
-    pub(crate) config: Arc<Config>,
+    /// Surface X's configuration, built once from the runtime's.
+    pub(crate) config: ExecutionConfig,
     pub(crate) hub: Arc<LogHub>,
     pub(crate) defects: Arc<KnownBad>,
     /// The provider-call service (shared with surface W's AI node).
@@ -80,16 +82,17 @@ impl std::fmt::Debug for Executions {
 }
 
 impl Executions {
-    /// Builds the service over a hub.
+    /// Builds the service over a hub, with its configuration and the provider-call service
+    /// built from the runtime's.
     pub fn new(
-        config: Arc<Config>,
+        config: &Config,
         hub: Arc<LogHub>,
         defects: Arc<KnownBad>,
         credentials: CredentialSource,
     ) -> Result<Arc<Executions>, AdapterError> {
-        let calls = ProviderCalls::new(&config, &defects, credentials)?;
+        let calls = ProviderCalls::new(config, &defects, credentials)?;
         Ok(Arc::new(Executions {
-            config,
+            config: ExecutionConfig::from_config(config),
             hub,
             defects,
             calls,
@@ -109,7 +112,7 @@ impl Executions {
     /// A refusal as the host's choices write it (the wording of its message, no
     /// `provider_code` when omitted).
     pub(crate) fn refusal(&self, mut error: ApiError) -> ApiError {
-        error.error = super::log_writer::wire_error(error.error, &self.config.execution);
+        error.error = super::log_writer::wire_error(error.error, &self.config.choices);
         error
     }
 
@@ -135,7 +138,7 @@ impl Executions {
                 Arc::clone(&self.hub),
                 record.id.clone(),
                 Arc::clone(&self.defects),
-                self.config.execution.clone(),
+                self.config.choices.clone(),
                 self.config.limits.max_events_per_execution,
                 appended,
             );
@@ -179,7 +182,7 @@ impl Executions {
             } else {
                 RuntimeState::Ready
             }),
-            provider_count: self.config.providers.len() as u64,
+            provider_count: self.calls.providers.len() as u64,
             features,
         }
     }
@@ -187,7 +190,7 @@ impl Executions {
     /// `GET /v1/providers`, as JSON.
     pub fn manifests(&self) -> Value {
         let data: Vec<Value> = self
-            .config
+            .calls
             .providers
             .iter()
             .map(|provider| {
@@ -211,7 +214,7 @@ impl Executions {
                         .collect(),
                     // The configuration states no per-provider limits, so none are advertised
                     // unless the host choice says to advertise the runtime's admission limit.
-                    limits: match self.config.execution.manifest_fields {
+                    limits: match self.config.choices.manifest_fields {
                         ManifestFields::Contract => None,
                         ManifestFields::WithLimits => Some(ProviderLimits {
                             max_concurrency: u64::try_from(
@@ -248,8 +251,8 @@ impl Executions {
                 true,
             ));
         }
-        let candidates = routing::candidates(&admitted.request, &self.config.providers);
-        let refuse_at_admission = self.config.execution.unsatisfiable_requirements
+        let candidates = routing::candidates(&admitted.request, &self.calls.providers);
+        let refuse_at_admission = self.config.choices.unsatisfiable_requirements
             == UnsatisfiableRequirements::Refuse
             || self.defects.provider_called_before_validation();
         // Otherwise the execution is accepted and its driver fails it before any provider call.
@@ -276,7 +279,7 @@ impl Executions {
                 key_hash,
                 &fingerprint,
                 &self.defects,
-                self.config.execution.idempotency_mismatch,
+                self.config.choices.idempotency_mismatch,
             )?,
             None => Decision::CreateUnbound,
         };
@@ -288,14 +291,14 @@ impl Executions {
             Decision::CreateUnbound => None,
         };
         self.admit_capacity()?;
-        let execution_id = self.config.execution.id_form.mint();
+        let execution_id = self.config.choices.id_form.mint();
         if let Some(key_hash) = &bind_key {
             idempotency::bind(&self.hub, key_hash, &fingerprint, &execution_id)?;
         }
         match self.start_execution(&execution_id, admitted, candidates) {
             Ok(mut submission) => {
                 drop(creating);
-                if self.config.execution.submission_status == SubmissionStatus::Current {
+                if self.config.choices.submission_status == SubmissionStatus::Current {
                     self.wait_past_accepted(&execution_id).await;
                     submission.status = self.current_status(&execution_id)?;
                 }
@@ -357,12 +360,12 @@ impl Executions {
             Arc::clone(&self.hub),
             execution_id.to_string(),
             Arc::clone(&self.defects),
-            self.config.execution.clone(),
+            self.config.choices.clone(),
             self.config.limits.max_events_per_execution,
             0,
         );
         let accepted_after_response =
-            self.config.execution.accepted_append == AcceptedAppend::AfterResponse;
+            self.config.choices.accepted_append == AcceptedAppend::AfterResponse;
         if !accepted_after_response {
             writer.append(EventBody::Accepted {}).map_err(|error| {
                 tracing::error!(%error, "failed to append execution.accepted");
@@ -396,7 +399,7 @@ impl Executions {
     /// configured model, its output discarded.
     async fn probe_first_provider(&self, admitted: &Admitted) {
         let Some((index, provider)) = self
-            .config
+            .calls
             .providers
             .iter()
             .enumerate()
@@ -468,7 +471,7 @@ impl Executions {
         let mut snapshot = fold(&record, &events, &self.defects);
         snapshot.last_sequence = self
             .config
-            .execution
+            .choices
             .sequence_form
             .wire(snapshot.last_sequence);
         Ok(snapshot)
@@ -481,7 +484,7 @@ impl Executions {
         if !self.exists(execution_id)? {
             return Err(ApiError::execution_not_found());
         }
-        let choices = &self.config.execution;
+        let choices = &self.config.choices;
         if self.hub.progress(execution_id)?.terminal {
             return match choices.cancel_terminal {
                 CancelTerminal::Conflict => Err(ApiError::new(
@@ -541,8 +544,12 @@ impl Executions {
 }
 
 impl DriverHost for Executions {
-    fn config(&self) -> &Config {
+    fn config(&self) -> &ExecutionConfig {
         &self.config
+    }
+
+    fn providers(&self) -> &[ProviderConfig] {
+        &self.calls.providers
     }
 
     fn defects(&self) -> &KnownBad {

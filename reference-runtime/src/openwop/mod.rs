@@ -1,13 +1,16 @@
 //! Surface W: the OpenWOP v2 run events chapter (runs, the workflow engine, the event stream,
 //! poll, host events), in four layers, each importing only from the layers below it:
 //!
-//! - `http`: the router (`http::router`), the route handlers, extractors, discovery;
+//! - `http`: the router (`http::router`), the route handlers, extractors, discovery, the error
+//!   envelope as a response (`http::error_response`);
 //! - `services`: runs, the event stream, poll, feedback, heartbeats and schedules, host events,
-//!   the shared state (`WState`) the handlers receive, crash recovery;
+//!   the shared state (`WState`) the handlers receive, crash recovery; they take plain
+//!   parameters (the caller, the run, what the request says) and return domain values;
 //! - `engine`: the run loop (`engine::runner`), workflows, the node context, the AI node
 //!   (`engine::ai`), the envelope node kinds (`engine::envelopes`), usage and pricing;
-//! - `infra`: configuration, auth, ids, the error envelope's type, the log projection and the
-//!   recorder, era-2 translation.
+//! - `infra`: configuration (`OpenWopConfig`, the surface's one configuration value, shared as
+//!   one `Arc`), auth, ids, the error type, the log projection and the recorder, era-2
+//!   translation.
 //!
 //! `cargo test -p xtask` checks the layers (`xtask/src/layers.rs`). The composition root calls
 //! [`router`].

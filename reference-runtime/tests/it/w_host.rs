@@ -57,7 +57,7 @@ pub async fn host_on(
     let router = openwop::router(openwop::Dependencies {
         hub: Arc::clone(&hub),
         defects: Arc::new(Defects::of(defects.iter().copied()).into()),
-        config,
+        config: Arc::new(config),
         providers: None,
     });
     serve(router, hub).await

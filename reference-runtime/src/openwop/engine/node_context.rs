@@ -7,7 +7,6 @@ use serde_json::{Map, Value};
 use spec::openwop::payloads::{ErrorObject, ProviderUsage};
 use tokio::sync::watch;
 
-use crate::choices::OpenWopChoices;
 use crate::known_bad::KnownBad;
 use crate::log::{AppendError, LogHub};
 
@@ -15,24 +14,20 @@ use super::live::LiveRuns;
 use super::workflow::Workflow;
 use crate::openwop::engine::ai::plan::AiPlan;
 use crate::openwop::engine::envelopes::catalog::KindCatalog;
-use crate::openwop::infra::config::ProviderUsageSettings;
-use crate::openwop::infra::envelope_settings::EnvelopeSettings;
+use crate::openwop::infra::config::OpenWopConfig;
 use crate::openwop::infra::recorder::Recorder;
 
 /// What node kinds may reach beyond their own run: the log hub, the switched-on defects, the
-/// live-run table, the envelope-kind catalog and the settings they read. Built once from the
-/// shared state; nothing else of it is reachable from a node.
+/// live-run table, the envelope-kind catalog and the surface's configuration. Built once from
+/// the shared state; nothing else of it is reachable from a node.
 pub(crate) struct NodeEnv {
     pub(crate) hub: Arc<LogHub>,
     pub(crate) defects: Arc<KnownBad>,
     pub(crate) live: Arc<LiveRuns>,
     pub(crate) catalog: Arc<KindCatalog>,
-    /// `[openwop.envelopes]`.
-    pub(crate) envelopes: EnvelopeSettings,
-    /// `[openwop.provider_usage]`.
-    pub(crate) provider_usage: ProviderUsageSettings,
-    /// `[openwop.choices]`: the options node kinds take where the chapter leaves the choice.
-    pub(crate) choices: OpenWopChoices,
+    /// The surface's one configuration (the same `Arc` the shared state holds): node kinds read
+    /// `envelopes`, `provider_usage` and `choices` from it.
+    pub(crate) config: Arc<OpenWopConfig>,
     /// Programs posted to upstream's mock-AI program seam, not yet taken by a run.
     pub(crate) mock_programs: Arc<super::envelopes::seam_program::MockPrograms>,
 }

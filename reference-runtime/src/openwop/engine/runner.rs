@@ -51,7 +51,7 @@ const RUN_STARTED_DELAY: std::time::Duration = std::time::Duration::from_millis(
 
 async fn run(ctx: &RunContext) {
     let started = Instant::now();
-    if ctx.env.choices.upstream_contradictions == UpstreamContradictions::OtherSide
+    if ctx.env.config.choices.upstream_contradictions == UpstreamContradictions::OtherSide
         && record_negotiation(ctx).is_err()
     {
         return;
@@ -87,7 +87,7 @@ async fn run(ctx: &RunContext) {
             .recorder
             .record_as("run.completed", None, payload, AppendKind::AfterTerminal);
     }
-    if completed && ctx.env.choices.after_terminal == AfterTerminalEvents::VendorEvent {
+    if completed && ctx.env.config.choices.after_terminal == AfterTerminalEvents::VendorEvent {
         // A vendor type may follow the terminal event (the chapter's terminal rule).
         let _ = ctx.record("example.run-archived", None, json!({ "archived": true }));
     }
@@ -246,7 +246,7 @@ fn fail(node: &NodeDef) -> NodeError {
 }
 
 async fn approval_gate(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, NodeError> {
-    let interrupt_id = ctx.env.choices.interrupt_id_form.mint(&ctx.tenant);
+    let interrupt_id = ctx.env.config.choices.interrupt_id_form.mint(&ctx.tenant);
     let actions: Vec<String> = node
         .config
         .get("actions")
@@ -289,7 +289,7 @@ async fn approval_gate(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, 
         if ctx.env.defects.interrupt_requested_without_key() {
             requested.as_object_mut().map(|r| r.remove("key"));
         }
-        if ctx.env.choices.upstream_contradictions == UpstreamContradictions::OtherSide {
+        if ctx.env.config.choices.upstream_contradictions == UpstreamContradictions::OtherSide {
             // The closed schema's side: kind, key and data only (node.suspended and the
             // envelope's nodeId still name the node and the interrupt).
             if let Some(r) = requested.as_object_mut() {

@@ -29,12 +29,12 @@ pub(crate) fn record(
     outputs: Option<&Map<String, Value>>,
 ) -> Result<(), NodeError> {
     let defects = &ctx.env.defects;
-    if !ctx.env.provider_usage.advertise && !defects.usage_recorded_unadvertised() {
+    if !ctx.env.config.provider_usage.advertise && !defects.usage_recorded_unadvertised() {
         return Ok(());
     }
     for payload in usage {
         let mut payload = payload.clone();
-        if ctx.env.choices.usage_currency == crate::choices::UsageCurrency::Omitted {
+        if ctx.env.config.choices.usage_currency == crate::choices::UsageCurrency::Omitted {
             // Absent means USD, the currency of every estimate of this host.
             payload.currency = None;
         }

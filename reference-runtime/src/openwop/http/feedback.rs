@@ -3,36 +3,35 @@
 
 use std::sync::Arc;
 
-use axum::body::Bytes;
+use axum::Json;
 use axum::extract::State;
-use axum::http::{HeaderMap, Uri};
-use axum::response::Response;
-use serde_json::Value;
+use axum::http::{StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
 
-use crate::openwop::http::extract::json_body;
+use crate::openwop::http::extract::RunBody;
 use crate::openwop::infra::auth::Caller;
 use crate::openwop::infra::error::ApiError;
 use crate::openwop::services::feedback::{self, CreateAnnotation};
 use crate::openwop::services::state::WState;
 
-/// `POST /runs/{runId}/annotations`.
+/// `POST /runs/{runId}/annotations`: 201 with the recorded annotation.
 pub(crate) async fn create(
     State(state): State<Arc<WState>>,
-    caller: Caller,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
+    request: RunBody,
 ) -> Result<Response, ApiError> {
-    let meta = state.readable_run(&caller, &uri)?;
-    let (request, _): (CreateAnnotation, Value) = json_body(&headers, &body, "annotation")?;
-    feedback::create(state, caller, meta, request)
+    let (annotation, _): (CreateAnnotation, Value) = request.json("annotation")?;
+    let run = request.run;
+    let recorded = feedback::create(&state, &run.caller, run.meta, annotation)?;
+    Ok((StatusCode::CREATED, Json(recorded)).into_response())
 }
 
-/// `GET /runs/{runId}/annotations`.
+/// `GET /runs/{runId}/annotations`: 200 `{runId, annotations}`.
 pub(crate) async fn list(
     State(state): State<Arc<WState>>,
     caller: Caller,
     uri: Uri,
 ) -> Result<Response, ApiError> {
-    feedback::list(state, caller, uri)
+    let (meta, annotations) = feedback::list(&state, caller, uri.path())?;
+    Ok(Json(json!({ "runId": meta.run_id, "annotations": annotations })).into_response())
 }

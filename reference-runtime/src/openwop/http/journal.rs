@@ -23,10 +23,7 @@ pub(crate) async fn calls(
 ) -> Result<Response, ApiError> {
     // The raw segment (`~2F` or `%2F`), read as `GET /runs/{runId}` reads it.
     let segment = uri.path().split('/').nth(5).unwrap_or_default();
-    let uri: Uri = format!("/runs/{segment}")
-        .parse()
-        .map_err(|_| ApiError::validation("the runId path segment is malformed"))?;
-    let meta = state.readable_run(&caller, &uri)?;
+    let meta = state.readable_run(&caller, &format!("/runs/{segment}"))?;
     let calls = read(state.hub.store(), &meta.run_id);
     Ok(Json(json!({ "runId": meta.run_id, "calls": calls })).into_response())
 }

@@ -12,13 +12,14 @@ use crate::log::LogHub;
 use crate::openwop::engine::ai::provider::ConfiguredProviders;
 use crate::openwop::engine::envelopes::catalog::KindCatalog;
 use crate::openwop::engine::{live, node_context, workflow};
+use crate::openwop::http::error_response;
 use crate::openwop::http::{
-    discovery, era2_seam, feedback, host_events, journal, run_routes, version,
+    discovery, era2_seam, feedback, host_events, journal, poll, run_routes, stream, version,
 };
 use crate::openwop::infra::auth;
 use crate::openwop::infra::config::{self, OpenWopConfig};
-use crate::openwop::infra::error::{self, ApiError};
-use crate::openwop::services::{heartbeat, host_bus, poll, scheduling, state, stream, subscribers};
+use crate::openwop::infra::error::ApiError;
+use crate::openwop::services::{heartbeat, host_bus, scheduling, state, subscribers};
 
 /// What surface W needs from the composition root.
 #[derive(Clone)]
@@ -27,8 +28,10 @@ pub struct Dependencies {
     pub hub: Arc<LogHub>,
     /// Switched-on defects.
     pub defects: Arc<KnownBad>,
-    /// Surface-W configuration.
-    pub config: OpenWopConfig,
+    /// Surface W's configuration, built and checked once at start
+    /// ([`crate::config::Config::validate`]); the shared state, the node kinds and the services
+    /// read this one value.
+    pub config: Arc<OpenWopConfig>,
     /// The providers configured in the runtime (`configurable.ai.provider`); `None` when the
     /// AI node may use mock providers only.
     pub providers: Option<ConfiguredProviders>,
@@ -57,23 +60,20 @@ pub fn fallback(config: &OpenWopConfig) -> Router {
             version::protocol_version(false, request, next)
         }));
     if config.choices.error_details == crate::choices::ErrorDetails::Annotated {
-        router.layer(axum::middleware::map_response(error::annotate_error))
+        router.layer(axum::middleware::map_response(
+            error_response::annotate_error,
+        ))
     } else {
         router
     }
 }
 
 /// The surface-W routes. Starts the configured heartbeats and schedules on the current tokio
-/// runtime (they stop once the router is dropped). A configuration that fails [`OpenWopConfig::validate`] is
-/// logged and replaced by the defaults, so the host never serves out-of-range values.
+/// runtime (they stop once the router is dropped). The configuration is read as given: it was
+/// built and checked once, at start ([`crate::config::Config::validate`], which
+/// `AppState::build` runs).
 pub fn router(deps: Dependencies) -> Router {
-    let config = match deps.config.validate() {
-        Ok(()) => deps.config,
-        Err(error) => {
-            tracing::error!(%error, "invalid [openwop] configuration; serving the defaults");
-            OpenWopConfig::default()
-        }
-    };
+    let config = deps.config;
     let workflows = workflow::Workflows::seed_fixtures(config.fixtures.as_deref());
     let catalog = Arc::new(KindCatalog::build(&config.envelopes, &deps.defects));
     let discovery = Arc::new(discovery::DiscoveryDocument::build(
@@ -88,9 +88,7 @@ pub fn router(deps: Dependencies) -> Router {
         defects: Arc::clone(&deps.defects),
         live: Arc::clone(&live),
         catalog: Arc::clone(&catalog),
-        envelopes: config.envelopes.clone(),
-        provider_usage: config.provider_usage.clone(),
-        choices: config.choices,
+        config: Arc::clone(&config),
         mock_programs: Arc::default(),
     });
     let state = Arc::new(state::WState {
@@ -159,7 +157,9 @@ pub fn router(deps: Dependencies) -> Router {
             version::protocol_version(serves_v1, request, next)
         }));
     let router = if annotated {
-        router.layer(axum::middleware::map_response(error::annotate_error))
+        router.layer(axum::middleware::map_response(
+            error_response::annotate_error,
+        ))
     } else {
         router
     };

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -17,7 +17,7 @@ use spec::openwop::{
 
 use crate::store::ClaimOutcome;
 
-use super::extract::json_body;
+use super::extract::{ReadableRun, RunBody, json_body};
 use super::idempotency::{self, REPLAY_HEADER, RESPONSES_NAMESPACE};
 use crate::openwop::infra::auth::Caller;
 use crate::openwop::infra::error::ApiError;
@@ -169,11 +169,9 @@ fn free_expired_key(
 /// `GET /runs/{runId}`: the snapshot, with an `ETag` derived from the latest sequence.
 pub(crate) async fn get(
     State(state): State<Arc<WState>>,
-    caller: Caller,
-    uri: Uri,
+    ReadableRun { meta, .. }: ReadableRun,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let meta = state.readable_run(&caller, &uri)?;
     let projection = state.project(&meta)?;
     let etag = format!(
         "\"seq-{}\"",
@@ -201,18 +199,15 @@ struct CancelRequest {
 /// `POST /runs/{runId}/cancel` (the body `{reason?}` is optional).
 pub(crate) async fn cancel(
     State(state): State<Arc<WState>>,
-    caller: Caller,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
+    request: RunBody,
 ) -> Result<Response, ApiError> {
-    let meta = state.readable_run(&caller, &uri)?;
-    let request: CancelRequest = if body.is_empty() {
+    let cancel: CancelRequest = if request.body.is_empty() {
         CancelRequest::default()
     } else {
-        json_body(&headers, &body, "cancel request")?.0
+        request.json("cancel request")?.0
     };
-    let status = runs::cancel_run(&state, &caller, &meta, request.reason)?;
+    let ReadableRun { caller, meta } = request.run;
+    let status = runs::cancel_run(&state, &caller, &meta, cancel.reason)?;
     Ok(Json(CancelRunResponse {
         run_id: meta.run_id,
         status,
@@ -223,17 +218,13 @@ pub(crate) async fn cancel(
 /// `POST /runs/{runId}/interrupts/{nodeId}` with `{resumeValue}`.
 pub(crate) async fn resolve_interrupt(
     State(state): State<Arc<WState>>,
-    caller: Caller,
-    uri: Uri,
-    Path((_, node_id)): Path<(String, String)>,
-    headers: HeaderMap,
-    body: Bytes,
+    request: RunBody<Path<(String, String)>>,
 ) -> Result<Response, ApiError> {
-    let meta = state.readable_run(&caller, &uri)?;
-    let (request, _): (ResolveInterruptRequest, Value) =
-        json_body(&headers, &body, "ResolveInterruptRequest")?;
+    let (resolve, _): (ResolveInterruptRequest, Value) = request.json("ResolveInterruptRequest")?;
+    let Path((_, node_id)) = request.head;
+    let ReadableRun { caller, meta } = request.run;
     let interrupt_id =
-        runs::resolve_interrupt(&state, &caller, &meta, &node_id, request.resume_value)?;
+        runs::resolve_interrupt(&state, &caller, &meta, &node_id, resolve.resume_value)?;
     Ok(Json(json!({
         "runId": meta.run_id,
         "nodeId": node_id,

@@ -9,7 +9,8 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use spec::openwop::PROTOCOL_VERSION;
 
-use crate::openwop::infra::error::{ApiError, details, envelope_for_bare_status};
+use crate::openwop::http::error_response::envelope_for_bare_status;
+use crate::openwop::infra::error::{ApiError, details};
 
 /// The response header.
 pub(crate) const VERSION_HEADER: &str = "openwop-version";

@@ -7,7 +7,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::choices::OpenWopChoices;
+use crate::openwop::infra::choices::OpenWopChoices;
 use crate::openwop::infra::envelope_settings::EnvelopeSettings;
 
 /// The largest request body surface W reads.
@@ -356,7 +356,9 @@ pub struct CreateRunOnTransition {
 pub struct ConfigError(pub String);
 
 impl OpenWopConfig {
-    /// Checks every range the chapter and this host impose.
+    /// Checks every range the chapter and this host impose. That every advertised envelope kind
+    /// is one the envelope catalog holds a schema for is checked where the catalog is known, by
+    /// the runtime's [`crate::config::Config::validate`].
     pub fn validate(&self) -> Result<(), ConfigError> {
         let fail = |m: String| Err(ConfigError(m));
         if !(1..=MAX_KEEP_ALIVE_SECS).contains(&self.keep_alive_secs) {
@@ -388,8 +390,6 @@ impl OpenWopConfig {
             }
         }
         self.envelopes.check().map_err(ConfigError)?;
-        crate::openwop::engine::envelopes::catalog::check_supported_kinds(&self.envelopes)
-            .map_err(ConfigError)?;
         let hb = &self.heartbeat;
         if hb.min_interval_sec == 0 {
             return fail("heartbeat.min_interval_sec must be at least 1".to_string());

@@ -78,7 +78,8 @@ pub const MAX_SCHEMA_ROUNDS: u32 = 15;
 
 impl EnvelopeSettings {
     /// Checks the ranges (that every advertised kind is one this host has a schema for is
-    /// [`crate::openwop::engine::envelopes::catalog::check_supported_kinds`]). Returns the message of the first problem.
+    /// checked by the runtime's [`crate::config::Config::validate`]). Returns the message of the
+    /// first problem.
     pub fn check(&self) -> Result<(), String> {
         if self.schema_rounds > MAX_SCHEMA_ROUNDS {
             return Err(format!(

@@ -2,8 +2,6 @@
 //! minted by `choices`) and
 //! tenant-bound run ids in paths.
 
-use axum::http::Uri;
-
 use super::auth::Caller;
 use super::error::ApiError;
 
@@ -34,14 +32,13 @@ pub(crate) fn is_tenant_bound_id(value: &str) -> bool {
         && unreserved(opaque)
 }
 
-/// The run id a request names: the raw second path segment (`/runs/{runId}/…`), decoded from
+/// The run id a request path names: the raw second path segment (`/runs/{runId}/…`), decoded from
 /// the `~2F` or the `%2F` form, checked against the grammar and bound to the caller's tenant.
 ///
 /// A foreign tenant segment answers 403 `id_tenant_mismatch` whether or not the run exists, so
 /// existence is never disclosed.
-pub(crate) fn run_id_from_path(uri: &Uri, caller: &Caller) -> Result<String, ApiError> {
-    let segment = uri
-        .path()
+pub(crate) fn run_id_from_path(path: &str, caller: &Caller) -> Result<String, ApiError> {
+    let segment = path
         .split('/')
         .nth(2)
         .filter(|s| !s.is_empty())
@@ -97,22 +94,22 @@ mod tests {
         let tilde = spec::openwop::encode_run_id_for_path(&run);
         let percent = run.replace('/', "%2F");
         for form in [tilde, percent.clone(), percent.replace("%2F", "%2f")] {
-            let uri: Uri = format!("/runs/{form}/events").parse().unwrap();
-            assert_eq!(run_id_from_path(&uri, &caller()).unwrap(), run);
+            let path = format!("/runs/{form}/events");
+            assert_eq!(run_id_from_path(&path, &caller()).unwrap(), run);
         }
-        let bare: Uri = "/runs/run-0123456789abcdef".parse().unwrap();
+        let bare = "/runs/run-0123456789abcdef";
         assert_eq!(
-            run_id_from_path(&bare, &caller()).unwrap_err().code(),
+            run_id_from_path(bare, &caller()).unwrap_err().code(),
             "validation_error"
         );
-        let bad_escape: Uri = "/runs/tenant-a~2xrun-0123456789abcdef".parse().unwrap();
+        let bad_escape = "/runs/tenant-a~2xrun-0123456789abcdef";
         assert_eq!(
-            run_id_from_path(&bad_escape, &caller()).unwrap_err().code(),
+            run_id_from_path(bad_escape, &caller()).unwrap_err().code(),
             "validation_error"
         );
-        let foreign: Uri = "/runs/tenant-b~2Frun-0123456789abcdef".parse().unwrap();
+        let foreign = "/runs/tenant-b~2Frun-0123456789abcdef";
         assert_eq!(
-            run_id_from_path(&foreign, &caller()).unwrap_err().code(),
+            run_id_from_path(foreign, &caller()).unwrap_err().code(),
             "id_tenant_mismatch"
         );
     }

@@ -33,9 +33,6 @@
 
 use std::sync::Arc;
 
-use axum::Json;
-use axum::http::{StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -86,10 +83,10 @@ pub(crate) struct CreateAnnotation {
     note: Option<String>,
 }
 
-/// A recorded annotation.
+/// A recorded annotation (the `Annotation` of the module documentation).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Annotation {
+pub(crate) struct Annotation {
     annotation_id: String,
     target: Target,
     signal: Signal,
@@ -198,15 +195,15 @@ fn read_all(store: StoreView<'_>, run_id: &str) -> Result<Vec<Annotation>, ApiEr
     }
 }
 
-/// Records an annotation on a run the caller may read (`POST /runs/{runId}/annotations`,
-/// [`crate::openwop::http::feedback::create`]).
+/// Records an annotation on a run the caller may read (`POST /runs/{runId}/annotations`) and
+/// returns it.
 pub(crate) fn create(
-    state: Arc<WState>,
-    caller: Caller,
+    state: &WState,
+    caller: &Caller,
     meta: RunMeta,
     request: CreateAnnotation,
-) -> Result<Response, ApiError> {
-    if let Err(refusal) = validate(&state, &meta, &request) {
+) -> Result<Annotation, ApiError> {
+    if let Err(refusal) = validate(state, &meta, &request) {
         if state.defects.refused_annotation_logged() {
             let recorder = crate::openwop::infra::recorder::Recorder::new(
                 Arc::clone(&state.hub),
@@ -268,12 +265,12 @@ pub(crate) fn create(
     }
     audit(
         store,
-        &caller,
+        caller,
         &meta.run_id,
         &annotation.annotation_id,
         &annotation.created_at,
     );
-    Ok((StatusCode::CREATED, Json(annotation)).into_response())
+    Ok(annotation)
 }
 
 /// The audit record of one recording, with the acting principal.
@@ -299,13 +296,16 @@ fn audit(store: StoreView<'_>, caller: &Caller, run_id: &str, annotation_id: &st
     }
 }
 
-/// A run's annotations in recording order (`GET /runs/{runId}/annotations`,
-/// [`crate::openwop::http::feedback::list`]).
-pub(crate) fn list(state: Arc<WState>, caller: Caller, uri: Uri) -> Result<Response, ApiError> {
+/// A run's annotations in recording order (`GET /runs/{runId}/annotations`): the run the
+/// request path `path` names, if `caller` may read it, and its annotations.
+pub(crate) fn list(
+    state: &WState,
+    caller: Caller,
+    path: &str,
+) -> Result<(RunMeta, Vec<Annotation>), ApiError> {
     let meta = if state.defects.annotations_cross_tenant() {
         let foreign = Caller {
-            tenant: uri
-                .path()
+            tenant: path
                 .split('/')
                 .nth(2)
                 .and_then(spec::openwop::decode_run_id_path_segment)
@@ -313,12 +313,12 @@ pub(crate) fn list(state: Arc<WState>, caller: Caller, uri: Uri) -> Result<Respo
                 .unwrap_or_default(),
             ..caller
         };
-        state.readable_run(&foreign, &uri)?
+        state.readable_run(&foreign, path)?
     } else {
-        state.readable_run(&caller, &uri)?
+        state.readable_run(&caller, path)?
     };
     let annotations = read_all(state.hub.store(), &meta.run_id)?;
-    Ok(Json(json!({ "runId": meta.run_id, "annotations": annotations })).into_response())
+    Ok((meta, annotations))
 }
 
 #[cfg(test)]

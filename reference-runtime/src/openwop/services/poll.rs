@@ -1,4 +1,5 @@
-//! `GET /runs/{runId}/events/poll?afterSequence=N&timeout=S`: the long-poll fallback.
+//! `GET /runs/{runId}/events/poll?afterSequence=N&timeout=S`: the long-poll fallback (the
+//! route is `openwop::http::poll`).
 //!
 //! Returns the events with `sequence > afterSequence` (all when absent). When there are none and
 //! the run is live, it waits up to `timeout` seconds (1–60, default 30) for the next append. The
@@ -6,41 +7,43 @@
 //! the highest sequence at the time of the response (−1 for an empty log); a cursor past the end
 //! answers 200 with `events: []`.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Json;
-use axum::extract::{Query, State};
-use axum::http::Uri;
-use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use crate::choices::AfterTerminalEvents;
 use crate::store::StoredEvent;
 
 use super::state::WState;
-use crate::openwop::infra::auth::Caller;
 use crate::openwop::infra::error::ApiError;
-use crate::openwop::infra::projection::{Projection, parse_event};
+use crate::openwop::infra::projection::{Projection, RunMeta, parse_event};
 use crate::openwop::infra::recorder::Recorder;
 use crate::openwop::services::stream_params::parse_cursor;
 
 /// The default long-poll wait.
 const DEFAULT_TIMEOUT_SECS: u64 = 30;
 
-/// `GET /runs/{runId}/events/poll`.
+/// The query parameters a poll reads, as received.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct PollParams<'a> {
+    /// `afterSequence`: the cursor.
+    pub(crate) after_sequence: Option<&'a str>,
+    /// `lastSequence`: not a parameter (only a defective host reads it as the cursor).
+    pub(crate) last_sequence: Option<&'a str>,
+    /// `timeout`: seconds to wait for the next append, 1–60.
+    pub(crate) timeout: Option<&'a str>,
+}
+
+/// One poll of the run `meta` (a run the caller may read): the closed poll response.
 pub(crate) async fn poll(
-    State(state): State<Arc<WState>>,
-    caller: Caller,
-    uri: Uri,
-    query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
-) -> Result<Response, ApiError> {
-    let meta = state.readable_run(&caller, &uri)?;
-    let Query(query) = query.map_err(|_| ApiError::validation("the query string is malformed"))?;
+    state: &Arc<WState>,
+    meta: RunMeta,
+    params: PollParams<'_>,
+) -> Result<Value, ApiError> {
     // lastSequence and since are not parameters: only afterSequence is a cursor.
-    let cursor = match query.get("afterSequence") {
-        None if state.defects.poll_honours_last_sequence() => query.get("lastSequence"),
+    let cursor = match params.after_sequence {
+        None if state.defects.poll_honours_last_sequence() => params.last_sequence,
         cursor => cursor,
     };
     let after =
@@ -50,7 +53,7 @@ pub(crate) async fn poll(
                 ApiError::validation("afterSequence must be a non-negative integer")
             })?),
         };
-    let timeout = match query.get("timeout") {
+    let timeout = match params.timeout {
         None => DEFAULT_TIMEOUT_SECS,
         Some(value) => value
             .parse::<u64>()
@@ -96,16 +99,15 @@ pub(crate) async fn poll(
     let last_sequence = last_sequence.map_or(-1, |s| i64::try_from(s).unwrap_or(i64::MAX));
     let status = projection.status();
     if status.is_terminal() {
-        index_finished_run(&state, &meta.run_id, &all);
+        index_finished_run(state, &meta.run_id, &all);
     }
-    Ok(Json(json!({
+    Ok(json!({
         "runId": meta.run_id,
         "events": events,
         "lastSequence": last_sequence,
         "status": status.as_str(),
         "isTerminal": status.is_terminal(),
     }))
-    .into_response())
 }
 
 /// The vendor event a host carrying events after the terminal one appends once the first poll

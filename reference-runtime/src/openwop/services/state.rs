@@ -24,7 +24,8 @@ use crate::openwop::infra::projection::{Projection, RUN_META_KIND, RunMeta, pars
 pub(crate) struct WState {
     pub(crate) hub: Arc<LogHub>,
     pub(crate) defects: Arc<KnownBad>,
-    pub(crate) config: OpenWopConfig,
+    /// The surface's one configuration (also reachable by node kinds through `nodes`).
+    pub(crate) config: Arc<OpenWopConfig>,
     pub(crate) keys: KeyTable,
     pub(crate) workflows: Workflows,
     pub(crate) live: Arc<LiveRuns>,
@@ -33,7 +34,7 @@ pub(crate) struct WState {
     pub(crate) providers: Option<ConfiguredProviders>,
     /// Serialises idempotency decisions with run creation.
     pub(crate) create_lock: tokio::sync::Mutex<()>,
-    /// What node kinds may reach (the same hub, defects, live runs and catalog).
+    /// What node kinds may reach (the same hub, defects, live runs, catalog and configuration).
     pub(crate) nodes: Arc<NodeEnv>,
     /// Serialises annotation writes (read-modify-write of a run's side-store).
     pub(crate) annotations_lock: std::sync::Mutex<()>,
@@ -58,14 +59,11 @@ impl WState {
             .ok_or_else(ApiError::not_found)
     }
 
-    /// The run the path names, if the caller may read it: 400 for a malformed id, 403 for
-    /// another tenant's id (404 under [`CrossTenantAnswer::NotFound`]), 404 for no such run.
-    pub(crate) fn readable_run(
-        &self,
-        caller: &Caller,
-        uri: &axum::http::Uri,
-    ) -> Result<RunMeta, ApiError> {
-        let run_id = crate::openwop::infra::ids::run_id_from_path(uri, caller).map_err(
+    /// The run a request path (`/runs/{runId}/…`) names, if the caller may read it: 400 for a
+    /// malformed id, 403 for another tenant's id (404 under [`CrossTenantAnswer::NotFound`]),
+    /// 404 for no such run.
+    pub(crate) fn readable_run(&self, caller: &Caller, path: &str) -> Result<RunMeta, ApiError> {
+        let run_id = crate::openwop::infra::ids::run_id_from_path(path, caller).map_err(
             |refusal| match self.config.choices.cross_tenant {
                 CrossTenantAnswer::NotFound if refusal.code() == "id_tenant_mismatch" => {
                     ApiError::not_found()

@@ -1,5 +1,6 @@
-//! `GET /runs/{runId}/events`: the run's log as SSE in the four stream modes, resumable with
-//! `Last-Event-ID` (an exclusive cursor in every mode), optionally batched with `bufferMs`.
+//! `GET /runs/{runId}/events`: the run's log as SSE frames in the four stream modes, resumable
+//! with `Last-Event-ID` (an exclusive cursor in every mode), optionally batched with `bufferMs`
+//! (the route, which writes the frames, is `openwop::http::stream`).
 //!
 //! Order of checks: the key (401), the run (400/403/404), `streamMode` (400
 //! `unsupported_stream_mode`, before any content negotiation), `bufferMs` (the two the other way
@@ -11,15 +12,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Query, State};
-use axum::http::{HeaderMap, Uri};
-use axum::response::Response;
 use futures::Stream;
+use futures::stream::{BoxStream, StreamExt};
 use spec::openwop::StreamMode;
 use tokio::time::Instant;
 
 use crate::log::Subscription;
-use crate::sse::{SseFrame, sse_response_commenting};
+use crate::sse::SseFrame;
 use crate::store::StoredEvent;
 
 use super::state::WState;
@@ -32,21 +31,43 @@ use crate::openwop::infra::error::ApiError;
 use crate::openwop::infra::projection::{Projection, RunMeta, parse_event};
 use crate::openwop::services::stream_params::{self, Selection, admits};
 
-/// `GET /runs/{runId}/events`.
-pub(crate) async fn events(
-    State(state): State<Arc<WState>>,
-    caller: Result<Caller, ApiError>,
-    uri: Uri,
-    query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let caller = caller?;
+/// What a stream request carries, as received.
+pub(crate) struct StreamRequest<'a> {
+    /// The request path, `/runs/{runId}/events`.
+    pub(crate) run_path: &'a str,
+    /// The query parameters (`None`: a malformed query string).
+    pub(crate) query: Option<&'a HashMap<String, String>>,
+    /// The `Accept` header (`None`: absent, or not text).
+    pub(crate) accept: Option<&'a str>,
+    /// The `Last-Event-ID` header (`None`: absent).
+    pub(crate) last_event_id: Option<&'a str>,
+}
+
+/// An opened event stream: its frames and how its idle time is filled.
+pub(crate) struct EventStream {
+    /// The frames, ending after the terminal event (or held open by a defective host).
+    pub(crate) frames: BoxStream<'static, SseFrame>,
+    /// The idle interval between keep-alive comments.
+    pub(crate) keep_alive: Option<Duration>,
+    /// The keep-alive comment's text.
+    pub(crate) comment: &'static str,
+}
+
+/// Opens the event stream of the run `request` names for `caller`, checking in the order of
+/// the module documentation.
+pub(crate) fn open(
+    state: &Arc<WState>,
+    caller: &Caller,
+    request: StreamRequest<'_>,
+) -> Result<EventStream, ApiError> {
     if state.defects.last_event_id_before_authorization() {
-        stream_params::last_event_id(&headers, &state.defects)?;
+        stream_params::last_event_id(request.last_event_id, &state.defects)?;
     }
-    let meta = state.readable_run(&caller, &uri)?;
-    let Query(query) = query.map_err(|_| ApiError::validation("the query string is malformed"))?;
-    stream_params::negotiate_before_validation(&headers, &state.defects)?;
+    let meta = state.readable_run(caller, request.run_path)?;
+    let query = request
+        .query
+        .ok_or_else(|| ApiError::validation("the query string is malformed"))?;
+    stream_params::negotiate_before_validation(request.accept, &state.defects)?;
     let mode = || {
         Selection::parse(
             query.get("streamMode").map(String::as_str),
@@ -62,7 +83,7 @@ pub(crate) async fn events(
             (mode()?, buffer)
         }
     };
-    let cursor = stream_params::last_event_id(&headers, &state.defects)?;
+    let cursor = stream_params::last_event_id(request.last_event_id, &state.defects)?;
     let cursor = cursor.map(|n| {
         if state.defects.run_last_event_id_inclusive() {
             n.checked_sub(1)
@@ -94,24 +115,29 @@ pub(crate) async fn events(
     let keep_alive = state.keep_alive();
     let comment = state.config.choices.keep_alive_comment.text();
     let open = Open {
-        state: Arc::clone(&state),
+        state: Arc::clone(state),
         meta: meta.clone(),
         subscription,
         _slot: slot,
     };
-    Ok(match selection {
+    let frames = match selection {
         Selection::Values => {
-            let base = values_base(&state, &meta, cursor.flatten())?;
+            let base = values_base(state, &meta, cursor.flatten())?;
             let resume = cursor.is_some();
-            sse_response_commenting(values_frames(open, base, resume), keep_alive, comment)
+            values_frames(open, base, resume).boxed()
         }
         Selection::Modes(modes) => {
             let buffer = match (modes.as_slice(), state.config.choices.messages_batching) {
                 ([StreamMode::Messages], MessagesBatching::Ignored) => None,
                 _ => buffer,
             };
-            sse_response_commenting(event_frames(open, modes, buffer), keep_alive, comment)
+            event_frames(open, modes, buffer).boxed()
         }
+    };
+    Ok(EventStream {
+        frames,
+        keep_alive,
+        comment,
     })
 }
 

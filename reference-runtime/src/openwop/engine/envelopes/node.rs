@@ -242,13 +242,13 @@ impl Turns<'_> {
 
     /// One turn: attempts until an envelope is accepted, refused, or the rounds run out.
     fn turn(&mut self, dispatch: u32, turn: u32) -> Result<Accepted, TurnError> {
-        let schema_rounds = self.ctx.env.envelopes.schema_rounds;
+        let schema_rounds = self.ctx.env.config.envelopes.schema_rounds;
         let rounds = if self.defects().schema_rounds_exceeded() {
             schema_rounds + 1
         } else {
             schema_rounds
         };
-        let multiplier = self.ctx.env.envelopes.truncation_budget_multiplier;
+        let multiplier = self.ctx.env.config.envelopes.truncation_budget_multiplier;
         let mut request = NextRequest {
             max_output_tokens: self.settings.first_budget,
             fragment: None,

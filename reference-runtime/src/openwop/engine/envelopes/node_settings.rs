@@ -79,7 +79,7 @@ pub(crate) fn read_settings(
                 }),
         }
     };
-    let defaults = &ctx.env.envelopes;
+    let defaults = &ctx.env.config.envelopes;
     let node_budget = node
         .config
         .get("maxOutputTokens")
