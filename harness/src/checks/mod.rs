@@ -5,8 +5,8 @@
 //! and in `cases/README.md`.
 
 mod context;
-mod events;
-mod json_match;
+pub(crate) mod events;
+pub(crate) mod json_match;
 #[cfg(test)]
 mod open_point_tests;
 mod response;

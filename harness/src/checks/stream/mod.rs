@@ -1,7 +1,7 @@
 //! Checks on event logs, one concept per module: validity ([`validity`]), sequences
 //! ([`sequence`]), the exclusive cursor ([`cursor`]), poll's `lastSequence`
 //! ([`last_sequence`]), terminal rules ([`terminal`]), ordering ([`order`], by
-//! [`selector`]s), SSE frames ([`frames`]), how the stream was held
+//! [`EventSelector`](crate::event_selector::EventSelector)s), SSE frames ([`frames`]), how the stream was held
 //! ([`connection`]), materialisation ([`fold`]), event sets ([`event_set`]) and arrival spacing
 //! ([`gaps`]); a stream not kept whole is judged with its fold ([`whole`]). What they share, reading a step's events, is in `observed`.
 
@@ -27,7 +27,6 @@ mod gaps;
 mod last_sequence;
 mod observed;
 mod order;
-mod selector;
 mod sequence;
 mod terminal;
 mod validity;
