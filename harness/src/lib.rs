@@ -36,6 +36,7 @@ pub mod verdict;
 mod baseline;
 mod checks;
 mod driver;
+mod event_selector;
 mod excerpt;
 mod external;
 mod frame_kind;

@@ -285,7 +285,8 @@ pub struct StreamUntil {
     /// Stop after this many event frames (then disconnect).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frames: Option<u64>,
-    /// Stop after the first frame whose event type (the `type` in `data`, else `event:`) is this.
+    /// Stop after the first frame carrying the event this selector names (expanded): `type`,
+    /// or `type@member=value` as in `order`. The type is the `type` in `data`, else `event:`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub event: Option<String>,
     /// Stop after reading for this long (expanded; milliseconds before `--time-scale`): for

@@ -7,7 +7,7 @@
 mod context;
 mod dispatch;
 pub(crate) mod events;
-mod json_match;
+pub(crate) mod json_match;
 #[cfg(test)]
 mod open_point_tests;
 mod provider_calls;

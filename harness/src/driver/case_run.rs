@@ -17,6 +17,7 @@ use super::step::{self, StepContext};
 use crate::case::{Case, CaseSurface, RepeatSpec, Step, StepAction};
 use crate::checks::events::observe;
 use crate::checks::{self, EvalContext};
+use crate::event_selector::EventSelector;
 use crate::host::Target;
 use crate::report::{Counterexample, ServedScript};
 use crate::template::{Scope, TemplateError};
@@ -367,7 +368,7 @@ impl CaseRunner {
         let precondition = step.precondition.as_deref();
         if let Some(what) = precondition
             && !state.stopped
-            && let Some(why) = unmet_precondition(step, &record)
+            && let Some(why) = unmet_precondition(step, &record, &state.scope)
         {
             state.checks.push(CheckOutcome {
                 check: "implicit:precondition".into(),
@@ -701,7 +702,7 @@ fn exchange_view(exchange: &Exchange) -> Value {
 /// Why a step marked `precondition` did not set the case up, from what it recorded: it did not
 /// complete (a poll whose condition never held, a window cut short), or a stream ended without
 /// the event it waited for. `None` when it did (its checks say the rest).
-fn unmet_precondition(step: &Step, record: &StepRecord) -> Option<String> {
+fn unmet_precondition(step: &Step, record: &StepRecord, scope: &Scope) -> Option<String> {
     if !record.completed {
         return Some(format!(
             "step `{}` did not complete within the case's budget",
@@ -712,16 +713,15 @@ fn unmet_precondition(step: &Step, record: &StepRecord) -> Option<String> {
         return None;
     };
     let awaited = stream.until.as_ref()?.event.as_deref()?;
+    let awaited = scope
+        .interpolate(awaited)
+        .unwrap_or_else(|_| awaited.to_string());
+    let selector = EventSelector::parse(&awaited);
     let seen = record
         .exchanges
         .iter()
         .filter_map(|e| e.response.as_ref())
-        .any(|response| {
-            observe(response)
-                .events
-                .iter()
-                .any(|e| e.event_type.as_deref() == Some(awaited))
-        });
+        .any(|response| observe(response).events.iter().any(|e| selector.matches(e)));
     (!seen).then(|| format!("the stream ended without a `{awaited}` event"))
 }
 

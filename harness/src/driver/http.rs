@@ -8,6 +8,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::time::Instant;
 
+use crate::event_selector::EventSelector;
 use crate::sse::{SseLimits, SseTokenizer};
 use crate::transcript::{
     BodyEnd, Exchange, FrameKind, Header, RequestRecord, ResponseRecord, TransportError,
@@ -93,7 +94,7 @@ fn frame_bytes(frame: &crate::transcript::FrameRecord) -> usize {
 pub struct StopCondition {
     /// After this many event frames.
     pub frames: Option<u64>,
-    /// After a frame of this event type.
+    /// After a frame of the event this selector names (`type` or `type@member=value`, expanded).
     pub event: Option<String>,
     /// After reading this long.
     pub duration: Option<Duration>,
@@ -438,14 +439,12 @@ impl HttpDriver {
                         let matched_event = match &frame.kind {
                             FrameKind::Event { event, json, .. } => {
                                 event_frames += 1;
-                                let data_type = json
-                                    .as_ref()
-                                    .and_then(|j| j.get("type"))
-                                    .and_then(|t| t.as_str());
                                 stop.event.as_deref().is_some_and(|want| {
-                                    data_type == Some(want)
-                                        || event.as_deref() == Some(want)
-                                        || batch_contains(json.as_ref(), want)
+                                    frame_selected(
+                                        &EventSelector::parse(want),
+                                        event.as_deref(),
+                                        json.as_ref(),
+                                    )
                                 })
                             }
                             FrameKind::Comment { .. } => false,
@@ -503,12 +502,27 @@ impl HttpDriver {
     }
 }
 
-fn batch_contains(json: Option<&serde_json::Value>, want: &str) -> bool {
-    json.and_then(|j| j.as_array()).is_some_and(|items| {
-        items
-            .iter()
-            .any(|item| item.get("type").and_then(|t| t.as_str()) == Some(want))
-    })
+/// Whether an event frame carries an event the selector names: its data's `type` (a
+/// RunEventDoc), else its SSE `event:` name over the bare message, or an item of a batch.
+fn frame_selected(
+    selector: &EventSelector<'_>,
+    event: Option<&str>,
+    json: Option<&serde_json::Value>,
+) -> bool {
+    let Some(doc) = json else {
+        return selector.matches_document(event, &serde_json::Value::Null);
+    };
+    if let Some(items) = doc.as_array() {
+        return items.iter().any(|item| {
+            selector.matches_document(item.get("type").and_then(|t| t.as_str()), item)
+        });
+    }
+    match doc.get("type").and_then(|t| t.as_str()) {
+        Some(data_type) if data_type == selector.event_type() => {
+            selector.matches_document(Some(data_type), doc)
+        }
+        _ => selector.matches_document(event, doc),
+    }
 }
 
 fn ms_between(from: Instant, to: Instant) -> u64 {

@@ -1,10 +1,11 @@
 //! Checks on event logs, one concept per module: validity ([`validity`]), sequences
 //! ([`sequence`]), the exclusive cursor ([`cursor`]), poll's `lastSequence`
 //! ([`last_sequence`]), terminal rules ([`terminal`]), ordering ([`order`], by
-//! [`selector`]s), SSE frames ([`frames`]), how the stream was held ([`connection`], the
-//! keep-alive rule in [`keepalive`]), materialisation ([`fold`]), event sets ([`event_set`]) and
-//! arrival spacing ([`gaps`]); a stream not kept whole is judged with its fold ([`whole`]). What
-//! they share, reading a step's events, is in [`observed`].
+//! [`EventSelector`](crate::event_selector::EventSelector)s), SSE frames ([`frames`]), how the
+//! stream was held ([`connection`], the keep-alive rule in [`keepalive`]), materialisation
+//! ([`fold`]), event sets ([`event_set`]) and arrival spacing ([`gaps`]); a stream not kept whole
+//! is judged with its fold ([`whole`]). What they share, reading a step's events, is in
+//! [`observed`].
 
 // First: its `observed!` macro is used by the modules declared after it.
 #[macro_use]
@@ -19,7 +20,6 @@ mod gaps;
 mod keepalive;
 mod last_sequence;
 mod order;
-mod selector;
 mod sequence;
 mod terminal;
 mod validity;

@@ -1,10 +1,10 @@
 //! `order`: the first event's type, `before` pairs (optionally per a field) and subsequences.
 
 use super::observed::render_types;
-use super::selector::EventSelector;
 use crate::case::OrderExpect;
 use crate::checks::context::Outcome;
 use crate::checks::events::field;
+use crate::event_selector::EventSelector;
 use crate::template::TemplateError;
 use crate::transcript::StepRecord;
 use crate::verdict::CheckOutcome;

@@ -33,7 +33,10 @@ impl StepContext<'_> {
             None => StopCondition::default(),
             Some(until) => StopCondition {
                 frames: until.frames,
-                event: until.event.clone(),
+                event: match &until.event {
+                    None => None,
+                    Some(selector) => Some(self.scope.interpolate(selector)?),
+                },
                 duration: match &until.duration_ms {
                     None => None,
                     Some(v) => self.scope.expand(v)?.as_f64().map(|ms| {

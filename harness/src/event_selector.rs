@@ -1,5 +1,5 @@
-//! Event selectors, `type` or `type@field=value`: how `order` names events (the grammar is in
-//! `cases/README.md`).
+//! Event selectors, `type` or `type@field=value`: how `order` checks and a stream step's
+//! `until.event` name events (the grammar is in `cases/README.md`).
 
 use serde_json::Value;
 
@@ -8,7 +8,7 @@ use crate::checks::json_match::json_equal;
 
 /// A parsed selector: an event type and, optionally, a member that must have a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct EventSelector<'a> {
+pub(crate) struct EventSelector<'a> {
     /// The event type, exactly.
     event_type: &'a str,
     /// The member name (top level, then `payload`) and the value it must have.
@@ -18,7 +18,7 @@ pub(super) struct EventSelector<'a> {
 impl<'a> EventSelector<'a> {
     /// Reads a selector: the first `@` ends the type, the first `=` after it ends the member
     /// name; the value is the rest. A condition without `=` selects every event of the type.
-    pub(super) fn parse(text: &'a str) -> Self {
+    pub(crate) fn parse(text: &'a str) -> Self {
         match text.split_once('@') {
             Some((event_type, condition)) => EventSelector {
                 event_type,
@@ -34,12 +34,23 @@ impl<'a> EventSelector<'a> {
     /// Whether the event is of the type and, with a condition, has the member with the value:
     /// a string member compared as text, any other compared as JSON (`attempt=1` names the
     /// number 1, `flag=true` the boolean).
-    pub(super) fn matches(&self, event: &ObservedEvent) -> bool {
-        if event.event_type.as_deref() != Some(self.event_type) {
+    pub(crate) fn matches(&self, event: &ObservedEvent) -> bool {
+        self.matches_document(event.event_type.as_deref(), &event.doc)
+    }
+
+    /// The type this selector names.
+    pub(crate) fn event_type(&self) -> &'a str {
+        self.event_type
+    }
+
+    /// Whether an event of `event_type` whose document (the RunEventDoc, or the bare message a
+    /// host frames under its SSE `event:` name) is `doc` is selected: as [`Self::matches`].
+    pub(crate) fn matches_document(&self, event_type: Option<&str>, doc: &Value) -> bool {
+        if event_type != Some(self.event_type) {
             return false;
         }
         match self.condition {
-            Some((name, value)) => field(&event.doc, name).is_some_and(|member| match member {
+            Some((name, value)) => field(doc, name).is_some_and(|member| match member {
                 Value::String(text) => text == value,
                 other => serde_json::from_str::<Value>(value)
                     .is_ok_and(|parsed| json_equal(other, &parsed)),
