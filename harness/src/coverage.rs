@@ -57,6 +57,14 @@ pub struct FixtureSetCoverage {
     pub wire_must_covered: u32,
     /// `wire` MUST requirements the corpus covers only with cases needing another fixture.
     pub only_with_other_fixtures: Vec<String>,
+    /// MUST and MUST NOT requirements testable on hosts advertising a capability
+    /// (`capability:*`: the AI envelopes' sections, heartbeat, feedback, …).
+    pub capability_must_total: u32,
+    /// Of which covered by a case runnable with the set.
+    pub capability_must_covered: u32,
+    /// `capability:*` MUST requirements the corpus covers only with cases needing another
+    /// fixture.
+    pub capability_only_with_other_fixtures: Vec<String>,
 }
 
 /// One requirement and the cases that cover it.
@@ -259,25 +267,30 @@ impl CoverageReport {
         }
         if !self.by_fixture_set.is_empty() {
             out.push_str(
-                "## By fixture set\n\nWire MUST requirements covered by cases a host seeding only these fixtures can run (`upstream`: upstream's catalogue alone; `shipped`: both catalogues).\n\n| Fixture set | Fixtures | Covered | Total | Covered only with other fixtures |\n|---|--:|--:|--:|---|\n",
+                "## By fixture set\n\nMUST requirements covered by cases a host seeding only these fixtures can run (`upstream`: upstream's catalogue alone; `shipped`: both catalogues): `wire` ones, and those testable on hosts advertising a capability (`capability:*`).\n\n| Fixture set | Fixtures | Wire covered | Wire total | Wire covered only with other fixtures | Capability covered | Capability total | Capability covered only with other fixtures |\n|---|--:|--:|--:|---|--:|--:|---|\n",
             );
-            for set in &self.by_fixture_set {
-                let others = if set.only_with_other_fixtures.is_empty() {
+            let listed = |ids: &[String]| {
+                if ids.is_empty() {
                     "none".to_string()
                 } else {
-                    set.only_with_other_fixtures
-                        .iter()
+                    ids.iter()
                         .map(|id| format!("`{id}`"))
                         .collect::<Vec<_>>()
                         .join(", ")
-                };
+                }
+            };
+            for set in &self.by_fixture_set {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {} | {others} |",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} |",
                     set.name,
                     set.fixtures.len(),
                     set.wire_must_covered,
-                    set.wire_must_total
+                    set.wire_must_total,
+                    listed(&set.only_with_other_fixtures),
+                    set.capability_must_covered,
+                    set.capability_must_total,
+                    listed(&set.capability_only_with_other_fixtures),
                 );
             }
             out.push('\n');
@@ -319,12 +332,16 @@ impl CoverageReport {
 }
 
 /// Whether a requirement is a `wire` MUST or MUST NOT.
-fn is_wire_must(r: &RequirementCoverage) -> bool {
-    let must = [
+fn is_must(r: &RequirementCoverage) -> bool {
+    [
         RequirementLevel::Must.as_str(),
         RequirementLevel::MustNot.as_str(),
-    ];
-    must.contains(&r.level.as_str()) && r.testability == Testability::Wire.to_string()
+    ]
+    .contains(&r.level.as_str())
+}
+
+fn is_wire_must(r: &RequirementCoverage) -> bool {
+    is_must(r) && r.testability == Testability::Wire.to_string()
 }
 
 fn fixture_set_coverage(
@@ -352,7 +369,26 @@ fn fixture_set_coverage(
         .collect();
     let wire_must: Vec<&RequirementCoverage> =
         requirements.iter().filter(|r| is_wire_must(r)).collect();
+    let capability_must: Vec<&RequirementCoverage> = requirements
+        .iter()
+        .filter(|r| is_must(r) && r.testability.starts_with("capability:"))
+        .collect();
+    let count = |set: &[&RequirementCoverage]| {
+        u32::try_from(
+            set.iter()
+                .filter(|r| covered.contains(r.id.as_str()))
+                .count(),
+        )
+        .unwrap_or(u32::MAX)
+    };
     FixtureSetCoverage {
+        capability_must_total: u32::try_from(capability_must.len()).unwrap_or(u32::MAX),
+        capability_must_covered: count(&capability_must),
+        capability_only_with_other_fixtures: capability_must
+            .iter()
+            .filter(|r| r.is_covered() && !covered.contains(r.id.as_str()))
+            .map(|r| r.id.clone())
+            .collect(),
         name: name.to_string(),
         wire_must_total: u32::try_from(wire_must.len()).unwrap_or(u32::MAX),
         wire_must_covered: u32::try_from(

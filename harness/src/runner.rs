@@ -212,59 +212,72 @@ pub async fn run(
     let stop_tx = &stop_tx;
     let stop_rx = &stop_rx;
     let selected_ref = &selected;
-    let mut results: Vec<(usize, CaseResult)> = futures::stream::iter(order)
-        .map(|index| async move {
-            let loaded = selected_ref[index];
-            if let Some(reason) = stop_rx.borrow().clone() {
-                let result = adjust(errored(loaded, format!("not run: {reason}")));
-                observer.case_finished(&result);
-                return (index, result);
-            }
-            observer.case_started(&loaded.case.id);
-            // Each case runs as its own task: on a worker thread (property-based steps need
-            // one), and a harness panic becomes that case's ERROR instead of ending the run.
-            let task = tokio::spawn(run_one(runner.clone(), (*loaded).clone()));
-            let abort = task.abort_handle();
-            let mut stopped = stop_rx.clone();
-            let result = tokio::select! {
-                biased;
-                joined = task => match joined {
-                    Ok(result) => result,
-                    Err(error) => errored(
-                        loaded,
-                        format!("the harness failed while running the case: {error}"),
-                    ),
-                },
-                reason = stopped.wait_for(Option::is_some) => {
-                    abort.abort();
-                    let reason = reason.ok().and_then(|r| r.clone()).unwrap_or_default();
-                    errored(loaded, format!("cut short: {reason}"))
-                }
-            };
-            if let Some(limit) = settings.stop_after_silent_cases {
-                let mut run = silent_run.lock().unwrap_or_else(|e| e.into_inner());
-                match silence(&result) {
-                    Some(Some(why)) => {
-                        *run += 1;
-                        if *run >= limit.max(1) {
-                            let reason = format!(
-                                "the host stopped answering: {} case(s) in a row got no response at all (the last: {why})",
-                                *run
-                            );
-                            stop_tx.send_if_modified(|current| {
-                                current.is_none().then(|| *current = Some(reason)).is_some()
-                            });
-                        }
-                    }
-                    Some(None) => *run = 0,
-                    None => {}
-                }
-            }
-            let result = adjust(result);
+    let run_case = move |index: usize| async move {
+        let loaded = selected_ref[index];
+        if let Some(reason) = stop_rx.borrow().clone() {
+            let result = adjust(errored(loaded, format!("not run: {reason}")));
             observer.case_finished(&result);
-            (index, result)
+            return (index, result);
+        }
+        observer.case_started(&loaded.case.id);
+        // Each case runs as its own task: on a worker thread (property-based steps need
+        // one), and a harness panic becomes that case's ERROR instead of ending the run.
+        let task = tokio::spawn(run_one(runner.clone(), (*loaded).clone()));
+        let abort = task.abort_handle();
+        let mut stopped = stop_rx.clone();
+        let result = tokio::select! {
+            biased;
+            joined = task => match joined {
+                Ok(result) => result,
+                Err(error) => errored(
+                    loaded,
+                    format!("the harness failed while running the case: {error}"),
+                ),
+            },
+            reason = stopped.wait_for(Option::is_some) => {
+                abort.abort();
+                let reason = reason.ok().and_then(|r| r.clone()).unwrap_or_default();
+                errored(loaded, format!("cut short: {reason}"))
+            }
+        };
+        if let Some(limit) = settings.stop_after_silent_cases {
+            let mut run = silent_run.lock().unwrap_or_else(|e| e.into_inner());
+            match silence(&result) {
+                Some(Some(why)) => {
+                    *run += 1;
+                    if *run >= limit.max(1) {
+                        let reason = format!(
+                            "the host stopped answering: {} case(s) in a row got no response at all (the last: {why})",
+                            *run
+                        );
+                        stop_tx.send_if_modified(|current| {
+                            current.is_none().then(|| *current = Some(reason)).is_some()
+                        });
+                    }
+                }
+                Some(None) => *run = 0,
+                None => {}
+            }
+        }
+        let result = adjust(result);
+        observer.case_finished(&result);
+        (index, result)
+    };
+    let run_case = &run_case;
+    // Cases writing the same global seam of the host run one after another in one slot, at
+    // the place of the first of them, so none holds a slot waiting for another
+    // (`run_one` holds the seam too, for every other caller).
+    let units = serial_units(order, |index| &selected[index].case.exclusive);
+    let mut results: Vec<(usize, CaseResult)> = futures::stream::iter(units)
+        .map(|unit| async move {
+            let mut results = Vec::with_capacity(unit.len());
+            for index in unit {
+                results.push(run_case(index).await);
+            }
+            results
         })
         .buffer_unordered(settings.jobs.max(1))
+        .flat_map(futures::stream::iter)
         .collect()
         .await;
     watcher.abort();
@@ -401,6 +414,36 @@ fn silence(result: &CaseResult) -> Option<Option<String>> {
         .find_map(|e| e.transport_error.as_ref().map(|t| t.message.clone()))
         .unwrap_or_else(|| "no response".into());
     Some(Some(why))
+}
+
+/// The order cases start in, as units run one after another: a case writing no shared seam is
+/// a unit of its own; the cases writing a seam join the unit of the first case (in `order`)
+/// that writes one of their seams.
+fn serial_units<'a>(
+    order: Vec<usize>,
+    seams_of: impl Fn(usize) -> &'a std::collections::BTreeSet<crate::case::shared_seam::SharedSeam>,
+) -> Vec<Vec<usize>> {
+    let mut units: Vec<Vec<usize>> = Vec::with_capacity(order.len());
+    let mut unit_of: std::collections::BTreeMap<crate::case::shared_seam::SharedSeam, usize> =
+        std::collections::BTreeMap::new();
+    for index in order {
+        let seams = seams_of(index);
+        match seams.iter().find_map(|seam| unit_of.get(seam).copied()) {
+            Some(unit) => {
+                units[unit].push(index);
+                for seam in seams {
+                    unit_of.entry(*seam).or_insert(unit);
+                }
+            }
+            None => {
+                for seam in seams {
+                    unit_of.insert(*seam, units.len());
+                }
+                units.push(vec![index]);
+            }
+        }
+    }
+    units
 }
 
 /// How long a case is expected to wait, in milliseconds before `--time-scale`: its stream
@@ -550,6 +593,11 @@ pub async fn run_one(runner: CaseRunner, loaded: LoadedCase) -> CaseResult {
     let (verdict, reason, execution) = match not_run(&runner, &loaded.case) {
         Some((verdict, reason)) => (verdict, Some(reason), CaseExecution::default()),
         None => {
+            // Cases writing the same global seam of this host run one at a time; the case's
+            // budget starts once it holds them.
+            let _seams =
+                crate::case::shared_seam::hold(&runner.target.base_url, &loaded.case.exclusive)
+                    .await;
             let execution = runner.run(&loaded.case).await;
             let (verdict, reason) = judge(&execution);
             let mut execution = scrub(execution, &runner.target.secrets());
@@ -922,6 +970,18 @@ mod tests {
     use super::judge;
     use crate::driver::{CaseExecution, STEP_COMPLETED};
     use crate::verdict::{CheckOutcome, Level, Verdict};
+
+    #[test]
+    fn cases_writing_one_seam_run_in_one_unit_at_the_first_one_s_place() {
+        use crate::case::shared_seam::SharedSeam;
+        use std::collections::BTreeSet;
+        let none = BTreeSet::new();
+        let program: BTreeSet<SharedSeam> = [SharedSeam::MockAiProgram].into();
+        // Cases 1, 3 and 4 program the mock-AI seam; 0, 2 and 5 write nothing shared.
+        let seams = [&none, &program, &none, &program, &program, &none];
+        let units = super::serial_units(vec![5, 3, 0, 1, 2, 4], |i| seams[i]);
+        assert_eq!(units, vec![vec![5], vec![3, 1, 4], vec![0], vec![2]]);
+    }
 
     fn outcome(check: &str, location: &str, verdict: Verdict) -> CheckOutcome {
         CheckOutcome {

@@ -68,7 +68,7 @@ macro_rules! fixture_files {
     };
 }
 
-const FILES: [(&str, Catalogue, &str, &str); 12] = fixture_files!(
+const FILES: [(&str, Catalogue, &str, &str); 18] = fixture_files!(
     (
         "conformance-noop",
         Upstream,
@@ -110,6 +110,36 @@ const FILES: [(&str, Catalogue, &str, &str); 12] = fixture_files!(
         "POST /conformance/seams/sample/test/mock-ai/program (v1: /v1/host/sample/test/mock-ai/program) {nodeId: structured-call, program: [{stopReason: safety, refusalText}, ...]} before POST /runs {workflowId} (upstream's envelope-refusal-shape scenario); the program is the host's global state keyed by node id, one entry per provider call."
     ),
     (
+        "conformance-envelope-retry-attempted",
+        Upstream,
+        "the mock-AI program seam as for conformance-envelope-refusal (upstream's envelope-retry-attempted scenario): [{content: not JSON}, {content: {\"valid\":true}}], one envelope.retry-attempted, completes; content validated against config.outputSchema."
+    ),
+    (
+        "conformance-envelope-retry-exhausted",
+        Upstream,
+        "the mock-AI program seam (upstream's envelope-retry-exhausted scenario): invalid JSON on every call, one envelope.retry-exhausted before node.failed, the node fails envelope_invalid."
+    ),
+    (
+        "conformance-envelope-truncated",
+        Upstream,
+        "the mock-AI program seam (upstream's envelope-truncated scenario): [{stopReason: max_tokens, content}, {stopReason: end_turn, content: {\"valid\":true}}], one envelope.truncated, completes; config.maxTokens 50 is the first budget."
+    ),
+    (
+        "conformance-envelope-truncation-cap-exhaustion",
+        Upstream,
+        "the mock-AI program seam (upstream's envelope-truncation-cap-exhaustion scenario): stopReason max_tokens on every call (16 entries), retry-exhausted with finalReason truncation, the node fails envelope_truncation_unrecoverable."
+    ),
+    (
+        "conformance-envelope-recovery-applied",
+        Upstream,
+        "the mock-AI program seam (upstream's recovery-applied scenario): one call returning JSON inside a Markdown fence, one envelope.recovery-applied (markdown-fence), no retry, completes; content validated against config.outputSchema {result: string}."
+    ),
+    (
+        "conformance-envelope-nl-to-format-engaged",
+        Upstream,
+        "the mock-AI program seam (upstream's envelope-nl-to-format-engaged scenario): three calls of prose, then valid JSON; envelope.nl-to-format-engaged only from a host implementing that fallback (a MAY)."
+    ),
+    (
         "conformance-debug-noise",
         Project,
         "vendor events (example.*), log.appended and variable.changed on demand: no upstream fixture is specified to emit a vendor event, which the debug-only rule for vendor events needs."
@@ -122,7 +152,7 @@ const FILES: [(&str, Catalogue, &str, &str); 12] = fixture_files!(
     (
         "conformance-structured-output",
         Project,
-        "AI envelopes programmed per run (configurable.ai.mockProvider envelope-program): upstream's envelope fixtures are programmed through a global test seam keyed by node id with provider stop reasons and raw text validated against a plain outputSchema only, which cannot state the envelope kinds, correlation ids and meta the E1-E5 and catalog rules need, nor a retry policy above the refusal ceiling (conformance-envelope-refusal serves the no-retry-after-refusal rule)."
+        "AI envelopes programmed per run (configurable.ai.mockProvider envelope-program): upstream's envelope fixtures are programmed through a global test seam keyed by node id with provider stop reasons and raw text validated against a plain outputSchema only, which cannot state the envelope kinds, correlation ids and meta the E1-E5 and catalog rules need, nor a retry policy above the refusal ceiling, nor show a retry's budget and corrective fragment (no call journal): upstream's envelope fixtures serve the no-retry-after-refusal rule and the reliability rules their programs can state, this fixture the rest."
     ),
     (
         "conformance-envelope-contract",
@@ -232,7 +262,7 @@ mod tests {
             catalogue_of("conformance-debug-noise"),
             Some(Catalogue::Project)
         );
-        assert_eq!(ids_of(Catalogue::Upstream).len(), 8);
+        assert_eq!(ids_of(Catalogue::Upstream).len(), 14);
     }
 
     #[test]

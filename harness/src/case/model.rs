@@ -8,7 +8,7 @@
 //! schema states "exactly one" with `oneOf`, and `conformance lint` reports any violation with
 //! its JSON path.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -57,6 +57,11 @@ pub struct Case {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(with = "Vec<String>")]
     pub needs: Vec<super::needs::CaseNeed>,
+    /// Global host state the case writes (a test seam keyed by something other than the
+    /// case's own runs): cases naming the same seam run one at a time against a target, others
+    /// in parallel. `mock-ai-program`: upstream's mock-AI program seam (keyed by node id).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub exclusive: BTreeSet<super::shared_seam::SharedSeam>,
     /// The case's time budget in milliseconds, before `--time-scale` (default 15 000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 100, max = 600_000))]

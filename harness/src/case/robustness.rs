@@ -1,6 +1,6 @@
 //! Case robustness, enforced rather than reviewed: a case never names an identifier the host
-//! chooses (a node id of `spec/fixtures/`, in a request or in an event selector), and a case's
-//! budget covers its waits.
+//! chooses (a node id of `spec/fixtures/`, in a request or in an event selector), a case
+//! programming a global seam declares it (`exclusive`), and a case's budget covers its waits.
 //!
 //! The node-id rule works on a case's JSON document (what the author wrote, also when it does
 //! not decode), so it holds whatever shape the case model gives steps; the budget rule works on
@@ -20,6 +20,7 @@ use std::sync::LazyLock;
 use serde_json::Value;
 
 use super::model::{Case, Step, StepAction};
+use super::shared_seam::SharedSeam;
 use crate::template::Scope;
 
 /// The path of upstream's mock-AI program seam (seams-v2), whose body names a fixture's node.
@@ -96,6 +97,25 @@ pub fn lint(case: &Value, report: &mut dyn FnMut(&str, String)) {
                 node_ids_in_body(body, &format!("{pointer}/{member}"), ids, report);
             }
         }
+    }
+    let programs_the_seam = requests.iter().any(|(_, request)| {
+        request
+            .get("path")
+            .and_then(Value::as_str)
+            .is_some_and(|p| p.starts_with(MOCK_AI_PROGRAM_SEAM))
+    });
+    let declared = case
+        .get("exclusive")
+        .and_then(Value::as_array)
+        .is_some_and(|seams| seams.iter().any(|s| s == SharedSeam::MockAiProgram.name()));
+    if programs_the_seam && !declared {
+        report(
+            "/exclusive",
+            format!(
+                "the case programs upstream's mock-AI program seam ({MOCK_AI_PROGRAM_SEAM}), global state keyed by node id: declare `\"exclusive\": [\"{}\"]` so cases on it run one at a time",
+                SharedSeam::MockAiProgram.name()
+            ),
+        );
     }
     node_ids_in_selectors(case, "", ids, report);
 }
@@ -329,10 +349,17 @@ mod tests {
         // suite keys it; the same body elsewhere is rejected.
         let program = json!({"nodeId": "structured-call", "program": []});
         assert!(
-            problems(json!({"steps": [{"request": {"method": "POST",
-                "path": MOCK_AI_PROGRAM_SEAM, "json": program}}]}))
+            problems(
+                json!({"exclusive": ["mock-ai-program"], "steps": [{"request": {"method": "POST",
+                "path": MOCK_AI_PROGRAM_SEAM, "json": program}}]})
+            )
             .is_empty()
         );
+        // ... and, global state, it must be declared so such cases run one at a time.
+        let undeclared = problems(json!({"steps": [{"request": {"method": "POST",
+            "path": MOCK_AI_PROGRAM_SEAM, "json": program}}]}));
+        assert_eq!(undeclared.len(), 1, "{undeclared:?}");
+        assert_eq!(undeclared[0].0, "/exclusive");
         assert_eq!(
             problems(json!({"steps": [{"request": {"method": "POST",
                 "path": "/runs", "json": program}}]}))

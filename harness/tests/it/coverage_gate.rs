@@ -146,4 +146,28 @@ fn upstreams_catalogue_runs_every_rule_but_those_only_project_fixtures_serve() {
         unexpected.is_empty(),
         "wire MUST rules upstream's catalogue leaves unrun beyond those only project fixtures serve: {unexpected:#?}"
     );
+    // The envelope reliability rules upstream's envelope fixtures can state run on them (one
+    // at a time on their global mock-AI seam); what stays with the project's fixture needs a
+    // view of each provider call (its budget and corrective fragment).
+    eprintln!(
+        "upstream's catalogue: {} of {} capability MUST requirements run; only with project fixtures: {:#?}",
+        upstream.capability_must_covered,
+        upstream.capability_must_total,
+        upstream.capability_only_with_other_fixtures
+    );
+    let reliability_left: Vec<&str> = upstream
+        .capability_only_with_other_fixtures
+        .iter()
+        .map(String::as_str)
+        .filter(|id| id.starts_with("events.reliability."))
+        .collect();
+    assert_eq!(
+        reliability_left,
+        [
+            "events.reliability.truncation-retry-no-schema-fragment",
+            "events.reliability.violation-fragment-no-model-output",
+            "events.reliability.violation-retry-no-budget-raise",
+        ],
+        "the reliability MUST rules only project fixtures serve"
+    );
 }

@@ -160,7 +160,11 @@ pub(crate) struct KindSchema {
 
 impl KindSchema {
     fn compile(kind: &str, version: u32, schema: &Value) -> Self {
-        KindSchema {
+        Self::try_compile(kind, version, schema).expect("the host's kind schemas compile")
+    }
+
+    fn try_compile(kind: &str, version: u32, schema: &Value) -> Result<Self, String> {
+        Ok(KindSchema {
             kind: kind.to_string(),
             version,
             permits_reasoning: schema.pointer("/properties/reasoning").is_some(),
@@ -176,8 +180,19 @@ impl KindSchema {
                 .filter_map(Value::as_str)
                 .map(str::to_string)
                 .collect(),
-            validator: spec::schema::compile(schema).expect("the host's kind schemas compile"),
-        }
+            validator: spec::schema::compile(schema)?,
+        })
+    }
+
+    /// A node's plain `config.outputSchema` (upstream's envelope fixtures: the mock's content
+    /// is validated against it, no envelope around it), named by its `title` or
+    /// `outputSchema`; `None` when it does not compile.
+    pub(crate) fn output_schema(schema: &Value) -> Option<Self> {
+        let name = schema
+            .get("title")
+            .and_then(Value::as_str)
+            .unwrap_or("outputSchema");
+        KindSchema::try_compile(name, 0, schema).ok()
     }
 
     /// The violations of a payload: `(instance path, failing keyword)` pairs, built from the

@@ -19,8 +19,12 @@
 //! (`node.retried`) only while the run has recorded fewer than `configurable.ai.maxRefusals`
 //! refusals (default 1) and the node has dispatches left; otherwise it fails `envelope_refusal`.
 //!
+//! Upstream's envelope fixtures declare a plain `config.outputSchema`: there the mock's content
+//! is the structured value itself (lenient parse, then validated against that schema; a
+//! violation or no JSON is retried like an envelope's), no envelope and no catalog flow.
+//!
 //! Outputs: `{envelopes: [{kind, correlationId, schemaVersion, payload, cached}]}`, one per
-//! turn, payloads redacted. Every text derived from the model (chunk texts, payloads,
+//! turn, payloads redacted; on a node with a plain `outputSchema`, `{output: value}`. Every text derived from the model (chunk texts, payloads,
 //! `refusalText`, errors) passes through the run's [`SecretRedactor`] (secret shapes and the
 //! values of the workflow's `sensitive` variables).
 
@@ -37,7 +41,7 @@ use super::super::ai::call::CallTarget;
 use super::super::node_context::{NodeError, NodeSuccess, RunContext};
 use super::super::secrets::SecretRedactor;
 use super::super::workflow::NodeDef;
-use super::catalog::KindCatalog;
+use super::catalog::{KindCatalog, KindSchema};
 use super::envelope::{Envelope, Fault, lenient_parse, read_whole, reassemble};
 use super::journal::{self, CallRecord};
 use super::node_settings::{NodeSettings, error, read_settings};
@@ -80,6 +84,9 @@ struct Turns<'a> {
     ctx: &'a RunContext,
     node: &'a NodeDef,
     plan: &'a EnvelopePlan,
+    /// A node of upstream's envelope fixtures: its plain `config.outputSchema`, which the
+    /// output itself must validate against (no envelope, no catalog flow).
+    plain: Option<KindSchema>,
     catalog: &'a KindCatalog,
     settings: NodeSettings,
     redactor: SecretRedactor,
@@ -89,6 +96,7 @@ struct Turns<'a> {
 /// Runs one `core.ai.structuredOutput` node.
 pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, NodeError> {
     let seam_plan;
+    let mut plain = None;
     let plan = match ctx.ai_plan() {
         AiPlan::Envelope(plan) => plan,
         _ if node.config.get("provider").and_then(Value::as_str) == Some("mock") => {
@@ -104,6 +112,20 @@ pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuc
                 .map_err(|message| {
                 NodeError::failed(*error("validation_error", message, None), Vec::new())
             })?;
+            // Upstream's mock answers the structured value itself, validated against the
+            // node's plain outputSchema (no envelope around it).
+            if let Some(schema) = node.config.get("outputSchema") {
+                plain = Some(KindSchema::output_schema(schema).ok_or_else(|| {
+                    NodeError::failed(
+                        *error(
+                            "validation_error",
+                            "config.outputSchema is not a JSON Schema this host compiles",
+                            None,
+                        ),
+                        Vec::new(),
+                    )
+                })?);
+            }
             &seam_plan
         }
         _ => {
@@ -127,6 +149,7 @@ pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuc
         ctx,
         node,
         plan,
+        plain,
         catalog: &ctx.env.catalog,
         settings,
         redactor: SecretRedactor::with_known(known),
@@ -180,7 +203,13 @@ impl Turns<'_> {
             }));
         }
         let mut outputs = Map::new();
-        outputs.insert("envelopes".into(), Value::Array(envelopes));
+        if self.plain.is_some() {
+            // A plain structured output: the validated value itself.
+            let value = envelopes.pop().map(|mut e| e["payload"].take());
+            outputs.insert("output".into(), value.unwrap_or(Value::Null));
+        } else {
+            outputs.insert("envelopes".into(), Value::Array(envelopes));
+        }
         Ok(outputs)
     }
 
@@ -358,6 +387,9 @@ impl Turns<'_> {
                 Some((value, recovery)) => {
                     if let Some((path, offset)) = recovery.applied() {
                         self.recovered(path, offset, &output_text, attempt)?;
+                    }
+                    if let Some(schema) = &self.plain {
+                        return Ok(accept_plain(schema, value, &output_text));
                     }
                     read_whole(&value, self.defects())
                 }
@@ -611,6 +643,23 @@ impl Turns<'_> {
         }
         Ok(())
     }
+}
+
+/// A plain structured output (upstream's envelope fixtures): accepted when it validates
+/// against the node's `outputSchema`, otherwise a schema violation to retry. Nothing is
+/// recorded for it but the node's outputs.
+fn accept_plain(schema: &KindSchema, value: Value, output: &str) -> Evaluated {
+    let found = schema.violations(&value);
+    if !found.is_empty() {
+        return Evaluated::Retry(Failure::violation(schema, &found, &value, output));
+    }
+    Evaluated::Accepted(Accepted {
+        kind: schema.kind.clone(),
+        correlation_id: String::new(),
+        schema_version: 0,
+        payload: value,
+        cached: false,
+    })
 }
 
 /// What one call led to.

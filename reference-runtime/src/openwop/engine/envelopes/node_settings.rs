@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `expects` | config: the kind the node asks for (its instructions, its fragments) | `example.answer` |
 //! | `acceptedEnvelopes` | config: the node's envelope contract | none (no contract) |
-//! | `maxOutputTokens` | config: the first attempt's budget unless `configurable.ai.maxTokens` | `envelopes.default_max_output_tokens` |
+//! | `maxOutputTokens` (upstream's fixtures: `maxTokens`) | config: the first attempt's budget unless `configurable.ai.maxTokens` | `envelopes.default_max_output_tokens` |
 //! | `turns` | input (1–16): envelopes the node collects, one turn each | 1 |
 //! | `dispatchAttempts` | input (1–4): the node's retry policy, how often a refused node is re-dispatched | 1 |
 //!
@@ -80,9 +80,9 @@ pub(crate) fn read_settings(
         }
     };
     let defaults = &ctx.env.config.envelopes;
-    let node_budget = node
-        .config
-        .get("maxOutputTokens")
+    let node_budget = ["maxOutputTokens", "maxTokens"]
+        .iter()
+        .find_map(|name| node.config.get(*name))
         .and_then(Value::as_u64)
         .and_then(|n| u32::try_from(n).ok());
     Ok(NodeSettings {

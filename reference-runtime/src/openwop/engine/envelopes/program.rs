@@ -122,6 +122,9 @@ struct UsageConfig {
 pub(crate) struct EnvelopePlan {
     attempts: Arc<[Attempt]>,
     cursor: Arc<AtomicUsize>,
+    /// What a call past the end of the program plays: nothing (the node fails
+    /// `internal_error`), or, for upstream's mock, an empty completion with a clean stop.
+    past_end: Option<Attempt>,
     /// `provider.usage.provider`.
     pub(crate) provider: String,
     /// `provider.usage.model`.
@@ -177,6 +180,7 @@ impl EnvelopePlan {
         Ok(EnvelopePlan {
             attempts: attempts.into(),
             cursor: Arc::new(AtomicUsize::new(0)),
+            past_end: None,
             provider,
             model,
             max_refusals,
@@ -188,8 +192,10 @@ impl EnvelopePlan {
     /// program posted to upstream's mock-AI program seam (`seam_program`): each upstream
     /// `MockBehavior` is one attempt (`refusalText` or `stopReason: safety`: a refusal;
     /// otherwise `content`, empty by default, with `max_tokens`/`length` read as truncation),
-    /// reported as provider `mock` and the node's model (default `mock-mini`). An entry
-    /// upstream's mock would not take fails with the index of the entry, never its value.
+    /// reported as provider `mock` and the node's model (default `mock-mini`). A call past the
+    /// end of the program gets an empty completion with a clean stop, as upstream's mock answers
+    /// it. An entry upstream's mock would not take fails with the index of the entry, never its
+    /// value.
     pub(crate) fn from_upstream_program(
         program: &[Map<String, Value>],
         model: Option<&str>,
@@ -205,6 +211,7 @@ impl EnvelopePlan {
         Ok(EnvelopePlan {
             attempts: attempts.into(),
             cursor: Arc::new(AtomicUsize::new(0)),
+            past_end: Some(upstream_attempt(&Map::new()).expect("an empty entry is upstream's")),
             provider: "mock".to_string(),
             model: model
                 .filter(|m| !m.is_empty())
@@ -215,10 +222,11 @@ impl EnvelopePlan {
         })
     }
 
-    /// The next programmed call, `None` past the end of the program.
+    /// The next programmed call; past the end of the program, `None` or upstream's empty
+    /// completion.
     pub(crate) fn next_attempt(&self) -> Option<Attempt> {
         let index = self.cursor.fetch_add(1, Ordering::SeqCst);
-        self.attempts.get(index).cloned()
+        self.attempts.get(index).or(self.past_end.as_ref()).cloned()
     }
 }
 
@@ -413,7 +421,10 @@ mod tests {
             plan.next_attempt().unwrap().output,
             Output::Text(String::new())
         );
-        assert!(plan.next_attempt().is_none());
+        // Past the end, upstream's mock answers an empty completion with a clean stop.
+        let past_end = plan.next_attempt().unwrap();
+        assert_eq!(past_end.output, Output::Text(String::new()));
+        assert_eq!(past_end.truncated, None);
         for bad in [
             json!({"stopReason": "done"}),
             json!({"content": 1}),
