@@ -14,11 +14,11 @@ mod stream;
 #[cfg(test)]
 mod tests;
 
-pub use context::EvalContext;
+pub(crate) use context::EvalContext;
 pub(crate) use context::Outcome;
-pub use events::{ObservedEvent, observe};
-pub use json_match::json_condition;
-pub use response::find_text;
+pub(crate) use events::{ObservedEvent, observe};
+pub(crate) use json_match::json_condition;
+pub(crate) use response::find_text;
 pub(crate) use stream::is_terminal;
 
 use crate::case::{Check, CheckKind, Premise};
@@ -28,7 +28,7 @@ use crate::verdict::CheckOutcome;
 
 /// Judges one check against a step's record. The match is over the closed vocabulary
 /// [`CheckKind`]: a new kind is a variant there and an arm here.
-pub fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
+pub(crate) fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
     let out = Outcome {
         kind: check.name(),
         level: check.level.unwrap_or(ctx.case_level),
