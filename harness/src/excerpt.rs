@@ -11,15 +11,15 @@
 use crate::transcript::{Excerpt, FrameKind, FrameRecord, ResponseRecord, StepRecord};
 
 /// The most JSON one case's transcript takes in a report (the excerpt tightens until it fits).
-pub const CASE_REPORT_BYTES: usize = 192 * 1024;
+pub(crate) const CASE_REPORT_BYTES: usize = 192 * 1024;
 
 /// Past this much transcript held by one running case ([`retained_bytes`]), its judged records
 /// are cut to excerpts (the driver bounds each exchange; this bounds their number).
-pub const CASE_RETAINED_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const CASE_RETAINED_BYTES: usize = 16 * 1024 * 1024;
 
 /// How much of a transcript an excerpt keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ExcerptBounds {
+pub(crate) struct ExcerptBounds {
     /// Bytes kept at each end of a body's text.
     pub body_end_bytes: usize,
     /// Frames kept at each end of a stream.
@@ -34,7 +34,7 @@ impl ExcerptBounds {
     /// The levels tried in turn, loosest first, until a case's excerpt fits
     /// [`CASE_REPORT_BYTES`]; the last one always fits in practice (its bounds alone give a
     /// few KiB per exchange).
-    pub const LEVELS: [ExcerptBounds; 4] = [
+    pub(crate) const LEVELS: [ExcerptBounds; 4] = [
         ExcerptBounds {
             body_end_bytes: 16 * 1024,
             frames_each_end: 100,
@@ -64,7 +64,7 @@ impl ExcerptBounds {
 
 /// Cuts a judged case's transcript to an excerpt that fits [`CASE_REPORT_BYTES`] (a transcript
 /// already within the first level's bounds is left as it is).
-pub fn excerpt_case(transcript: &mut [StepRecord]) {
+pub(crate) fn excerpt_case(transcript: &mut [StepRecord]) {
     for bounds in ExcerptBounds::LEVELS {
         for record in transcript.iter_mut() {
             excerpt_step(record, bounds);
@@ -92,7 +92,7 @@ fn json_size(transcript: &[StepRecord]) -> usize {
 }
 
 /// Cuts one step's record to `bounds`.
-pub fn excerpt_step(record: &mut StepRecord, bounds: ExcerptBounds) {
+pub(crate) fn excerpt_step(record: &mut StepRecord, bounds: ExcerptBounds) {
     record.exchanges_dropped += drop_middle(&mut record.exchanges, bounds.exchanges_each_end);
     for exchange in &mut record.exchanges {
         if let Some(body) = &mut exchange.request.body {
@@ -115,7 +115,7 @@ fn drop_middle<T>(items: &mut Vec<T>, each_end: usize) -> u64 {
 }
 
 /// Cuts one response to `bounds`, counting what was left out in its `excerpt`.
-pub fn excerpt_response(response: &mut ResponseRecord, bounds: ExcerptBounds) {
+pub(crate) fn excerpt_response(response: &mut ResponseRecord, bounds: ExcerptBounds) {
     let mut excerpt = response.excerpt.take().unwrap_or_default();
     excerpt.body_bytes_dropped += cut_text(&mut response.body, bounds.body_end_bytes) as u64;
     if response.json.is_some() && excerpt.body_bytes_dropped > 0 {
@@ -161,7 +161,7 @@ fn cut_frame(frame: &mut FrameRecord, limit: usize) -> bool {
 
 /// Keeps `each_end` bytes at both ends of `text` (on character boundaries) around a marker
 /// naming how many bytes were cut; returns that count (0 when the text was short enough).
-pub fn cut_text(text: &mut String, each_end: usize) -> usize {
+pub(crate) fn cut_text(text: &mut String, each_end: usize) -> usize {
     // A text already cut carries its marker: cutting it again counts only the new cut.
     if text.len() <= each_end * 2 + 64 {
         return 0;
@@ -185,7 +185,7 @@ pub fn cut_text(text: &mut String, each_end: usize) -> usize {
 }
 
 /// Replaces every secret in `text` with `[REDACTED]`.
-pub fn scrub_text(text: &mut String, secrets: &[String]) {
+pub(crate) fn scrub_text(text: &mut String, secrets: &[String]) {
     for secret in secrets.iter().filter(|s| !s.is_empty()) {
         if text.contains(secret.as_str()) {
             *text = text.replace(secret.as_str(), crate::transcript::REDACTED);
@@ -194,7 +194,7 @@ pub fn scrub_text(text: &mut String, secrets: &[String]) {
 }
 
 /// Replaces every secret (and the canary) in what a step recorded.
-pub fn scrub_record(record: &mut StepRecord, secrets: &[String]) {
+pub(crate) fn scrub_record(record: &mut StepRecord, secrets: &[String]) {
     if secrets.is_empty() {
         return;
     }
@@ -257,7 +257,7 @@ pub fn scrub_record(record: &mut StepRecord, secrets: &[String]) {
 
 /// A rough size of what a step's record holds in memory (text and frames; parsed JSON is
 /// counted as its text again): what the case's retention budget counts.
-pub fn retained_bytes(record: &StepRecord) -> usize {
+pub(crate) fn retained_bytes(record: &StepRecord) -> usize {
     record
         .exchanges
         .iter()

@@ -20,10 +20,10 @@ use crate::report::Counterexample;
 use crate::verdict::{CheckOutcome, Verdict};
 
 /// Default number of generated inputs per step.
-pub const DEFAULT_CASES: u32 = 16;
+pub(crate) const DEFAULT_CASES: u32 = 16;
 
 /// The proptest strategy of a generator.
-pub fn strategy(kind: Strategy) -> BoxedStrategy<Value> {
+pub(crate) fn strategy(kind: Strategy) -> BoxedStrategy<Value> {
     match kind {
         Strategy::InvalidStreamMode => invalid_stream_mode().prop_map(Value::String).boxed(),
         Strategy::ValidStreamMode => valid_stream_mode().prop_map(Value::String).boxed(),

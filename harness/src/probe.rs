@@ -149,10 +149,10 @@ impl ProbeFindings {
 }
 
 /// The request and response header naming the OpenWOP protocol version.
-pub const VERSION_HEADER: &str = "OpenWOP-Version";
+pub(crate) const VERSION_HEADER: &str = "OpenWOP-Version";
 
 /// The fact holding the `OpenWOP-Version` every surface-W request carries.
-pub const VERSION_FACT: &str = "openwop_version";
+pub(crate) const VERSION_FACT: &str = "openwop_version";
 
 /// The `protocolVersions` a discovery document lists (`M.m` strings), if it lists any.
 fn listed(doc: &Value) -> Option<Vec<String>> {

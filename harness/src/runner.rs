@@ -92,7 +92,7 @@ pub struct RunSettings {
 pub const SILENT_CASES_BEFORE_STOP: usize = 6;
 
 /// A watch channel for [`RunSettings::stop`]: send `Some(reason)` to stop the run.
-pub fn stop_channel() -> (
+pub(crate) fn stop_channel() -> (
     tokio::sync::watch::Sender<Option<String>>,
     tokio::sync::watch::Receiver<Option<String>>,
 ) {
@@ -452,7 +452,7 @@ fn serial_units<'a>(
 /// (its property-based inputs run synchronously, `block_in_place`): 0, so such cases start
 /// last instead of together with the cases whose timing they would disturb. Only the order
 /// cases start in depends on it.
-pub fn wait_estimate_ms(case: &crate::case::Case, target: &Target) -> u64 {
+pub(crate) fn wait_estimate_ms(case: &crate::case::Case, target: &Target) -> u64 {
     fn generates(steps: &[crate::case::Step]) -> bool {
         use crate::case::StepAction;
         steps.iter().any(|step| match &step.action {
@@ -493,7 +493,7 @@ pub fn wait_estimate_ms(case: &crate::case::Case, target: &Target) -> u64 {
 
 /// SHA-256 of a case set, in the order given: each case's id and file digest (the report's
 /// `options.case_set_digest`).
-pub fn case_set_digest<'a>(cases: impl IntoIterator<Item = &'a LoadedCase>) -> String {
+pub(crate) fn case_set_digest<'a>(cases: impl IntoIterator<Item = &'a LoadedCase>) -> String {
     let mut hasher = Sha256::new();
     for loaded in cases {
         hasher.update(loaded.case.id.as_bytes());
@@ -693,7 +693,7 @@ fn scrub(mut execution: CaseExecution, secrets: &[String]) -> CaseExecution {
 
 /// Run-level sanity: a run whose every request was refused as unauthenticated, or that never
 /// saw an event, proves nothing about the host and ends in ERROR.
-pub fn sanity_errors(results: &[CaseResult]) -> Vec<String> {
+pub(crate) fn sanity_errors(results: &[CaseResult]) -> Vec<String> {
     let mut errors = Vec::new();
     let statuses: Vec<u16> = results
         .iter()

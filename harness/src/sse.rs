@@ -31,7 +31,7 @@ impl Default for SseLimits {
 
 /// A bound was exceeded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SseError {
+pub(crate) enum SseError {
     /// One frame grew past [`SseLimits::max_frame_bytes`].
     #[error("an SSE frame exceeded {limit} bytes")]
     FrameTooLarge {
@@ -48,7 +48,7 @@ pub enum SseError {
 
 /// The tokenizer's state between chunks.
 #[derive(Debug)]
-pub struct SseTokenizer {
+pub(crate) struct SseTokenizer {
     limits: SseLimits,
     line: Vec<u8>,
     after_cr: bool,
@@ -75,7 +75,7 @@ impl PendingFrame {
 
 impl SseTokenizer {
     /// A tokenizer at the start of a stream.
-    pub fn new(limits: SseLimits) -> Self {
+    pub(crate) fn new(limits: SseLimits) -> Self {
         SseTokenizer {
             limits,
             line: Vec::new(),
@@ -87,7 +87,11 @@ impl SseTokenizer {
     }
 
     /// Feeds the next chunk; returns the frames and comments it completed.
-    pub fn feed(&mut self, mut bytes: &[u8], at_ms: u64) -> Result<Vec<FrameRecord>, SseError> {
+    pub(crate) fn feed(
+        &mut self,
+        mut bytes: &[u8],
+        at_ms: u64,
+    ) -> Result<Vec<FrameRecord>, SseError> {
         let mut out = Vec::new();
         if self.at_stream_start && !bytes.is_empty() {
             // A BOM is only meaningful as the very first bytes; it may arrive split.
@@ -129,7 +133,7 @@ impl SseTokenizer {
 
     /// Ends the stream: returns the text of a final frame (or line) that never got its blank
     /// line, which a conforming client discards.
-    pub fn finish(self) -> Option<String> {
+    pub(crate) fn finish(self) -> Option<String> {
         let mut trailing = self.frame.raw;
         if !self.line.is_empty() {
             trailing.push_str(&String::from_utf8_lossy(&self.line));
@@ -138,7 +142,7 @@ impl SseTokenizer {
     }
 
     /// Whether every byte so far was valid UTF-8.
-    pub fn utf8_valid(&self) -> bool {
+    pub(crate) fn utf8_valid(&self) -> bool {
         self.utf8_valid
     }
 

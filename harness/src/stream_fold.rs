@@ -15,11 +15,11 @@ use crate::transcript::{FrameRecord, ResponseRecord, StreamFold};
 
 /// How the message of a check not judged because its stream was not kept or read whole begins
 /// (such an ERROR does not hide a failure established on the frames that were judged).
-pub const JUDGED_ON_A_PREFIX: &str = "not judged: the stream exceeded";
+pub(crate) const JUDGED_ON_A_PREFIX: &str = "not judged: the stream exceeded";
 
 /// How many distinct event types a fold counts; more are counted in
 /// [`StreamFold::types_overflow`].
-pub const FOLD_TYPES: usize = 128;
+pub(crate) const FOLD_TYPES: usize = 128;
 
 impl StreamFold {
     /// A fold starting after the `kept` frames (its seam: their last sequence and arrival).

@@ -4,7 +4,10 @@
 /// The candidate closest to `word`, when one is close enough to be a plausible misspelling:
 /// at most a third of its characters edited (at least two), or one containing the other.
 /// Ties go to the candidate sharing the longest prefix (Jaro-Winkler), then the first.
-pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let lower = word.to_lowercase();
     let mut best: Option<(usize, f64, &'a str)> = None;
     for candidate in candidates {
@@ -54,7 +57,10 @@ pub fn ranked<'a>(
 }
 
 /// `; did you mean `x`?` when a candidate is close, else nothing.
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> String {
     closest(word, candidates)
         .map(|c| format!("; did you mean `{c}`?"))
         .unwrap_or_default()

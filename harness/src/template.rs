@@ -418,7 +418,7 @@ fn apply_filter(expression: &str, filter: &str, value: Value) -> Result<Value, T
 }
 
 /// A UUID-shaped value derived from a seed and a name (stable within a case run).
-pub fn derived_uuid(seed: &str, name: &str) -> String {
+pub(crate) fn derived_uuid(seed: &str, name: &str) -> String {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(format!("{seed}/{name}").as_bytes());
     let hex = hex::encode(&digest[..16]);
@@ -433,7 +433,7 @@ pub fn derived_uuid(seed: &str, name: &str) -> String {
 }
 
 /// Every expression in a JSON value (for lint).
-pub fn expressions_in(value: &Value, out: &mut Vec<String>) {
+pub(crate) fn expressions_in(value: &Value, out: &mut Vec<String>) {
     match value {
         Value::String(text) => expressions_in_text(text, out),
         Value::Array(items) => items.iter().for_each(|v| expressions_in(v, out)),
@@ -443,7 +443,7 @@ pub fn expressions_in(value: &Value, out: &mut Vec<String>) {
 }
 
 /// Every expression in a string (for lint); an unclosed one runs to the end.
-pub fn expressions_in_text(text: &str, out: &mut Vec<String>) {
+pub(crate) fn expressions_in_text(text: &str, out: &mut Vec<String>) {
     let mut rest = text;
     while let Some(start) = rest.find("${") {
         let after = &rest[start + 2..];
@@ -461,7 +461,7 @@ pub fn expressions_in_text(text: &str, out: &mut Vec<String>) {
 }
 
 /// Checks an expression's syntax and root without evaluating it (for lint).
-pub fn check_syntax(expression: &str) -> Result<(), TemplateError> {
+pub(crate) fn check_syntax(expression: &str) -> Result<(), TemplateError> {
     let parsed = parse(expression)?;
     match parsed.path.first() {
         Some(Segment::Name(root))

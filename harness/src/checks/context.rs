@@ -9,7 +9,7 @@ use crate::transcript::{ResponseRecord, StepRecord};
 use crate::verdict::{CheckOutcome, Level, Verdict};
 
 /// What a check is judged against.
-pub struct EvalContext<'a> {
+pub(crate) struct EvalContext<'a> {
     /// The case's surface.
     pub surface: CaseSurface,
     /// The case's level.

@@ -11,7 +11,7 @@ use crate::verdict::CheckOutcome;
 
 /// Judges one check against a step's record. The match is over the closed vocabulary
 /// [`CheckKind`]: a new kind is a variant there and an arm here.
-pub fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
+pub(crate) fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
     let out = Outcome {
         kind: check.name(),
         level: check.level.unwrap_or(ctx.case_level),

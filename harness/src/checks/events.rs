@@ -16,11 +16,11 @@ use crate::transcript::{FrameKind, ResponseRecord};
 
 /// The names of the host-channel messages (asyncapi's `hostEvents` channel lists exactly these):
 /// a frame so named may carry the bare message as its data.
-pub const HOST_MESSAGE_NAMES: [&str; 2] = ["heartbeat.evaluated", "heartbeat.stateChanged"];
+pub(crate) const HOST_MESSAGE_NAMES: [&str; 2] = ["heartbeat.evaluated", "heartbeat.stateChanged"];
 
 /// How a frame carried its event.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Framing {
+pub(crate) enum Framing {
     /// The data is the whole document (a RunEventDoc, an execution event, a HostEvent).
     #[default]
     Document,
@@ -35,7 +35,7 @@ pub enum Framing {
 
 /// One observed event.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ObservedEvent {
+pub(crate) struct ObservedEvent {
     /// The event's sequence (from the document, else the frame's numeric `id:`).
     pub sequence: Option<u64>,
     /// The event type (`type` in the document; `output.chunk` for an `ai.message.chunk` frame).
@@ -58,7 +58,7 @@ pub struct ObservedEvent {
 
 /// What a response carried: events and snapshots, in arrival order.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Observed {
+pub(crate) struct Observed {
     /// The events.
     pub events: Vec<ObservedEvent>,
     /// `state.snapshot` frames: `(frame index, frame id, data)`.
@@ -69,7 +69,7 @@ pub struct Observed {
 
 impl Observed {
     /// The sequences of the events, in order (events without one are skipped).
-    pub fn sequences(&self) -> Vec<u64> {
+    pub(crate) fn sequences(&self) -> Vec<u64> {
         self.events.iter().filter_map(|e| e.sequence).collect()
     }
 
@@ -84,7 +84,7 @@ impl Observed {
 }
 
 /// Extracts the observed events of a response.
-pub fn observe(response: &ResponseRecord) -> Observed {
+pub(crate) fn observe(response: &ResponseRecord) -> Observed {
     let mut observed = Observed::default();
     if response.frames.is_empty() {
         if let Some(events) = response
@@ -215,7 +215,7 @@ fn is_bare(data: &Value) -> bool {
 }
 
 /// Looks a member up in an event document: top level first, then inside `payload`.
-pub fn field<'a>(doc: &'a Value, name: &str) -> Option<&'a Value> {
+pub(crate) fn field<'a>(doc: &'a Value, name: &str) -> Option<&'a Value> {
     doc.get(name)
         .or_else(|| doc.get("payload").and_then(|p| p.get(name)))
 }

@@ -7,7 +7,7 @@ use crate::template::{Scope, TemplateError};
 
 /// Why a JSON condition does not hold: `(expected, actual)` rendered for a diff.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Mismatch {
+pub(crate) struct Mismatch {
     /// What was expected.
     pub expected: String,
     /// What was found.
@@ -15,7 +15,7 @@ pub struct Mismatch {
 }
 
 /// Evaluates `expect` against `document` (the pointer is resolved here).
-pub fn json_condition(
+pub(crate) fn json_condition(
     document: Option<&Value>,
     expect: &JsonExpect,
     scope: &Scope,
@@ -192,7 +192,7 @@ fn holds_text(value: &Value, needle: &str) -> bool {
 }
 
 /// JSON equality where numbers compare by value (`1` equals `1.0`).
-pub fn json_equal(a: &Value, b: &Value) -> bool {
+pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
             (Some(x), Some(y)) => x == y,

@@ -16,8 +16,8 @@ mod stream;
 #[cfg(test)]
 mod tests;
 
-pub use context::EvalContext;
-pub use dispatch::evaluate;
-pub use json_match::json_condition;
-pub use response::find_text;
+pub(crate) use context::EvalContext;
+pub(crate) use dispatch::evaluate;
+pub(crate) use json_match::json_condition;
+pub(crate) use response::find_text;
 pub(crate) use stream::is_terminal;

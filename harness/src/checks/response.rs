@@ -254,7 +254,7 @@ pub(super) fn text_absent(
 }
 
 /// Where a text occurs in a response: `headers`, `body` or `frame`.
-pub fn find_text(
+pub(crate) fn find_text(
     response: &crate::transcript::ResponseRecord,
     needle: &str,
 ) -> Option<&'static str> {

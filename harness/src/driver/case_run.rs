@@ -9,7 +9,7 @@ use futures::future::{BoxFuture, join_all};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-pub use crate::case::DEFAULT_CASE_TIMEOUT_MS;
+pub(crate) use crate::case::DEFAULT_CASE_TIMEOUT_MS;
 
 use super::case_state::CaseState;
 use super::http::HttpDriver;
@@ -660,7 +660,7 @@ impl CaseRunner {
 }
 
 /// What later steps can refer to as `${steps.<id>.…}`.
-pub fn step_view(record: &StepRecord) -> Value {
+pub(crate) fn step_view(record: &StepRecord) -> Value {
     let views: Vec<Value> = record.exchanges.iter().map(exchange_view).collect();
     let mut view = views.last().cloned().unwrap_or_else(|| json!({}));
     if let Value::Object(object) = &mut view {
@@ -750,7 +750,7 @@ impl crate::generate::GenerateRunner for CaseRunner {
 
 /// The implicit check a step with `evidence` fails (BLOCKED) when the fake providers did not see
 /// the host consume the scripted behaviour its checks depend on.
-pub const EVIDENCE: &str = "implicit:evidence";
+pub(crate) const EVIDENCE: &str = "implicit:evidence";
 
 /// The implicit check a step the case's budget cut short fails (ERROR); the checks of that step
 /// are not judged (ERROR too, at `<its location>/expect/<n>`).

@@ -554,7 +554,7 @@ fn describe(error: &reqwest::Error) -> String {
 }
 
 /// Removes `user:password@` from a URL for recording.
-pub fn strip_userinfo(url: &str) -> String {
+pub(crate) fn strip_userinfo(url: &str) -> String {
     match reqwest::Url::parse(url) {
         Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
             let _ = parsed.set_username("");

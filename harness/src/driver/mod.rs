@@ -1,10 +1,11 @@
 //! The I/O side: sending requests and reading responses and streams ([`http`]), and running a
 //! case's steps ([`case_run`]), one executor per step action (`step`).
 
-pub mod case_run;
+pub(crate) mod case_run;
 pub(crate) mod case_state;
-pub mod http;
+pub(crate) mod http;
 mod step;
 
 pub use case_run::{CaseExecution, CaseRunner, STEP_COMPLETED};
-pub use http::{ClientOptions, HttpDriver, Limits, PreparedRequest, ReadMode, StopCondition};
+pub use http::{ClientOptions, HttpDriver, Limits};
+pub(crate) use http::{PreparedRequest, ReadMode, StopCondition};

@@ -276,7 +276,7 @@ impl Upstream for FakeUpstream {
 /// providers, that provider's models from its manifest (`GET /v1/providers`, in manifest order)
 /// not bound to another role, handed out in role order. A role alone on its provider needs no
 /// model and gets none unless bound.
-pub fn models_for(
+pub(crate) fn models_for(
     bindings: &[RoleBinding],
     manifests: &BTreeMap<String, Vec<String>>,
 ) -> BTreeMap<String, String> {
@@ -315,7 +315,7 @@ pub fn models_for(
 /// have the same one, every role but the first (in role order), so cases naming both are
 /// BLOCKED and cases naming the first alone still run. The one rule `plan` and `run` apply
 /// (the probe's `scope_roles`).
-pub fn indistinct_roles(
+pub(crate) fn indistinct_roles(
     bindings: &[RoleBinding],
     models: &BTreeMap<String, String>,
 ) -> BTreeMap<String, String> {

@@ -34,7 +34,7 @@ pub(crate) struct StepContext<'a> {
 impl StepContext<'_> {
     /// Who a request authenticates as unless it says: nobody on surface X, principal `a` on
     /// surface W.
-    pub fn default_principal(&self) -> Principal {
+    pub(crate) fn default_principal(&self) -> Principal {
         match self.surface {
             CaseSurface::Execution => Principal::None,
             CaseSurface::Openwop => Principal::A,
@@ -42,7 +42,12 @@ impl StepContext<'_> {
     }
 
     /// The step's record of `action`.
-    pub fn record(&self, action: &str, exchanges: Vec<Exchange>, completed: bool) -> StepRecord {
+    pub(crate) fn record(
+        &self,
+        action: &str,
+        exchanges: Vec<Exchange>,
+        completed: bool,
+    ) -> StepRecord {
         StepRecord {
             step: self.name.clone(),
             location: self.location.clone(),

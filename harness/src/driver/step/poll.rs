@@ -16,7 +16,7 @@ use crate::transcript::Exchange;
 impl StepContext<'_> {
     /// Repeats a request until a condition on its JSON body holds or the deadline passes.
     /// Returns the last exchange and whether the condition held.
-    pub async fn poll(
+    pub(crate) async fn poll(
         &self,
         request: &RequestSpec,
         until: &JsonExpect,
@@ -45,7 +45,7 @@ impl StepContext<'_> {
     /// `lastSequence`, recording every reading; whether it settled before the deadline. A
     /// reading without a `lastSequence` cannot say when the log settles: the wait ends there
     /// and the case's own steps judge the poll; an unreachable host ends it unsettled.
-    pub async fn settle(
+    pub(crate) async fn settle(
         &self,
         log: &RequestSpec,
         exchanges: &mut Vec<Exchange>,

@@ -13,7 +13,7 @@ use crate::template::TemplateError;
 impl StepContext<'_> {
     /// Expands an SSE subscription: the request (with `Accept: text/event-stream` unless the
     /// case set one) and its stop condition (windows scaled by `--time-scale`).
-    pub fn prepare_stream(
+    pub(crate) fn prepare_stream(
         &self,
         stream: &StreamSpec,
         default_principal: Principal,
@@ -50,7 +50,7 @@ impl StepContext<'_> {
     }
 
     /// Expands a request and builds it for the driver.
-    pub fn prepare(
+    pub(crate) fn prepare(
         &self,
         request: &RequestSpec,
         default_principal: Principal,
