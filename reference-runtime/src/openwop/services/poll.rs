@@ -39,12 +39,8 @@ pub(crate) async fn poll(
     let meta = state.readable_run(&caller, &uri)?;
     let Query(query) = query.map_err(|_| ApiError::validation("the query string is malformed"))?;
     // lastSequence and since are not parameters: only afterSequence is a cursor.
-    let cursor = match query.get("afterSequence") {
-        None if state.defects.poll_honours_last_sequence() => query.get("lastSequence"),
-        cursor => cursor,
-    };
     let after =
-        match cursor {
+        match query.get("afterSequence") {
             None => None,
             Some(value) => Some(parse_cursor(value).ok_or_else(|| {
                 ApiError::validation("afterSequence must be a non-negative integer")
@@ -76,12 +72,6 @@ pub(crate) async fn poll(
     }
     let all = state.read_events(&meta, None)?;
     let last_sequence = all.last().map(|e| e.sequence);
-    if let (Some(after), Some(last)) = (after, last_sequence)
-        && after > last
-        && state.defects.poll_past_end_404()
-    {
-        return Err(ApiError::not_found());
-    }
     let mut projection = Projection::new(meta.clone());
     let mut events = Vec::new();
     for event in &all {
