@@ -126,9 +126,9 @@ pub(super) fn discovery(document: &mut Value, rewrites: &WireRewrites) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::policy::KnownBad;
     use super::*;
     use crate::defects::Defect;
-    use crate::known_bad::KnownBad;
 
     fn rewrites(defect: Defect) -> WireRewrites {
         WireRewrites::of(&KnownBad::of([defect])).expect("a wire defect")

@@ -159,9 +159,9 @@ fn edit_query(request: &mut Request, edit: impl FnOnce(&mut Vec<(String, String)
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::policy::KnownBad;
     use super::*;
     use crate::defects::Defect;
-    use crate::known_bad::KnownBad;
 
     fn rewrites(defect: Defect) -> WireRewrites {
         WireRewrites::of(&KnownBad::of([defect])).expect("a wire defect")
