@@ -8,42 +8,30 @@ use axum::http::HeaderMap;
 
 use super::errors::ApiError;
 use crate::choices::CursorPrecedence;
-use crate::known_bad::KnownBad;
 
 /// Resolves the cursor of a request: `None` streams from the first event.
 pub(crate) fn resolve(
     raw_query: Option<&str>,
     headers: &HeaderMap,
     precedence: CursorPrecedence,
-    defects: &KnownBad,
 ) -> Result<Option<u64>, ApiError> {
     if precedence == CursorPrecedence::LastEventId && headers.contains_key("last-event-id") {
         // The header wins: `after` is not read at all.
-        return header_cursor(headers, defects);
+        return header_cursor(headers);
     }
-    let mut after = query_after(raw_query)?;
-    if defects.after_cursor_ignored() {
-        // The defect: the `after` query parameter is never read.
-        after = None;
-    }
-    if let Some(after) = after {
+    if let Some(after) = query_after(raw_query)? {
         return Ok(Some(parse(&after)?));
     }
-    header_cursor(headers, defects)
+    header_cursor(headers)
 }
 
 /// The `Last-Event-ID` cursor, if the header is sent.
-fn header_cursor(headers: &HeaderMap, defects: &KnownBad) -> Result<Option<u64>, ApiError> {
+fn header_cursor(headers: &HeaderMap) -> Result<Option<u64>, ApiError> {
     let Some(value) = headers.get("last-event-id") else {
         return Ok(None);
     };
     let text = value.to_str().map_err(|_| refused())?;
-    let cursor = parse(text)?;
-    if defects.execution_last_event_id_inclusive() {
-        // The defect: Last-Event-ID N is read as inclusive, so event N is sent again.
-        return Ok(cursor.checked_sub(1));
-    }
-    Ok(Some(cursor))
+    Ok(Some(parse(text)?))
 }
 
 fn refused() -> ApiError {
@@ -84,13 +72,11 @@ mod tests {
 
     #[test]
     fn integers_beyond_u64_are_past_the_end() {
-        let clean = KnownBad::clean();
         assert_eq!(
             resolve(
                 Some("after=100000000000000000000"),
                 &HeaderMap::new(),
-                CursorPrecedence::After,
-                &clean
+                CursorPrecedence::After
             )
             .unwrap(),
             Some(u64::MAX)
@@ -99,33 +85,20 @@ mod tests {
 
     #[test]
     fn after_wins_and_bad_cursors_are_refused() {
-        let clean = KnownBad::clean();
         assert_eq!(
-            resolve(None, &HeaderMap::new(), CursorPrecedence::After, &clean).unwrap(),
+            resolve(None, &HeaderMap::new(), CursorPrecedence::After).unwrap(),
             None
         );
         assert_eq!(
-            resolve(
-                Some("after=3"),
-                &header("5"),
-                CursorPrecedence::After,
-                &clean
-            )
-            .unwrap(),
+            resolve(Some("after=3"), &header("5"), CursorPrecedence::After).unwrap(),
             Some(3)
         );
         assert_eq!(
-            resolve(None, &header("5"), CursorPrecedence::After, &clean).unwrap(),
+            resolve(None, &header("5"), CursorPrecedence::After).unwrap(),
             Some(5)
         );
         assert_eq!(
-            resolve(
-                Some("other=1"),
-                &header("5"),
-                CursorPrecedence::After,
-                &clean
-            )
-            .unwrap(),
+            resolve(Some("other=1"), &header("5"), CursorPrecedence::After).unwrap(),
             Some(5)
         );
         for bad in [
@@ -136,31 +109,24 @@ mod tests {
             "after=%201",
         ] {
             assert!(
-                resolve(
-                    Some(bad),
-                    &HeaderMap::new(),
-                    CursorPrecedence::After,
-                    &clean
-                )
-                .is_err(),
+                resolve(Some(bad), &HeaderMap::new(), CursorPrecedence::After).is_err(),
                 "{bad}"
             );
         }
-        assert!(resolve(None, &header("abc"), CursorPrecedence::After, &clean).is_err());
+        assert!(resolve(None, &header("abc"), CursorPrecedence::After).is_err());
     }
 
     #[test]
     fn the_header_wins_when_configured_to() {
-        let clean = KnownBad::clean();
         let header_wins = CursorPrecedence::LastEventId;
         assert_eq!(
-            resolve(Some("after=3"), &header("5"), header_wins, &clean).unwrap(),
+            resolve(Some("after=3"), &header("5"), header_wins).unwrap(),
             Some(5)
         );
         assert_eq!(
-            resolve(Some("after=3"), &HeaderMap::new(), header_wins, &clean).unwrap(),
+            resolve(Some("after=3"), &HeaderMap::new(), header_wins).unwrap(),
             Some(3)
         );
-        assert!(resolve(Some("after=3"), &header("x"), header_wins, &clean).is_err());
+        assert!(resolve(Some("after=3"), &header("x"), header_wins).is_err());
     }
 }

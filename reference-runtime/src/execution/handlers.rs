@@ -123,7 +123,6 @@ pub async fn events_stream(
         query.as_deref(),
         &headers,
         service.config.choices.cursor_precedence,
-        &service.defects,
     )
     .map_err(|e| service.refusal(e))?
     .map(|wire| sequence_form.stored_cursor(wire));

@@ -8,7 +8,6 @@ use sha2::{Digest, Sha256};
 use spec::openwop::{EVENT_LOG_SCHEMA_VERSION, PROTOCOL_VERSION};
 
 use crate::choices::VersionDefault;
-use crate::known_bad::KnownBad;
 
 use super::version::VERSION_HEADER;
 use crate::openwop::engine::ai::node::mock_provider_ids;
@@ -45,11 +44,10 @@ impl DiscoveryDocument {
         config: &OpenWopConfig,
         fixtures: Vec<String>,
         catalog: &KindCatalog,
-        defects: &KnownBad,
     ) -> Self {
         let mut document = document(config, fixtures);
         if let Some(root) = document.as_object_mut() {
-            root.extend(envelope_and_feedback_families(config, catalog, defects));
+            root.extend(envelope_and_feedback_families(config, catalog));
         }
         let v1 = (config.choices.version_default == VersionDefault::V1UnlessAsked).then(|| {
             // The overlap: both versions listed, 1.x preferred (upstream's versioning).
@@ -151,9 +149,6 @@ const RELIABILITY_EVENTS: [&str; 5] = [
     "envelope.recovery-applied",
 ];
 
-/// A registered reliability event this host never emits (listed only by a defective host).
-const UNEMITTED_RELIABILITY_EVENT: &str = "envelope.nl-to-format-engaged";
-
 /// The families of AI envelopes, feedback and test seams: `supportedEnvelopes`,
 /// `schemaVersions`, `envelopeStrictness`, `envelopeContracts`, `envelopes` (Tier 1 subset,
 /// reasoning posture, reliability), `feedback`, and `conformance.seamsProfile` when the seams
@@ -161,23 +156,18 @@ const UNEMITTED_RELIABILITY_EVENT: &str = "envelope.nl-to-format-engaged";
 fn envelope_and_feedback_families(
     config: &OpenWopConfig,
     catalog: &KindCatalog,
-    defects: &KnownBad,
 ) -> serde_json::Map<String, Value> {
     let mut supported = json!({});
     if let Some(kinds) = catalog.advertised_kinds() {
         supported["kinds"] = json!(kinds);
     }
-    let mut events: Vec<&str> = RELIABILITY_EVENTS
+    let events: Vec<&str> = RELIABILITY_EVENTS
         .into_iter()
-        .filter(|e| !(defects.reliability_list_omits_refusal() && *e == "envelope.refusal"))
         // With no schema round a failed attempt is never retried: the host never emits
         // envelope.retry-attempted, so it does not list it ("only the other reliability
         // events it emits").
         .filter(|e| config.envelopes.schema_rounds > 0 || *e != "envelope.retry-attempted")
         .collect();
-    if defects.reliability_list_overlisted() {
-        events.push(UNEMITTED_RELIABILITY_EVENT);
-    }
     let rounds = config.envelopes.schema_rounds;
     let mut families = serde_json::Map::new();
     let mut add = |name: &str, value: Value| {
@@ -226,15 +216,6 @@ fn envelope_and_feedback_families(
         add(
             "conformance",
             json!({ "seamsProfile": era2::SEAMS_PROFILE }),
-        );
-    }
-    if defects.currency_not_iso() && config.provider_usage.advertise {
-        add(
-            "providerUsage",
-            record(
-                "witnessable-gated",
-                json!({ "costEstimates": true, "currency": "usd" }),
-            ),
         );
     }
     families

@@ -24,7 +24,6 @@ pub(crate) async fn poll(
     let param = |name: &str| query.get(name).map(String::as_str);
     let params = PollParams {
         after_sequence: param("afterSequence"),
-        last_sequence: param("lastSequence"),
         timeout: param("timeout"),
     };
     Ok(Json(poll::poll(&state, meta, params).await?).into_response())

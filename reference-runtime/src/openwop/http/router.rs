@@ -80,7 +80,6 @@ pub fn router(deps: Dependencies) -> Router {
         &config,
         workflows.ids(),
         &catalog,
-        &deps.defects,
     ));
     let live = Arc::new(live::LiveRuns::default());
     let nodes = Arc::new(node_context::NodeEnv {

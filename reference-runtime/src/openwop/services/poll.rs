@@ -29,8 +29,6 @@ const DEFAULT_TIMEOUT_SECS: u64 = 30;
 pub(crate) struct PollParams<'a> {
     /// `afterSequence`: the cursor.
     pub(crate) after_sequence: Option<&'a str>,
-    /// `lastSequence`: not a parameter (only a defective host reads it as the cursor).
-    pub(crate) last_sequence: Option<&'a str>,
     /// `timeout`: seconds to wait for the next append, 1–60.
     pub(crate) timeout: Option<&'a str>,
 }
@@ -42,12 +40,8 @@ pub(crate) async fn poll(
     params: PollParams<'_>,
 ) -> Result<Value, ApiError> {
     // lastSequence and since are not parameters: only afterSequence is a cursor.
-    let cursor = match params.after_sequence {
-        None if state.defects.poll_honours_last_sequence() => params.last_sequence,
-        cursor => cursor,
-    };
     let after =
-        match cursor {
+        match params.after_sequence {
             None => None,
             Some(value) => Some(parse_cursor(value).ok_or_else(|| {
                 ApiError::validation("afterSequence must be a non-negative integer")
@@ -79,12 +73,6 @@ pub(crate) async fn poll(
     }
     let all = state.read_events(&meta, None)?;
     let last_sequence = all.last().map(|e| e.sequence);
-    if let (Some(after), Some(last)) = (after, last_sequence)
-        && after > last
-        && state.defects.poll_past_end_404()
-    {
-        return Err(ApiError::not_found());
-    }
     let mut projection = Projection::new(meta.clone());
     let mut events = Vec::new();
     for event in &all {

@@ -45,7 +45,7 @@ pub(crate) struct StreamRequest<'a> {
 
 /// An opened event stream: its frames and how its idle time is filled.
 pub(crate) struct EventStream {
-    /// The frames, ending after the terminal event (or held open by a defective host).
+    /// The frames, ending after the terminal event.
     pub(crate) frames: BoxStream<'static, SseFrame>,
     /// The idle interval between keep-alive comments.
     pub(crate) keep_alive: Option<Duration>,
@@ -60,20 +60,21 @@ pub(crate) fn open(
     caller: &Caller,
     request: StreamRequest<'_>,
 ) -> Result<EventStream, ApiError> {
-    if state.defects.last_event_id_before_authorization() {
-        stream_params::last_event_id(request.last_event_id, &state.defects)?;
-    }
     let meta = state.readable_run(caller, request.run_path)?;
     let query = request
         .query
         .ok_or_else(|| ApiError::validation("the query string is malformed"))?;
-    stream_params::negotiate_before_validation(request.accept, &state.defects)?;
-    let mode = || {
-        Selection::parse(
-            query.get("streamMode").map(String::as_str),
-            state.config.choices.implemented_modes,
-            &state.defects,
-        )
+    if state.defects.negotiates_before_validating_mode() {
+        stream_params::negotiate(request.accept)?;
+    }
+    let mode = || match query.get("streamMode").map(String::as_str) {
+        Some(value)
+            if state.defects.values_combination_accepted()
+                && stream_params::is_values_combination(value) =>
+        {
+            Ok(Selection::Values)
+        }
+        value => Selection::parse(value, state.config.choices.implemented_modes),
     };
     let buffer_ms = || stream_params::buffer(query.get("bufferMs").map(String::as_str));
     let (selection, buffer) = match state.config.choices.stream_validation {
@@ -83,16 +84,7 @@ pub(crate) fn open(
             (mode()?, buffer)
         }
     };
-    let cursor = stream_params::last_event_id(request.last_event_id, &state.defects)?;
-    let cursor = cursor.map(|n| {
-        if state.defects.run_last_event_id_inclusive() {
-            n.checked_sub(1)
-        } else if state.defects.last_event_id_skips_next() {
-            Some(n.saturating_add(1))
-        } else {
-            Some(n)
-        }
-    });
+    let cursor = stream_params::last_event_id(request.last_event_id)?;
     // Every reader translates an era-2 log; one that cannot be read fails here, before any
     // SSE byte (a log this host wrote needs no translation).
     if meta.event_log_schema_version.is_some() {
@@ -110,7 +102,7 @@ pub(crate) fn open(
     };
     let subscription = state
         .hub
-        .subscribe(&meta.run_id, cursor.flatten())
+        .subscribe(&meta.run_id, cursor)
         .map_err(|_| ApiError::internal())?;
     let keep_alive = state.keep_alive();
     let comment = state.config.choices.keep_alive_comment.text();
@@ -122,7 +114,7 @@ pub(crate) fn open(
     };
     let frames = match selection {
         Selection::Values => {
-            let base = values_base(state, &meta, cursor.flatten())?;
+            let base = values_base(state, &meta, cursor)?;
             let resume = cursor.is_some();
             values_frames(open, base, resume).boxed()
         }
@@ -173,17 +165,6 @@ impl Open {
 
     fn ended_terminal(&self) -> bool {
         self.subscription.progress().terminal
-    }
-
-    /// A defective host keeps the stream open after the terminal event (every stream, or a
-    /// `messages` stream alone).
-    async fn hold_open_if_defective(&self, modes: &[StreamMode]) {
-        let defects = &self.state.defects;
-        let held = defects.stream_held_after_terminal()
-            || (modes == [StreamMode::Messages] && defects.messages_stream_held_after_terminal());
-        if self.ended_terminal() && held {
-            std::future::pending::<()>().await;
-        }
     }
 }
 
@@ -259,7 +240,7 @@ fn render(events: Vec<StoredEvent>, modes: &[StreamMode], state: &WState) -> Vec
             .iter()
             .copied()
             .enumerate()
-            .filter(|(_, m)| admits(*m, &event.event_type, &state.defects));
+            .filter(|(_, m)| admitted(*m, &event.event_type, state));
         if per_mode {
             frames.extend(admitting.filter_map(|(mode_index, mode)| {
                 Pending::of(event.clone(), mode_index, mode, mixed, mixed_messages)
@@ -274,16 +255,18 @@ fn render(events: Vec<StoredEvent>, modes: &[StreamMode], state: &WState) -> Vec
     frames
 }
 
+/// Whether `mode` admits an event of `event_type` on this host: as the mode says, or also a
+/// vendor event in `updates` where the policy says so.
+fn admitted(mode: StreamMode, event_type: &str, state: &WState) -> bool {
+    admits(mode, event_type)
+        || (mode == StreamMode::Updates
+            && state.defects.vendor_events_in_updates()
+            && spec::registry::event_types().get(event_type).is_none())
+}
+
 /// A batch frame: `data:` an array of RunEventDoc, `id:` the highest sequence.
-fn batch_frame(batch: &mut Vec<Pending>, state: &WState) -> Option<SseFrame> {
-    if batch.is_empty() {
-        return None;
-    }
-    let id = if state.defects.batch_id_lowest() {
-        batch.iter().map(|p| p.sequence).min()
-    } else {
-        batch.iter().map(|p| p.sequence).max()
-    }?;
+fn batch_frame(batch: &mut Vec<Pending>) -> Option<SseFrame> {
+    let id = batch.iter().map(|p| p.sequence).max()?;
     let data = format!(
         "[{}]",
         batch.iter().map(|p| &*p.json).collect::<Vec<_>>().join(",")
@@ -325,7 +308,7 @@ fn event_frames(
             let events = match wake {
                 Wake::Deadline => {
                     deadline = None;
-                    if let Some(frame) = batch_frame(&mut batch, &open.state) {
+                    if let Some(frame) = batch_frame(&mut batch) {
                         yield frame;
                     }
                     continue;
@@ -342,7 +325,7 @@ fn event_frames(
                 batch.push(pending);
                 if flush {
                     deadline = None;
-                    if let Some(frame) = batch_frame(&mut batch, &open.state) {
+                    if let Some(frame) = batch_frame(&mut batch) {
                         yield frame;
                     }
                 } else if deadline.is_none() {
@@ -350,10 +333,9 @@ fn event_frames(
                 }
             }
         }
-        if let Some(frame) = batch_frame(&mut batch, &open.state) {
+        if let Some(frame) = batch_frame(&mut batch) {
             yield frame;
         }
-        open.hold_open_if_defective(&modes).await;
     }
 }
 
@@ -398,7 +380,7 @@ fn values_frames(
                     for event in &events {
                         if let Some(doc) = parse_event(&event.json) {
                             projection.apply(&doc);
-                            if admits(StreamMode::Values, &event.event_type, &open.state.defects) {
+                            if admits(StreamMode::Values, &event.event_type) {
                                 yield SseFrame::numbered(event.sequence, Arc::clone(&event.event_type), Arc::clone(&event.json));
                             }
                         }
@@ -418,7 +400,7 @@ fn values_frames(
             for event in &events {
                 let Some(doc) = parse_event(&event.json) else { continue };
                 projection.apply(&doc);
-                if admits(StreamMode::Values, &event.event_type, &open.state.defects)
+                if admits(StreamMode::Values, &event.event_type)
                     && let Some(frame) = snapshot_frame(&projection)
                 {
                     yield frame;
@@ -434,6 +416,5 @@ fn values_frames(
         {
             yield frame;
         }
-        open.hold_open_if_defective(&[StreamMode::Values]).await;
     }
 }

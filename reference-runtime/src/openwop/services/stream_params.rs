@@ -8,8 +8,6 @@ use spec::openwop::{StreamMode, StreamModeSelection};
 use spec::registry::{StreamTier, event_types};
 
 use crate::choices::ImplementedModes;
-use crate::known_bad::KnownBad;
-
 use crate::openwop::infra::error::{ApiError, details};
 
 /// The largest `bufferMs`.
@@ -30,18 +28,10 @@ impl Selection {
     pub(crate) fn parse(
         value: Option<&str>,
         implemented: ImplementedModes,
-        defects: &KnownBad,
     ) -> Result<Self, ApiError> {
         let Some(value) = value else {
             return Ok(Selection::Modes(vec![StreamMode::Updates]));
         };
-        if defects.values_combination_accepted()
-            && value.split(',').count() > 1
-            && value.split(',').any(|m| m == "values")
-            && value.split(',').all(|m| StreamMode::from_name(m).is_some())
-        {
-            return Ok(Selection::Values);
-        }
         match StreamModeSelection::parse(value) {
             Ok(selection)
                 if !selection
@@ -56,6 +46,14 @@ impl Selection {
             Err(_) => Err(unsupported_stream_mode(implemented)),
         }
     }
+}
+
+/// Whether `value` combines `values` with other modes, each a mode's name (what a host
+/// accepting such a combination, against the pattern, reads as `values`).
+pub(crate) fn is_values_combination(value: &str) -> bool {
+    value.split(',').count() > 1
+        && value.split(',').any(|m| m == "values")
+        && value.split(',').all(|m| StreamMode::from_name(m).is_some())
 }
 
 /// 400 `unsupported_stream_mode` with `details.supported`: each single mode served.
@@ -74,16 +72,11 @@ fn unsupported_stream_mode(implemented: ImplementedModes) -> ApiError {
     error.with_details(details([("supported", json!(supported))]))
 }
 
-/// The content negotiation the defect `w-406-for-json-accept` runs before validating the mode
-/// (a clean host never refuses on `Accept`: it always answers `text/event-stream`).
-/// `accept` is the `Accept` header's value (`None`: absent, or not text).
-pub(crate) fn negotiate_before_validation(
-    accept: Option<&str>,
-    defects: &KnownBad,
-) -> Result<(), ApiError> {
-    if !defects.negotiates_before_validating_mode() {
-        return Ok(());
-    }
+/// The content negotiation a host refusing on `Accept` runs (the defect
+/// `w-406-for-json-accept`, before validating the mode; a clean host never refuses on `Accept`:
+/// it always answers `text/event-stream`): 406 unless `accept` (the `Accept` header's value;
+/// `None`: absent, or not text) admits an event stream.
+pub(crate) fn negotiate(accept: Option<&str>) -> Result<(), ApiError> {
     let accept = accept.unwrap_or("*/*");
     let acceptable = accept.split(',').any(|range| {
         let range = range.split(';').next().unwrap_or("").trim();
@@ -121,16 +114,12 @@ pub(crate) fn parse_cursor(value: &str) -> Option<u64> {
 
 /// `Last-Event-ID` (`value`: the header's value, absent when `None`): absent, a cursor, or 400
 /// `validation_error`.
-pub(crate) fn last_event_id(
-    value: Option<&str>,
-    defects: &KnownBad,
-) -> Result<Option<u64>, ApiError> {
+pub(crate) fn last_event_id(value: Option<&str>) -> Result<Option<u64>, ApiError> {
     let Some(value) = value else {
         return Ok(None);
     };
     match parse_cursor(value) {
         Some(cursor) => Ok(Some(cursor)),
-        None if defects.malformed_last_event_id_read_as_zero() => Ok(Some(0)),
         None => Err(ApiError::validation(
             "Last-Event-ID must be a non-negative integer (a sequence)",
         )),
@@ -138,15 +127,14 @@ pub(crate) fn last_event_id(
 }
 
 /// Whether `mode` admits an event of `event_type`.
-pub(crate) fn admits(mode: StreamMode, event_type: &str, defects: &KnownBad) -> bool {
+pub(crate) fn admits(mode: StreamMode, event_type: &str) -> bool {
     match mode {
         StreamMode::Debug => true,
         StreamMode::Messages => event_type == "output.chunk",
-        StreamMode::Updates => match event_types().get(event_type) {
-            Some(entry) => entry.tier == StreamTier::Updates,
-            // Vendor events appear in debug only.
-            None => defects.vendor_events_in_updates(),
-        },
+        // Vendor events (unregistered types) appear in debug only.
+        StreamMode::Updates => event_types()
+            .get(event_type)
+            .is_some_and(|e| e.tier == StreamTier::Updates),
         StreamMode::Values => event_types()
             .get(event_type)
             .is_some_and(|e| e.tier == StreamTier::Updates),
@@ -173,11 +161,10 @@ mod tests {
 
     #[test]
     fn a_host_serving_updates_only_refuses_every_other_mode_listing_what_it_serves() {
-        let none = KnownBad::clean();
         let only = ImplementedModes::UpdatesOnly;
         for served in [None, Some("updates"), Some("updates,updates")] {
             assert_eq!(
-                Selection::parse(served, only, &none).unwrap(),
+                Selection::parse(served, only).unwrap(),
                 Selection::Modes(vec![StreamMode::Updates]),
                 "{served:?}"
             );
@@ -189,7 +176,7 @@ mod tests {
             "updates,debug",
             "messages,updates",
         ] {
-            let refusal = Selection::parse(Some(lacking), only, &none).unwrap_err();
+            let refusal = Selection::parse(Some(lacking), only).unwrap_err();
             assert_eq!(refusal.code(), "unsupported_stream_mode", "{lacking}");
             assert_eq!(refusal.status(), StatusCode::BAD_REQUEST, "{lacking}");
             assert_eq!(
@@ -200,18 +187,17 @@ mod tests {
         }
         // A host serving all four serves each of them.
         for mode in ["values", "messages", "debug", "updates,messages,debug"] {
-            assert!(Selection::parse(Some(mode), ImplementedModes::AllFour, &none).is_ok());
+            assert!(Selection::parse(Some(mode), ImplementedModes::AllFour).is_ok());
         }
     }
 
     #[test]
     fn modes_admit_their_tier() {
-        let none = KnownBad::clean();
-        assert!(admits(StreamMode::Updates, "run.started", &none));
-        assert!(!admits(StreamMode::Updates, "node.started", &none));
-        assert!(!admits(StreamMode::Updates, "example.noise-emitted", &none));
-        assert!(admits(StreamMode::Debug, "example.noise-emitted", &none));
-        assert!(admits(StreamMode::Messages, "output.chunk", &none));
-        assert!(!admits(StreamMode::Messages, "run.started", &none));
+        assert!(admits(StreamMode::Updates, "run.started"));
+        assert!(!admits(StreamMode::Updates, "node.started"));
+        assert!(!admits(StreamMode::Updates, "example.noise-emitted"));
+        assert!(admits(StreamMode::Debug, "example.noise-emitted"));
+        assert!(admits(StreamMode::Messages, "output.chunk"));
+        assert!(!admits(StreamMode::Messages, "run.started"));
     }
 }
