@@ -147,8 +147,9 @@ fn upstreams_catalogue_runs_every_rule_but_those_only_project_fixtures_serve() {
         "wire MUST rules upstream's catalogue leaves unrun beyond those only project fixtures serve: {unexpected:#?}"
     );
     // The envelope reliability rules upstream's envelope fixtures can state run on them (one
-    // at a time on their global mock-AI seam); what stays with the project's fixture needs a
-    // view of each provider call (its budget and corrective fragment).
+    // at a time on their global mock-AI seam; a retry's budget through upstream's
+    // last-dispatch-budget seam); what stays with the project's fixture needs a view of each
+    // provider call's corrective fragment, which no upstream seam shows.
     eprintln!(
         "upstream's catalogue: {} of {} capability MUST requirements run; only with project fixtures: {:#?}",
         upstream.capability_must_covered,
@@ -166,7 +167,6 @@ fn upstreams_catalogue_runs_every_rule_but_those_only_project_fixtures_serve() {
         [
             "events.reliability.truncation-retry-no-schema-fragment",
             "events.reliability.violation-fragment-no-model-output",
-            "events.reliability.violation-retry-no-budget-raise",
         ],
         "the reliability MUST rules only project fixtures serve"
     );

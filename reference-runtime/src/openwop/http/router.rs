@@ -145,6 +145,10 @@ pub fn router(deps: Dependencies) -> Router {
             post(super::seam_program::program),
         )
         .route(
+            "/conformance/seams/sample/test/mock-ai/last-dispatch-budget",
+            get(super::seam_program::last_dispatch_budget),
+        )
+        .route(
             "/conformance/seams/sample/event-log/seed",
             post(era2_seam::seed),
         );

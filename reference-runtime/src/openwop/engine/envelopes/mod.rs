@@ -9,7 +9,7 @@
 //! | the catalog flow: namespace → `supportedEnvelopes` → `schemaVersions` → `envelopeStrictness` → `envelopeContracts` | `catalog` |
 //! | retries: truncation, schema violation, parse error, exhaustion | `reliability` |
 //! | the mock's call journal, `GET /conformance/seams/mock-ai/runs/{runId}/calls` | `journal` |
-//! | upstream's mock-AI program seam, `POST /conformance/seams/sample/test/mock-ai/program` (upstream's envelope fixtures) | `seam_program` |
+//! | upstream's mock-AI program seam, `POST /conformance/seams/sample/test/mock-ai/program` and its last-dispatch-budget companion, `GET …/mock-ai/last-dispatch-budget` (upstream's envelope fixtures) | `seam_program` |
 //! | `[openwop.envelopes]` | `settings` |
 //!
 //! Decisions on points the chapter leaves open (they bind this host; cases state them):

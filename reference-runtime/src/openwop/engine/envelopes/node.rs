@@ -87,6 +87,9 @@ struct Turns<'a> {
     /// A node of upstream's envelope fixtures: its plain `config.outputSchema`, which the
     /// output itself must validate against (no envelope, no catalog flow).
     plain: Option<KindSchema>,
+    /// The node calls upstream's conformance mock, programmed through the mock-AI program
+    /// seam: each call's budget is reported by the last-dispatch-budget seam.
+    seam_mock: bool,
     catalog: &'a KindCatalog,
     settings: NodeSettings,
     redactor: SecretRedactor,
@@ -97,6 +100,7 @@ struct Turns<'a> {
 pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, NodeError> {
     let seam_plan;
     let mut plain = None;
+    let mut seam_mock = false;
     let plan = match ctx.ai_plan() {
         AiPlan::Envelope(plan) => plan,
         _ if node.config.get("provider").and_then(Value::as_str) == Some("mock") => {
@@ -107,6 +111,7 @@ pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuc
                 .mock_programs
                 .take(&ctx.tenant, &node.id)
                 .unwrap_or_default();
+            seam_mock = true;
             let model = node.config.get("model").and_then(Value::as_str);
             seam_plan = EnvelopePlan::from_upstream_program(&program, model, &Default::default())
                 .map_err(|message| {
@@ -150,6 +155,7 @@ pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuc
         node,
         plan,
         plain,
+        seam_mock,
         catalog: &ctx.env.catalog,
         settings,
         redactor: SecretRedactor::with_known(known),
@@ -306,6 +312,13 @@ impl Turns<'_> {
                     None,
                 )));
             };
+            if self.seam_mock {
+                self.ctx.env.mock_programs.record_budget(
+                    &self.ctx.tenant,
+                    &self.node.id,
+                    request.max_output_tokens,
+                );
+            }
             let target = CallTarget {
                 provider: self.plan.provider.clone(),
                 model: self.plan.model.clone(),
