@@ -28,6 +28,29 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// A free port for every `127.0.0.1:<port>` the two lines name (the same address, the same
+/// port in both): the runtime and the two fake-provider servers.
+fn free_ports_for(serve_line: &str, run_line: &str) -> BTreeMap<String, String> {
+    let mut ports = BTreeMap::new();
+    for word in shell_words(&format!("{serve_line} {run_line}")) {
+        if let Some(at) = word.find("127.0.0.1:") {
+            let address: String = word[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+                .collect();
+            ports
+                .entry(address)
+                .or_insert_with(|| format!("127.0.0.1:{}", free_port()));
+        }
+    }
+    assert_eq!(
+        ports.len(),
+        3,
+        "the runtime and the two fake-provider servers: {ports:?}"
+    );
+    ports
+}
+
 /// The lines between the markers.
 fn example_block() -> Vec<String> {
     let readme =
@@ -119,25 +142,6 @@ fn the_readme_serve_and_run_pair_certifies_the_runtime_as_printed() {
         }
     }
     let (serve_line, run_line) = (serve_line.unwrap(), run_line.unwrap());
-    let mut ports = BTreeMap::new();
-    for word in shell_words(&format!("{serve_line} {run_line}")) {
-        if let Some(at) = word.find("127.0.0.1:") {
-            let address: String = word[at..]
-                .chars()
-                .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
-                .collect();
-            ports
-                .entry(address)
-                .or_insert_with(|| format!("127.0.0.1:{}", free_port()));
-        }
-    }
-    assert_eq!(
-        ports.len(),
-        3,
-        "the runtime and the two fake-provider servers: {ports:?}"
-    );
-    let (serve_line, run_line) = (remap(&serve_line, &ports), remap(&run_line, &ports));
-
     let dir = tempfile::tempdir().unwrap();
     let binary = env!("CARGO_BIN_EXE_conformance");
     let command = |line: &str| {
@@ -153,24 +157,40 @@ fn the_readme_serve_and_run_pair_certifies_the_runtime_as_printed() {
         command
     };
 
-    let mut serve = command(&serve_line);
-    serve.stdout(Stdio::piped()).stderr(Stdio::null());
-    let mut server = Server(serve.spawn().unwrap());
-    let mut printed = Vec::new();
-    let mut stdout = BufReader::new(server.0.stdout.take().unwrap());
-    for _ in 0..3 {
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        printed.push(line.trim().to_string());
-    }
-    assert!(
-        printed[0].starts_with("listening on http://"),
-        "serve's first line: {printed:?}"
-    );
-    assert_eq!(
-        printed[2], run_line,
-        "serve prints the README's run line (on these ports); it printed {printed:?}"
-    );
+    // A port found free can be taken by a parallel test before `serve` binds it: that attempt
+    // is retried on other ports (a bind failure is the environment, not the example).
+    let mut attempt = 0;
+    let (_server, run_line) = loop {
+        attempt += 1;
+        let ports = free_ports_for(&serve_line, &run_line);
+        let (serve_line, run_line) = (remap(&serve_line, &ports), remap(&run_line, &ports));
+        let mut serve = command(&serve_line);
+        serve.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut server = Server(serve.spawn().unwrap());
+        let mut printed = Vec::new();
+        let mut stdout = BufReader::new(server.0.stdout.take().unwrap());
+        for _ in 0..3 {
+            let mut line = String::new();
+            stdout.read_line(&mut line).unwrap();
+            printed.push(line.trim().to_string());
+        }
+        if !printed[0].starts_with("listening on http://") {
+            let _ = server.0.wait();
+            let mut stderr = String::new();
+            if let Some(mut pipe) = server.0.stderr.take() {
+                let _ = std::io::Read::read_to_string(&mut pipe, &mut stderr);
+            }
+            if attempt < 3 && stderr.to_lowercase().contains("in use") {
+                continue;
+            }
+            panic!("serve's first line: {printed:?}\nstderr:\n{stderr}");
+        }
+        assert_eq!(
+            printed[2], run_line,
+            "serve prints the README's run line (on these ports); it printed {printed:?}"
+        );
+        break (server, run_line);
+    };
 
     let run = command(&run_line).output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout);
