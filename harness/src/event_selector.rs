@@ -35,22 +35,11 @@ impl<'a> EventSelector<'a> {
     /// a string member compared as text, any other compared as JSON (`attempt=1` names the
     /// number 1, `flag=true` the boolean).
     pub(crate) fn matches(&self, event: &ObservedEvent) -> bool {
-        self.matches_document(event.event_type.as_deref(), &event.doc)
-    }
-
-    /// The type this selector names.
-    pub(crate) fn event_type(&self) -> &'a str {
-        self.event_type
-    }
-
-    /// Whether an event of `event_type` whose document (the RunEventDoc, or the bare message a
-    /// host frames under its SSE `event:` name) is `doc` is selected: as [`Self::matches`].
-    pub(crate) fn matches_document(&self, event_type: Option<&str>, doc: &Value) -> bool {
-        if event_type != Some(self.event_type) {
+        if event.event_type.as_deref() != Some(self.event_type) {
             return false;
         }
         match self.condition {
-            Some((name, value)) => field(doc, name).is_some_and(|member| match member {
+            Some((name, value)) => field(&event.doc, name).is_some_and(|member| match member {
                 Value::String(text) => text == value,
                 other => serde_json::from_str::<Value>(value)
                     .is_ok_and(|parsed| json_equal(other, &parsed)),

@@ -120,64 +120,83 @@ pub(crate) fn observe(response: &ResponseRecord) -> Observed {
             observed.unparsable.push((frame_index, data.clone()));
             continue;
         };
-        match (event.as_deref(), json) {
-            (Some("state.snapshot"), doc) => {
+        match read_frame(frame_index, id.as_deref(), event.as_deref(), json) {
+            FrameContent::Snapshot => {
                 observed
                     .snapshots
-                    .push((frame_index, id.clone(), doc.clone()))
+                    .push((frame_index, id.clone(), json.clone()))
             }
-            (Some("batch"), Value::Array(docs)) => {
-                for doc in docs {
-                    observed.events.push(from_doc(
-                        doc.clone(),
-                        Some(frame_index),
-                        id.clone(),
-                        event.clone(),
-                        true,
-                    ));
-                }
-            }
-            // The chunk payload: named `ai.message.chunk`, or in a mixed mode named by the
-            // `messages` mode that admitted it.
-            (Some(name), doc)
-                if name == "ai.message.chunk" || (name == "messages" && is_bare(doc)) =>
-            {
-                observed.events.push(ObservedEvent {
-                    sequence: id.as_deref().and_then(|i| i.parse().ok()),
-                    event_type: Some("output.chunk".into()),
-                    doc: doc.clone(),
-                    frame_index: Some(frame_index),
-                    frame_id: id.clone(),
-                    frame_event: event.clone(),
-                    batched: false,
-                    at_ms: None,
-                    framing: Framing::ChunkPayload,
-                })
-            }
-            (Some(name), doc) if HOST_MESSAGE_NAMES.contains(&name) && is_bare(doc) => {
-                let mut observed_event = from_doc(
-                    serde_json::json!({"type": name, "payload": doc}),
-                    Some(frame_index),
-                    id.clone(),
-                    event.clone(),
-                    false,
-                );
-                observed_event.framing = Framing::BareMessage;
-                observed.events.push(observed_event);
-            }
-            (_, doc) => observed.events.push(from_doc(
-                doc.clone(),
-                Some(frame_index),
-                id.clone(),
-                event.clone(),
-                false,
-            )),
+            FrameContent::Events(events) => observed.events.extend(events),
         }
     }
     for event in &mut observed.events {
         event.at_ms = event.frame_index.and_then(|i| arrivals.get(i).copied());
     }
     observed
+}
+
+/// What an event frame with JSON data carries.
+pub(crate) enum FrameContent {
+    /// A `state.snapshot` (a `values` stream's state, not an event).
+    Snapshot,
+    /// The events it carries (several for a `batch` frame).
+    Events(Vec<ObservedEvent>),
+}
+
+/// Reads one event frame (the `frame_index`-th, with its `id:`, `event:` and JSON data) the way
+/// every framing a host may choose is read: the one reading of a frame, for [`observe`] and for
+/// a stream step's stop on an event.
+pub(crate) fn read_frame(
+    frame_index: usize,
+    id: Option<&str>,
+    event: Option<&str>,
+    json: &Value,
+) -> FrameContent {
+    let (id, name) = (id.map(String::from), event.map(String::from));
+    FrameContent::Events(match (event, json) {
+        (Some("state.snapshot"), _) => return FrameContent::Snapshot,
+        (Some("batch"), Value::Array(docs)) => docs
+            .iter()
+            .map(|doc| {
+                from_doc(
+                    doc.clone(),
+                    Some(frame_index),
+                    id.clone(),
+                    name.clone(),
+                    true,
+                )
+            })
+            .collect(),
+        // The chunk payload: named `ai.message.chunk`, or in a mixed mode named by the
+        // `messages` mode that admitted it.
+        (Some(event), doc)
+            if event == "ai.message.chunk" || (event == "messages" && is_bare(doc)) =>
+        {
+            vec![ObservedEvent {
+                sequence: id.as_deref().and_then(|i| i.parse().ok()),
+                event_type: Some("output.chunk".into()),
+                doc: doc.clone(),
+                frame_index: Some(frame_index),
+                frame_id: id,
+                frame_event: name,
+                batched: false,
+                at_ms: None,
+                framing: Framing::ChunkPayload,
+            }]
+        }
+        (Some(event), doc) if HOST_MESSAGE_NAMES.contains(&event) && is_bare(doc) => {
+            let mut observed_event = from_doc(
+                serde_json::json!({"type": event, "payload": doc}),
+                Some(frame_index),
+                id,
+                name,
+                false,
+            );
+            observed_event.framing = Framing::BareMessage;
+            vec![observed_event]
+        }
+        (_, doc) => vec![from_doc(doc.clone(), Some(frame_index), id, name, false)],
+    })
 }
 
 fn from_doc(

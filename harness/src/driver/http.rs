@@ -8,6 +8,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::time::Instant;
 
+use crate::checks::events::{FrameContent, read_frame};
 use crate::event_selector::EventSelector;
 use crate::sse::{SseLimits, SseTokenizer};
 use crate::transcript::{
@@ -392,6 +393,8 @@ impl HttpDriver {
         sent: Instant,
     ) -> ResponseRecord {
         let mut tokenizer = SseTokenizer::new(self.limits.sse);
+        // The event that ends the read, read from each frame as the checks read it.
+        let awaited = stop.event.as_deref().map(EventSelector::parse);
         let mut frames = Vec::new();
         let mut kept_bytes: usize = 0;
         let mut folded: Option<crate::transcript::StreamFold> = None;
@@ -437,15 +440,15 @@ impl HttpDriver {
                 Ok(new_frames) => {
                     for frame in new_frames {
                         let matched_event = match &frame.kind {
-                            FrameKind::Event { event, json, .. } => {
+                            FrameKind::Event {
+                                id, event, json, ..
+                            } => {
                                 event_frames += 1;
-                                stop.event.as_deref().is_some_and(|want| {
-                                    frame_selected(
-                                        &EventSelector::parse(want),
-                                        event.as_deref(),
-                                        json.as_ref(),
-                                    )
-                                })
+                                awaited.as_ref().zip(json.as_ref()).is_some_and(
+                                    |(awaited, json)| {
+                                        carries(awaited, id.as_deref(), event.as_deref(), json)
+                                    },
+                                )
                             }
                             FrameKind::Comment { .. } => false,
                         };
@@ -502,26 +505,18 @@ impl HttpDriver {
     }
 }
 
-/// Whether an event frame carries an event the selector names: its data's `type` (a
-/// RunEventDoc), else its SSE `event:` name over the bare message, or an item of a batch.
-fn frame_selected(
-    selector: &EventSelector<'_>,
+/// Whether an event frame (its `id:`, `event:` and JSON data) carries the awaited event, the
+/// frame read as the checks read it.
+fn carries(
+    awaited: &EventSelector<'_>,
+    id: Option<&str>,
     event: Option<&str>,
-    json: Option<&serde_json::Value>,
+    json: &serde_json::Value,
 ) -> bool {
-    let Some(doc) = json else {
-        return selector.matches_document(event, &serde_json::Value::Null);
-    };
-    if let Some(items) = doc.as_array() {
-        return items.iter().any(|item| {
-            selector.matches_document(item.get("type").and_then(|t| t.as_str()), item)
-        });
-    }
-    match doc.get("type").and_then(|t| t.as_str()) {
-        Some(data_type) if data_type == selector.event_type() => {
-            selector.matches_document(Some(data_type), doc)
-        }
-        _ => selector.matches_document(event, doc),
+    // The frame's index only places its events in a transcript.
+    match read_frame(0, id, event, json) {
+        FrameContent::Events(events) => events.iter().any(|e| awaited.matches(e)),
+        FrameContent::Snapshot => false,
     }
 }
 
