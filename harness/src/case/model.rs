@@ -732,12 +732,13 @@ pub struct JsonExpect {
     /// Of this JSON type.
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "type")]
     pub json_type: Option<JsonType>,
-    /// A number ≥ this.
+    /// A number ≥ this (a number, or an expression expanding to one, e.g. a value the host
+    /// sent in an earlier step).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min: Option<f64>,
-    /// A number ≤ this.
+    pub min: Option<Value>,
+    /// A number ≤ this (a number, or an expression expanding to one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max: Option<f64>,
+    pub max: Option<Value>,
     /// An array, string or object of exactly this length.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length: Option<u64>,

@@ -106,6 +106,8 @@ impl WrittenValues for JsonExpect {
         jsons(&self.equals, visit);
         jsons(&self.not_equals, visit);
         jsons(self.one_of.iter().flatten(), visit);
+        jsons(&self.min, visit);
+        jsons(&self.max, visit);
         texts(&self.matches, visit);
         jsons(&self.contains, visit);
         texts(self.keys.iter().flatten(), visit);

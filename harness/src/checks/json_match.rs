@@ -123,15 +123,17 @@ pub(crate) fn json_condition(
     {
         return mismatch(format!("a value of type {kind:?}").to_lowercase());
     }
-    if let Some(min) = expect.min
-        && !value.as_f64().is_some_and(|v| v >= min)
-    {
-        return mismatch(format!("a number ≥ {min}"));
+    if let Some(min) = &expect.min {
+        let min = number_bound(min, scope)?;
+        if !value.as_f64().is_some_and(|v| v >= min) {
+            return mismatch(format!("a number ≥ {min}"));
+        }
     }
-    if let Some(max) = expect.max
-        && !value.as_f64().is_some_and(|v| v <= max)
-    {
-        return mismatch(format!("a number ≤ {max}"));
+    if let Some(max) = &expect.max {
+        let max = number_bound(max, scope)?;
+        if !value.as_f64().is_some_and(|v| v <= max) {
+            return mismatch(format!("a number ≤ {max}"));
+        }
     }
     if let Some(length) = expect.length {
         let actual = match value {
@@ -191,6 +193,21 @@ fn holds_text(value: &Value, needle: &str) -> bool {
     }
 }
 
+/// A `min`/`max` bound, expanded: a number, or an expression whose value is one.
+fn number_bound(bound: &Value, scope: &Scope) -> Result<f64, TemplateError> {
+    let expanded = scope.expand(bound)?;
+    expanded.as_f64().ok_or_else(|| {
+        let expression = bound
+            .as_str()
+            .and_then(|text| text.strip_prefix("${")?.strip_suffix('}'))
+            .map_or_else(|| bound.to_string(), str::to_string);
+        TemplateError::Missing(
+            expression,
+            format!("a `min`/`max` bound must be a number, not {expanded}"),
+        )
+    })
+}
+
 /// JSON equality where numbers compare by value (`1` equals `1.0`).
 pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
@@ -244,7 +261,7 @@ mod tests {
         let expect = |pointer: &str| JsonExpect {
             pointer: pointer.into(),
             json_type: Some(crate::case::JsonType::Number),
-            min: Some(0.0),
+            min: Some(serde_json::json!(0.0)),
             ..JsonExpect::default()
         };
         let scope = Scope::default();
@@ -280,6 +297,36 @@ mod tests {
         json_condition(Some(&doc), &expect, &Scope::default())
             .unwrap()
             .is_ok()
+    }
+
+    #[test]
+    fn a_bound_may_be_an_expression_expanding_to_a_number() {
+        let mut scope = Scope::default();
+        scope.vars.insert("first".into(), json!(100));
+        scope.vars.insert("text".into(), json!("many"));
+        let judge = |value: Value, expect: Value| {
+            let expect: JsonExpect = serde_json::from_value(expect).unwrap();
+            json_condition(Some(&json!({"budget": value})), &expect, &scope).map(|r| r.is_ok())
+        };
+        let at_most_first = json!({"pointer": "/budget", "max": "${var.first}"});
+        assert_eq!(judge(json!(100), at_most_first.clone()), Ok(true));
+        assert_eq!(judge(json!(64), at_most_first.clone()), Ok(true));
+        assert_eq!(judge(json!(101), at_most_first), Ok(false));
+        assert_eq!(
+            judge(
+                json!(99),
+                json!({"pointer": "/budget", "min": "${var.first}"})
+            ),
+            Ok(false)
+        );
+        // A bound that expands to no number cannot be judged: the case's error, not the host's.
+        assert!(
+            judge(
+                json!(1),
+                json!({"pointer": "/budget", "max": "${var.text}"})
+            )
+            .is_err()
+        );
     }
 
     #[test]
