@@ -11,7 +11,7 @@ use crate::case::{JsonExpect, Principal, RequestSpec};
 use crate::checks::json_condition;
 use crate::driver::http::{PreparedRequest, ReadMode};
 use crate::template::TemplateError;
-use crate::transcript::Exchange;
+use crate::transcript::{BodyEnd, Exchange};
 
 impl StepContext<'_> {
     /// Repeats a request until a condition on its JSON body holds or the deadline passes.
@@ -42,9 +42,11 @@ impl StepContext<'_> {
     }
 
     /// Reads a run's log (`log`, a poll) until two readings in a row end at the same
-    /// `lastSequence`, recording every reading; whether it settled before the deadline. A
-    /// reading without a `lastSequence` cannot say when the log settles: the wait ends there
-    /// and the case's own steps judge the poll; an unreachable host ends it unsettled.
+    /// `lastSequence`, recording every reading; whether it settled before the deadline. An
+    /// answer without a `lastSequence` cannot say when the log settles: the wait ends there
+    /// and the case's own steps judge the poll. A reading without an answer (cut by the
+    /// deadline, refused) says nothing: it never settles the log, and an unreachable host ends
+    /// the wait unsettled.
     pub(crate) async fn settle(
         &self,
         log: &RequestSpec,
@@ -58,6 +60,11 @@ impl StepContext<'_> {
                 .transport_error
                 .as_ref()
                 .is_some_and(|t| t.unreachable);
+            // A whole answer: one cut by the deadline or a broken connection says nothing.
+            let answered = exchange
+                .response
+                .as_ref()
+                .is_some_and(|r| r.end == BodyEnd::ServerClosed);
             let last = exchange
                 .response
                 .as_ref()
@@ -66,7 +73,7 @@ impl StepContext<'_> {
                 .filter(|v| v.is_i64())
                 .cloned();
             exchanges.push(exchange);
-            let settled = reachable && (last.is_none() || last == previous);
+            let settled = reachable && answered && (last.is_none() || last == previous);
             previous = last;
             Ok(settled)
         })
