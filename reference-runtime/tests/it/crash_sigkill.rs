@@ -644,7 +644,7 @@ async fn sigkill_at_random_points_loses_renumbers_and_duplicates_nothing() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(DEFAULT_SEED);
-    let provider = MockServer::start().await;
+    let provider = MockServer::builder().start().await;
     wiremock::Mock::given(wiremock::matchers::method("POST"))
         .and(wiremock::matchers::path("/v1/chat/completions"))
         .respond_with(DelayedProvider)

@@ -1,5 +1,10 @@
 //! The reference runtime's integration tests, one binary: both surfaces over real HTTP, one
 //! module per concept, the defect table (`defects`), and the hosts the tests share.
+//!
+//! Fake providers are started with `MockServer::builder().start()`, never `MockServer::start()`:
+//! the latter lends a pooled server that an earlier test's runtime may still be calling (an
+//! abandoned attempt, a retry), and a test counting the provider's requests then counts that
+//! stranger's too (`x_max_attempts_ignored` once saw three calls for two attempts).
 
 mod bench_publisher;
 mod connections;

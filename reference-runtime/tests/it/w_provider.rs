@@ -113,7 +113,7 @@ async fn create(base: &str, body: Value) -> String {
 
 #[tokio::test]
 async fn the_ai_node_streams_through_a_configured_provider() {
-    let provider = MockServer::start().await;
+    let provider = MockServer::builder().start().await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
         .and(header("authorization", format!("Bearer {CANARY}").as_str()))
@@ -165,7 +165,7 @@ async fn the_ai_node_streams_through_a_configured_provider() {
 
 #[tokio::test]
 async fn a_failing_provider_fails_the_node_and_the_run() {
-    let provider = MockServer::start().await;
+    let provider = MockServer::builder().start().await;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(400).set_body_string(format!("bad key {CANARY}")))
         .mount(&provider)
@@ -194,7 +194,7 @@ async fn a_failing_provider_fails_the_node_and_the_run() {
 
 #[tokio::test]
 async fn unknown_providers_and_models_are_refused_and_surface_x_still_answers() {
-    let provider = MockServer::start().await;
+    let provider = MockServer::builder().start().await;
     let runtime = runtime(&provider.uri()).await;
     let base = runtime.base_url();
     let client = reqwest::Client::new();

@@ -80,7 +80,7 @@ fn a_base_url_with_a_secret_is_refused_without_echoing_it() {
 
 #[tokio::test]
 async fn serves_after_its_first_line_and_never_logs_the_credential() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(401).set_body_json(
             json!({"error": {"message": format!("Incorrect API key provided: {CANARY}"), "type": "invalid_request_error"}}),

@@ -63,7 +63,7 @@ async fn post(base: &str, body: &str, content_type: &str, key: Option<&str>) -> 
 
 #[tokio::test]
 async fn divergent_log_numbers_statuses_and_usage() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     let usage = json!({"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5});
     let chunks = [openai_chunk(json!({"content": "hi"}), Some("stop"))];
     mount_openai(
@@ -128,7 +128,7 @@ async fn divergent_log_numbers_statuses_and_usage() {
 
 #[tokio::test]
 async fn divergent_refusals() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     let runtime = start_choosing(&server, divergent()).await;
     let base = runtime.base_url();
     let body = text_request("hi").to_string();
@@ -156,7 +156,7 @@ async fn divergent_refusals() {
 
 #[tokio::test]
 async fn body_first_order_refuses_the_body_first() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     let choices = ExecutionChoices {
         malformed_status: MalformedStatus::Specific,
         ..ExecutionChoices::default()
@@ -175,7 +175,7 @@ async fn body_first_order_refuses_the_body_first() {
 
 #[tokio::test]
 async fn synchronous_cancel_answers_after_the_terminal_event() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     let slow = sse_answer(openai_text(&["late"])).set_delay(Duration::from_secs(30));
     mount_openai(&server, slow, 1).await;
     let runtime = start_choosing(&server, divergent()).await;
@@ -204,7 +204,7 @@ async fn synchronous_cancel_answers_after_the_terminal_event() {
 
 #[tokio::test]
 async fn accepted_after_the_response_is_still_first() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_openai(&server, sse_answer(openai_text(&["ok"])), 1).await;
     let choices = ExecutionChoices {
         accepted_append: AcceptedAppend::AfterResponse,
@@ -230,7 +230,7 @@ async fn accepted_after_the_response_is_still_first() {
 
 #[tokio::test]
 async fn title_case_header_names_on_the_wire() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     let runtime = start_choosing(&server, ExecutionChoices::default()).await;
     let mut stream = tokio::net::TcpStream::connect(runtime.local_addr())
         .await

@@ -21,7 +21,7 @@ async fn finished_execution(base: &str) -> (String, Vec<Frame>) {
 
 #[tokio::test]
 async fn runtime_and_providers_are_described_without_credentials() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     let runtime = runtime(vec![provider(
         "openai",
         ProviderKind::OpenaiChat,
@@ -50,7 +50,7 @@ async fn runtime_and_providers_are_described_without_credentials() {
 /// early would lose that race only some of the time.
 #[tokio::test]
 async fn an_oversized_body_is_refused_with_a_response_the_client_can_read() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_openai(&server, sse_answer(openai_text(&["never"])), 0).await;
     let runtime = runtime(vec![provider(
         "openai",
@@ -80,7 +80,7 @@ async fn an_oversized_body_is_refused_with_a_response_the_client_can_read() {
 
 #[tokio::test]
 async fn malformed_and_unsatisfiable_requests_are_refused_before_any_provider_call() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_openai(&server, sse_answer(openai_text(&["never"])), 0).await;
     let runtime = runtime(vec![provider(
         "openai",
@@ -173,7 +173,7 @@ async fn malformed_and_unsatisfiable_requests_are_refused_before_any_provider_ca
 
 #[tokio::test]
 async fn idempotent_replay_mismatch_and_refusals() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_openai(&server, sse_answer(openai_text(&["once"])), 1).await;
     let runtime = runtime(vec![provider(
         "openai",
@@ -220,7 +220,7 @@ async fn idempotent_replay_mismatch_and_refusals() {
 
 #[tokio::test]
 async fn sixteen_concurrent_duplicates_make_one_execution_and_one_provider_call() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_openai(
         &server,
         sse_answer(openai_text(&["one"])).set_delay(Duration::from_millis(300)),
@@ -253,7 +253,7 @@ async fn sixteen_concurrent_duplicates_make_one_execution_and_one_provider_call(
 
 #[tokio::test]
 async fn keys_are_kept_24_hours_after_the_terminal_event() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_openai(&server, sse_answer(openai_text(&["x"])), 2).await;
     let clock = Arc::new(ManualClock::new(
         chrono::Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap(),
@@ -282,7 +282,7 @@ async fn keys_are_kept_24_hours_after_the_terminal_event() {
 
 #[tokio::test]
 async fn cursors_after_and_last_event_id() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_openai(&server, sse_answer(openai_text(&["a", "b", "c"])), 1).await;
     let runtime = runtime(vec![provider(
         "openai",
@@ -349,7 +349,7 @@ async fn cursors_after_and_last_event_id() {
 
 #[tokio::test]
 async fn a_cursor_at_the_end_of_a_live_execution_holds_the_stream_open_with_keep_alives() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_openai(
         &server,
         sse_answer(openai_text(&["late"])).set_delay(Duration::from_secs(30)),
@@ -403,7 +403,7 @@ async fn a_cursor_at_the_end_of_a_live_execution_holds_the_stream_open_with_keep
 
 #[tokio::test]
 async fn closing_a_stream_does_not_cancel_the_execution() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_openai(
         &server,
         sse_answer(openai_text(&["done"])).set_delay(Duration::from_millis(300)),
@@ -431,9 +431,9 @@ async fn closing_a_stream_does_not_cancel_the_execution() {
 async fn sqlite_restart_keeps_logs_and_ends_in_flight_executions() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("events.db");
-    let quick = MockServer::start().await;
+    let quick = MockServer::builder().start().await;
     mount_openai(&quick, sse_answer(openai_text(&["kept"])), 1).await;
-    let slow = MockServer::start().await;
+    let slow = MockServer::builder().start().await;
     mount_openai(
         &slow,
         sse_answer(openai_text(&["never"])).set_delay(Duration::from_secs(30)),
@@ -488,7 +488,7 @@ async fn sqlite_restart_keeps_logs_and_ends_in_flight_executions() {
 
 #[tokio::test]
 async fn admission_beyond_the_limit_is_429_queue_full_with_retry_after() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_openai(
         &server,
         sse_answer(openai_text(&["slow"])).set_delay(Duration::from_secs(30)),

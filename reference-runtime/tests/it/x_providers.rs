@@ -11,7 +11,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 #[tokio::test]
 async fn openai_text_stream_materialises_and_reports_usage() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_openai(
         &server,
         sse_answer(openai_text(&["hello", " from", " mock"])),
@@ -83,7 +83,7 @@ async fn openai_text_stream_materialises_and_reports_usage() {
 
 #[tokio::test]
 async fn openai_tool_call_stream_starts_each_call_before_its_arguments() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     let tool = |index: u64, id: Option<&str>, name: Option<&str>, args: &str| {
         let mut call = json!({"index": index, "function": {"arguments": args}});
         if let (Some(id), Some(name)) = (id, name) {
@@ -141,7 +141,7 @@ async fn openai_tool_call_stream_starts_each_call_before_its_arguments() {
 
 #[tokio::test]
 async fn anthropic_stream_merges_usage_and_counts_cached_input() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     let frame = |event: &str, data: Value| format!("event: {event}\ndata: {data}\n\n");
     let body = [
         frame("message_start", json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
@@ -224,7 +224,7 @@ async fn anthropic_stream_merges_usage_and_counts_cached_input() {
 
 #[tokio::test]
 async fn a_stream_without_its_completion_signal_is_a_protocol_error() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     let body = openai_stream(
         &[openai_chunk(json!({"content": "partial"}), None)],
         None,
@@ -279,7 +279,7 @@ fn image_request() -> Value {
 
 #[tokio::test]
 async fn async_media_reports_phases_and_keeps_the_provider_result() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_media_submit(&server).await;
     let status = |n: u64, priority: u8, code: u16, body: Value| {
         Mock::given(method("GET"))
@@ -352,7 +352,7 @@ async fn async_media_reports_phases_and_keeps_the_provider_result() {
 
 #[tokio::test]
 async fn fallback_after_a_503_uses_the_next_provider() {
-    let failing = MockServer::start().await;
+    let failing = MockServer::builder().start().await;
     mount_openai(
         &failing,
         ResponseTemplate::new(503)
@@ -360,7 +360,7 @@ async fn fallback_after_a_503_uses_the_next_provider() {
         1,
     )
     .await;
-    let healthy = MockServer::start().await;
+    let healthy = MockServer::builder().start().await;
     mount_openai(&healthy, sse_answer(openai_text(&["ok"])), 1).await;
     let runtime = runtime(vec![
         provider("first", ProviderKind::OpenaiChat, &failing.uri()),
@@ -397,9 +397,9 @@ async fn fallback_after_a_503_uses_the_next_provider() {
 
 #[tokio::test]
 async fn without_allow_fallback_one_attempt_is_made() {
-    let failing = MockServer::start().await;
+    let failing = MockServer::builder().start().await;
     mount_openai(&failing, ResponseTemplate::new(503), 1).await;
-    let healthy = MockServer::start().await;
+    let healthy = MockServer::builder().start().await;
     mount_openai(&healthy, sse_answer(openai_text(&["ok"])), 0).await;
     let runtime = runtime(vec![
         provider("first", ProviderKind::OpenaiChat, &failing.uri()),
@@ -423,7 +423,7 @@ async fn without_allow_fallback_one_attempt_is_made() {
 
 #[tokio::test]
 async fn no_fallback_once_output_was_exposed() {
-    let failing = MockServer::start().await;
+    let failing = MockServer::builder().start().await;
     let body = format!(
         "{}data: {}\n\n",
         openai_stream(
@@ -434,7 +434,7 @@ async fn no_fallback_once_output_was_exposed() {
         json!({"error": {"message": "boom", "type": "server_error"}})
     );
     mount_openai(&failing, sse_answer(body), 1).await;
-    let healthy = MockServer::start().await;
+    let healthy = MockServer::builder().start().await;
     mount_openai(&healthy, sse_answer(openai_text(&["ok"])), 0).await;
     let runtime = runtime(vec![
         provider("first", ProviderKind::OpenaiChat, &failing.uri()),
@@ -466,7 +466,7 @@ async fn no_fallback_once_output_was_exposed() {
 
 #[tokio::test]
 async fn rate_limits_honour_retry_after_and_insufficient_quota_is_final() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
         .respond_with(ResponseTemplate::new(429).insert_header("retry-after-ms", "150"))
@@ -501,13 +501,13 @@ async fn rate_limits_honour_retry_after_and_insufficient_quota_is_final() {
 
     // Falling back to another provider does not wait for the first one's Retry-After; a 429
     // `insufficient_quota` is final.
-    let slow = MockServer::start().await;
+    let slow = MockServer::builder().start().await;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "30"))
         .expect(1)
         .mount(&slow)
         .await;
-    let quota = MockServer::start().await;
+    let quota = MockServer::builder().start().await;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(429).set_body_json(
             json!({"error": {"message": "quota", "type": "insufficient_quota", "code": "insufficient_quota"}}),
@@ -552,7 +552,7 @@ async fn runtime_for_two(
 
 #[tokio::test]
 async fn the_deadline_covers_the_attempt_and_ends_in_deadline_exceeded() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_openai(
         &server,
         sse_answer(openai_text(&["late"])).set_delay(Duration::from_secs(20)),
@@ -586,7 +586,7 @@ async fn the_deadline_covers_the_attempt_and_ends_in_deadline_exceeded() {
 
 #[tokio::test]
 async fn cancel_ends_a_streaming_execution_as_cancelled() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_openai(
         &server,
         sse_answer(openai_text(&["late"])).set_delay(Duration::from_secs(20)),
@@ -633,7 +633,7 @@ async fn cancel_ends_a_streaming_execution_as_cancelled() {
 
 #[tokio::test]
 async fn cancel_of_an_async_job_cancels_it_remotely() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     mount_media_submit(&server).await;
     Mock::given(method("GET"))
         .and(path("/requests/req-1/status"))
@@ -684,7 +684,7 @@ async fn cancel_of_an_async_job_cancels_it_remotely() {
 
 #[tokio::test]
 async fn a_provider_error_echoing_the_credential_never_reaches_the_caller() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     Mock::given(method("POST"))
         .and(path_regex(".*"))
         .respond_with(ResponseTemplate::new(401).set_body_json(
@@ -728,14 +728,14 @@ async fn a_provider_error_echoing_the_credential_never_reaches_the_caller() {
 
 #[tokio::test]
 async fn a_connection_reset_before_output_is_retryable() {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     Mock::given(method("POST"))
         .respond_with_err(|_: &wiremock::Request| {
             std::io::Error::from(std::io::ErrorKind::ConnectionReset)
         })
         .mount(&server)
         .await;
-    let healthy = MockServer::start().await;
+    let healthy = MockServer::builder().start().await;
     mount_openai(&healthy, sse_answer(openai_text(&["ok"])), 1).await;
     let runtime = runtime(vec![
         provider("reset", ProviderKind::OpenaiChat, &server.uri()),

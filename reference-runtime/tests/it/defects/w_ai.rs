@@ -860,7 +860,7 @@ async fn configured_provider_usage(defects: &[Defect]) -> Value {
     stream.push_str(&chunk(json!({"id": "c", "object": "chat.completion.chunk", "created": 1,
         "model": "gpt-test", "choices": [], "usage": {"prompt_tokens": 4, "completion_tokens": 1, "total_tokens": 5}})));
     stream.push_str("data: [DONE]\n\n");
-    let upstream = MockServer::start().await;
+    let upstream = MockServer::builder().start().await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
         .respond_with(

@@ -46,7 +46,7 @@ macro_rules! both {
 }
 
 async fn text_server(body: String, delay_ms: u64) -> MockServer {
-    let server = MockServer::start().await;
+    let server = MockServer::builder().start().await;
     Mock::given(method("POST"))
         .respond_with(sse_answer(body).set_delay(Duration::from_millis(delay_ms)))
         .mount(&server)
@@ -346,7 +346,7 @@ pub(super) async fn x_tool_arguments_wrong_order() {
 #[tokio::test]
 pub(super) async fn x_canary_in_error() {
     let (off, on) = both!(Defect::XCanaryInError, |defect| {
-        let server = MockServer::start().await;
+        let server = MockServer::builder().start().await;
         Mock::given(method("POST"))
             .respond_with(ResponseTemplate::new(401).set_body_json(
                 json!({"error": {"message": format!("Incorrect API key provided: {CANARY}"), "type": "invalid_request_error"}}),
@@ -388,7 +388,7 @@ pub(super) async fn x_request_echoed_in_error() {
 #[tokio::test]
 pub(super) async fn x_credential_in_manifest() {
     let (off, on) = both!(Defect::XCredentialInManifest, |defect| {
-        let server = MockServer::start().await;
+        let server = MockServer::builder().start().await;
         let runtime = runtime_over(&[&server], defect, None).await;
         let manifests = reqwest::get(format!("{}/v1/providers", runtime.base_url()))
             .await
@@ -464,7 +464,7 @@ pub(super) async fn x_max_attempts_ignored() {
     let (off, on) = both!(Defect::XMaxAttemptsIgnored, |defect| {
         let mut servers = Vec::new();
         for _ in 0..3 {
-            let server = MockServer::start().await;
+            let server = MockServer::builder().start().await;
             Mock::given(method("POST"))
                 .respond_with(ResponseTemplate::new(503))
                 .mount(&server)
@@ -491,7 +491,7 @@ pub(super) async fn x_max_attempts_ignored() {
 #[tokio::test]
 pub(super) async fn x_quota_retried_unrecorded() {
     let (off, on) = both!(Defect::XQuotaRetriedUnrecorded, |defect| {
-        let quota = MockServer::start().await;
+        let quota = MockServer::builder().start().await;
         Mock::given(method("POST"))
             .respond_with(ResponseTemplate::new(429).set_body_json(json!({"error": {"type": "insufficient_quota", "code": "insufficient_quota", "message": "out of credit"}})))
             .mount(&quota)
@@ -515,7 +515,7 @@ pub(super) async fn x_quota_retried_unrecorded() {
 #[tokio::test]
 pub(super) async fn x_provider_code_as_portable() {
     let (off, on) = both!(Defect::XProviderCodeAsPortable, |defect| {
-        let server = MockServer::start().await;
+        let server = MockServer::builder().start().await;
         Mock::given(method("POST"))
             .respond_with(ResponseTemplate::new(400).set_body_json(json!({"error": {"type": "invalid_request_error", "code": "context_length_exceeded", "message": "too long"}})))
             .mount(&server)
@@ -539,7 +539,7 @@ pub(super) async fn x_provider_code_as_portable() {
 #[tokio::test]
 pub(super) async fn x_http_status_as_code() {
     let (off, on) = both!(Defect::XHttpStatusAsCode, |defect| {
-        let server = MockServer::start().await;
+        let server = MockServer::builder().start().await;
         Mock::given(method("POST"))
             .respond_with(ResponseTemplate::new(503).set_body_json(json!({"error": {"type": "server_error", "code": "server_error", "message": "unavailable"}})))
             .mount(&server)
