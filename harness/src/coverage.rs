@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use spec::requirements::{Level as RequirementLevel, RequirementRegistry, Testability};
 
-use crate::case::{Case, Check, CheckKind, Step, StepAction};
+use crate::case::{Case, Check, CheckKind, Step};
 
 /// The coverage of a corpus against the requirement registry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -445,17 +445,7 @@ fn step_requirements<'a>(step: &'a Step, cited: &mut BTreeSet<&'a str>) {
     for check in &step.expect {
         check_requirements(check, cited);
     }
-    let nested: &[Step] = match &step.action {
-        StepAction::Parallel(steps) => steps,
-        StepAction::Repeat(repeat) => &repeat.steps,
-        StepAction::Generate(generate) => &generate.steps,
-        StepAction::Request(_)
-        | StepAction::Stream(_)
-        | StepAction::PollUntil(_)
-        | StepAction::WaitTerminal(_)
-        | StepAction::Concurrent(_) => &[],
-    };
-    for inner in nested {
+    for inner in step.action.nested_steps() {
         step_requirements(inner, cited);
     }
 }

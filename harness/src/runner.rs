@@ -454,16 +454,9 @@ fn serial_units<'a>(
 /// cases start in depends on it.
 pub(crate) fn wait_estimate_ms(case: &crate::case::Case, target: &Target) -> u64 {
     fn generates(steps: &[crate::case::Step]) -> bool {
-        use crate::case::StepAction;
-        steps.iter().any(|step| match &step.action {
-            StepAction::Generate(_) => true,
-            StepAction::Parallel(steps) => generates(steps),
-            StepAction::Repeat(repeat) => generates(&repeat.steps),
-            StepAction::Request(_)
-            | StepAction::Stream(_)
-            | StepAction::PollUntil(_)
-            | StepAction::WaitTerminal(_)
-            | StepAction::Concurrent(_) => false,
+        steps.iter().any(|step| {
+            matches!(step.action, crate::case::StepAction::Generate(_))
+                || generates(step.action.nested_steps())
         })
     }
     if generates(&case.steps) {

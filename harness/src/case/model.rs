@@ -185,6 +185,23 @@ exactly_one_of! {
 
 schema_of_raw_form!(Step => RawStep);
 
+impl StepAction {
+    /// The steps this action runs inside it (`parallel`, `repeat`, `generate`); none for the
+    /// actions that talk to the host themselves.
+    pub fn nested_steps(&self) -> &[Step] {
+        match self {
+            StepAction::Parallel(steps) => steps,
+            StepAction::Repeat(repeat) => &repeat.steps,
+            StepAction::Generate(generate) => &generate.steps,
+            StepAction::Request(_)
+            | StepAction::Stream(_)
+            | StepAction::PollUntil(_)
+            | StepAction::WaitTerminal(_)
+            | StepAction::Concurrent(_) => &[],
+        }
+    }
+}
+
 impl TryFrom<RawStep> for Step {
     type Error = NotExactlyOne;
 
