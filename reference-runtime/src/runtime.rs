@@ -29,6 +29,7 @@ use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::openwop;
 use crate::providers::AdapterError;
+use crate::providers::calls::ProviderCalls;
 use crate::redact::CredentialSource;
 use crate::store::{EventStore, MemoryEventStore, SqliteEventStore, StoreError};
 
@@ -102,6 +103,8 @@ pub struct AppState {
     pub defects: Arc<KnownBad>,
     /// Surface X's service.
     pub executions: Arc<Executions>,
+    /// The provider-call service both surfaces call providers through.
+    pub calls: Arc<ProviderCalls>,
 }
 
 impl std::fmt::Debug for AppState {
@@ -136,12 +139,13 @@ impl AppState {
                 .with_key_retention(key_retention),
         );
         let config = Arc::new(options.config);
+        let calls = ProviderCalls::new(&config, &defects, options.credentials)?;
         let executions = Executions::new(
             &config,
             Arc::clone(&hub),
             Arc::clone(&defects),
-            options.credentials,
-        )?;
+            Arc::clone(&calls),
+        );
         let ended = executions.recover()?;
         if ended > 0 {
             tracing::warn!(
@@ -158,6 +162,7 @@ impl AppState {
             hub,
             defects,
             executions,
+            calls,
         })
     }
 }
@@ -171,9 +176,7 @@ pub fn app(state: AppState) -> Router {
         hub: Arc::clone(&state.hub),
         defects: Arc::clone(&state.defects),
         config: Arc::clone(&openwop_config),
-        providers: Some(openwop::ConfiguredProviders::new(
-            state.executions.provider_calls(),
-        )),
+        providers: Some(openwop::ConfiguredProviders::new(Arc::clone(&state.calls))),
     });
     // An unknown path is answered by the surface whose paths it is under (W's prefixes,
     // `openwop::claims_path`), in that surface's envelope; any other path by surface X.

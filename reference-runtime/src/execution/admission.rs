@@ -14,8 +14,8 @@ use serde_json::Value;
 use spec::execution::{ExecutionRequest, IDEMPOTENCY_KEY_MAX_LEN};
 use spec::schema::{Published, validate};
 
+use super::choices::{ExecutionChoices, MalformedStatus, ValidationOrder};
 use super::errors::ApiError;
-use crate::choices::{ExecutionChoices, MalformedStatus, ValidationOrder};
 use crate::known_bad::KnownBad;
 
 /// The members of the closed request object.

@@ -6,8 +6,8 @@
 
 use axum::http::HeaderMap;
 
+use super::choices::CursorPrecedence;
 use super::errors::ApiError;
-use crate::choices::CursorPrecedence;
 
 /// Resolves the cursor of a request: `None` streams from the first event.
 pub(crate) fn resolve(

@@ -23,10 +23,10 @@ use serde_json::json;
 use spec::execution::{ErrorCode, ExecutionResult, ExecutionStatus, RuntimeState};
 
 use super::admission::admit;
+use super::choices::ResultBeforeSuccess;
 use super::cursor;
 use super::errors::ApiError;
 use super::service::{CancelOutcome, Executions};
-use crate::choices::ResultBeforeSuccess;
 use crate::sse::{SseFrame, sse_response};
 
 /// The routes of surface X over the service.
@@ -88,8 +88,8 @@ pub async fn executions_create(
         .await
         .map_err(|e| service.refusal(e))?;
     let replay_status = match service.config.choices.replay_status {
-        crate::choices::ReplayStatus::Ok => StatusCode::OK,
-        crate::choices::ReplayStatus::Accepted => StatusCode::ACCEPTED,
+        super::choices::ReplayStatus::Ok => StatusCode::OK,
+        super::choices::ReplayStatus::Accepted => StatusCode::ACCEPTED,
     };
     let status = if replay {
         replay_status

@@ -12,9 +12,9 @@ use serde_json::{Value, json};
 
 use spec::execution::ErrorCode;
 
+use super::choices::IdempotencyMismatch;
 use super::errors::ApiError;
 pub(crate) use crate::canonical::{fingerprint, key_hash};
-use crate::choices::IdempotencyMismatch;
 use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::store::{ClaimOutcome, StoreError};

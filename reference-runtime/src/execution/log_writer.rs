@@ -13,10 +13,10 @@ use spec::execution::{
     ErrorCode, EventBody, ExecutionEvent, PortableError, UsageFact, UsageSource, is_valid_unit,
 };
 
-use crate::choices::{
+use super::choices::{
     ArtifactFields, ExecutionChoices, ProviderCodeChoice, RUNTIME_FACT_UNIT, UsageFacts,
 };
-use crate::known_bad::KnownBad;
+use crate::known_bad::{ExecutionRecordRewrites, KnownBad};
 use crate::log::{AppendError, AppendKind, LogHub};
 use crate::providers::{AttemptFailure, Emit};
 
@@ -74,45 +74,14 @@ pub(crate) fn render(
     time: DateTime<Utc>,
     wire_time: Option<String>,
     body: EventBody,
-    defects: &KnownBad,
     choices: &ExecutionChoices,
 ) -> String {
-    let mut wire_sequence = sequence;
-    if defects.second_sequence_repeated() && sequence == 2 {
-        // The defect: the second event repeats the first event's sequence.
-        wire_sequence = 1;
-    }
-    let wire_sequence = choices.sequence_form.wire(wire_sequence);
-    let body = wire_body(body, choices);
     let event = ExecutionEvent {
         execution_id: execution_id.to_string(),
-        sequence: wire_sequence,
+        sequence: choices.sequence_form.wire(sequence),
         time,
-        body,
+        body: wire_body(body, choices),
     };
-    if defects.provider_code_as_portable() {
-        // The defect: a provider failure's portable code is replaced by the provider's own.
-        if let Ok(mut wire) = serde_json::to_value(&event) {
-            if let Some(error) = wire.get_mut("error").and_then(|e| e.as_object_mut())
-                && let Some(native) = error.get("provider_code").cloned()
-            {
-                error.insert("code".into(), native);
-            }
-            return wire.to_string();
-        }
-    }
-    if defects.http_status_as_code() {
-        // The defect: an unavailable provider is reported with a provider-native code, outside
-        // the portable registry.
-        if let Ok(mut wire) = serde_json::to_value(&event) {
-            if let Some(error) = wire.get_mut("error").and_then(|e| e.as_object_mut())
-                && error.get("code").and_then(|c| c.as_str()) == Some("provider_unavailable")
-            {
-                error.insert("code".into(), "http_503".into());
-            }
-            return wire.to_string();
-        }
-    }
     if let Some(wire_time) = wire_time
         && let Ok(mut wire) = serde_json::to_value(&event)
     {
@@ -124,41 +93,22 @@ pub(crate) fn render(
 
 /// The usage gate: every fact is a known or namespaced unit with a finite, non-negative
 /// quantity; a violation fails the attempt with `provider_protocol_error`.
-pub(crate) fn admit_usage(
-    facts: Vec<UsageFact>,
-    defects: &KnownBad,
-) -> Result<Vec<UsageFact>, AttemptFailure> {
+pub(crate) fn admit_usage(facts: Vec<UsageFact>) -> Result<Vec<UsageFact>, AttemptFailure> {
     let invalid = || AttemptFailure::protocol("Provider reported an invalid usage fact");
-    let mut admitted = Vec::with_capacity(facts.len());
-    for (index, mut fact) in facts.into_iter().enumerate() {
-        if !is_valid_unit(&fact.unit) {
+    for fact in &facts {
+        if !is_valid_unit(&fact.unit) || !fact.quantity.is_finite() || fact.quantity < 0.0 {
             return Err(invalid());
         }
-        if !fact.quantity.is_finite() || fact.quantity < 0.0 {
-            return Err(invalid());
-        }
-        if defects.usage_quantity_negated() && fact.quantity > 0.0 {
-            // The defect: quantities are published negated.
-            fact.quantity = -fact.quantity;
-        }
-        if index > 0 && defects.later_usage_facts_negated() && fact.quantity > 0.0 {
-            // The defect: every fact after the first is published negated.
-            fact.quantity = -fact.quantity;
-        }
-        if defects.usage_unit_unknown() {
-            // The defect: units are published under an unknown, un-namespaced name.
-            fact.unit = format!("{}s", fact.unit.replace('.', "_"));
-        }
-        admitted.push(fact);
     }
-    Ok(admitted)
+    Ok(facts)
 }
 
 /// Appends the events of one execution.
 pub(crate) struct LogWriter {
     hub: Arc<LogHub>,
     execution_id: String,
-    defects: Arc<KnownBad>,
+    /// A known-bad runtime's record layer; `None` in a clean one.
+    rewrites: Option<Arc<ExecutionRecordRewrites>>,
     choices: ExecutionChoices,
     max_events: u64,
     appended: u64,
@@ -170,7 +120,7 @@ impl LogWriter {
     pub fn new(
         hub: Arc<LogHub>,
         execution_id: String,
-        defects: Arc<KnownBad>,
+        defects: &KnownBad,
         choices: ExecutionChoices,
         max_events: u64,
         appended: u64,
@@ -178,7 +128,7 @@ impl LogWriter {
         LogWriter {
             hub,
             execution_id,
-            defects,
+            rewrites: defects.execution_record_rewrites().map(Arc::new),
             choices,
             max_events,
             appended,
@@ -199,18 +149,21 @@ impl LogWriter {
     /// Appends the terminal event.
     pub fn finish(&mut self, body: EventBody) -> Result<(), AppendError> {
         let completed = matches!(body, EventBody::Completed { .. });
-        let duplicate = body.clone();
-        self.append_as(body, AppendKind::Terminal)?;
-        if completed && self.defects.execution_second_terminal() {
-            // The defect: a succeeded execution gets a second execution.completed.
-            self.append_as(duplicate, AppendKind::AfterTerminal)?;
+        let copies = self
+            .rewrites
+            .as_ref()
+            .map_or(1, |rewrites| rewrites.terminal_copies(completed));
+        self.append_as(body.clone(), AppendKind::Terminal)?;
+        for _ in 1..copies {
+            // The record layer's repeated terminal event, past the terminal rule.
+            self.append_as(body.clone(), AppendKind::AfterTerminal)?;
         }
         Ok(())
     }
 
     fn append_as(&mut self, body: EventBody, kind: AppendKind) -> Result<(), AppendError> {
         let event_type = body.event_type();
-        let defects = Arc::clone(&self.defects);
+        let rewrites = self.rewrites.clone();
         let choices = self.choices.clone();
         let execution_id = self.execution_id.clone();
         let hub = Arc::clone(&self.hub);
@@ -220,15 +173,13 @@ impl LogWriter {
             kind,
             |sequence, time| {
                 let wire_time = hub.wire_time(time);
-                render(
-                    &execution_id,
-                    sequence,
-                    time,
-                    wire_time,
-                    body,
-                    &defects,
-                    &choices,
-                )
+                let wire = render(&execution_id, sequence, time, wire_time, body, &choices);
+                match &rewrites {
+                    None => wire,
+                    Some(rewrites) => {
+                        rewrites.rewrite(wire, sequence, choices.sequence_form.wire(1))
+                    }
+                }
             },
         )?;
         self.appended += 1;
@@ -243,7 +194,7 @@ impl Emit for LogWriter {
     fn emit(&mut self, body: EventBody) -> Result<(), AttemptFailure> {
         let body = match body {
             EventBody::UsageReported { facts } => {
-                let mut facts = admit_usage(facts, &self.defects)?;
+                let mut facts = admit_usage(facts)?;
                 if self.choices.usage_facts == UsageFacts::WithRuntimeFacts {
                     // A fact the runtime derived, under a namespaced custom unit.
                     facts.push(UsageFact {
@@ -291,20 +242,13 @@ mod tests {
 
     #[test]
     fn usage_gate_refuses_bad_facts() {
-        let clean = KnownBad::clean();
-        assert!(
-            admit_usage(
-                vec![fact("input_token", 3.0), fact("acme.gpu_second", 0.5)],
-                &clean
-            )
-            .is_ok()
-        );
+        assert!(admit_usage(vec![fact("input_token", 3.0), fact("acme.gpu_second", 0.5)]).is_ok());
         for bad in [
             fact("tokens", 1.0),
             fact("input_token", -1.0),
             fact("input_token", f64::NAN),
         ] {
-            assert!(admit_usage(vec![bad], &clean).is_err());
+            assert!(admit_usage(vec![bad]).is_err());
         }
     }
 }

@@ -15,22 +15,22 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::admission::Admitted;
+use super::choices::{
+    AcceptedAppend, CancelTerminal, ExecutionCancel, ManifestFields, SubmissionStatus,
+    UnsatisfiableRequirements,
+};
 use super::driver::{self, DriveContext, DriverHost};
 use super::errors::ApiError;
 use super::fold::fold;
 use super::idempotency::{self, Decision};
 use super::log_writer::LogWriter;
 use super::routing;
-use crate::choices::{
-    AcceptedAppend, CancelTerminal, ExecutionCancel, ManifestFields, SubmissionStatus,
-    UnsatisfiableRequirements,
-};
 use crate::config::{Config, ProviderConfig};
 use crate::execution::config::ExecutionConfig;
 use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::providers::calls::ProviderCalls;
-use crate::providers::{Adapter, AdapterError, DiscardEmit, ProviderCall, RemoteJobSlot};
+use crate::providers::{Adapter, DiscardEmit, ProviderCall, RemoteJobSlot};
 use crate::redact::{CredentialSource, Redactor};
 use crate::store::{StoreError, Surface};
 
@@ -82,16 +82,15 @@ impl std::fmt::Debug for Executions {
 }
 
 impl Executions {
-    /// Builds the service over a hub, with its configuration and the provider-call service
-    /// built from the runtime's.
+    /// Builds the service over a hub and the provider-call service (the composition root's,
+    /// shared with surface W), with its configuration built from the runtime's.
     pub fn new(
         config: &Config,
         hub: Arc<LogHub>,
         defects: Arc<KnownBad>,
-        credentials: CredentialSource,
-    ) -> Result<Arc<Executions>, AdapterError> {
-        let calls = ProviderCalls::new(config, &defects, credentials)?;
-        Ok(Arc::new(Executions {
+        calls: Arc<ProviderCalls>,
+    ) -> Arc<Executions> {
+        Arc::new(Executions {
             config: ExecutionConfig::from_config(config),
             hub,
             defects,
@@ -100,13 +99,7 @@ impl Executions {
             create_lock: Mutex::new(()),
             stopping: AtomicBool::new(false),
             stop_signal: watch::Sender::new(false),
-        }))
-    }
-
-    /// The provider-call service this surface calls providers through; the composition root
-    /// hands the same one to surface W.
-    pub fn provider_calls(&self) -> Arc<ProviderCalls> {
-        Arc::clone(&self.calls)
+        })
     }
 
     /// A refusal as the host's choices write it (the wording of its message, no
@@ -137,7 +130,7 @@ impl Executions {
             let mut writer = LogWriter::new(
                 Arc::clone(&self.hub),
                 record.id.clone(),
-                Arc::clone(&self.defects),
+                &self.defects,
                 self.config.choices.clone(),
                 self.config.limits.max_events_per_execution,
                 appended,
@@ -359,7 +352,7 @@ impl Executions {
         let mut writer = LogWriter::new(
             Arc::clone(&self.hub),
             execution_id.to_string(),
-            Arc::clone(&self.defects),
+            &self.defects,
             self.config.choices.clone(),
             self.config.limits.max_events_per_execution,
             0,

@@ -1,17 +1,30 @@
 //! The seam through which known-bad behaviour enters the runtime.
 //!
 //! A clean runtime carries [`KnownBad::clean`]; a known-bad one (`--defect NAME`) carries the
-//! policy built once from its defect set. Production code never asks which defect is on: it
-//! asks the policy a decision (`refusal_event_omitted`, `event_ids_short`, …), and only this
-//! module reads the defect set. A defect that changes only what goes over the wire (a status, a
-//! request's cursor, a member of an answer or a refusal, the frames of an event stream) is no
-//! decision of the runtime: it is a rewrite of the wire layer (`wire/`), wrapped around a
-//! router only when such a defect is on. Each defect is behind exactly one decision or one
-//! rewrite (`decisions.rs` declares both tables; `wire/rewrites.rs`'s test guards them).
+//! policy built once from its defect set, and only this module reads the set. A defect enters
+//! in one of three ways:
+//!
+//! - a rewrite of the wire (`wire/`): a status, a request's cursor, a member of an answer or a
+//!   refusal, the frames of an event stream; a layer wrapped around a router only when such a
+//!   defect is on;
+//! - a rewrite of a log's events as they are recorded (`run_record.rs` for surface W's
+//!   recorder, `execution_record.rs` for surface X's log writer): a member dropped or retyped,
+//!   an event dropped, repeated or held back, an id cut short, where the event says enough;
+//!   present only in a known-bad runtime's recorders, so the clean engine records the clean
+//!   event and every read path agrees;
+//! - a decision of the engine or a service (`policy.rs`): what only the code deciding it knows
+//!   (an attempt, a budget, an admission, a heartbeat's evaluation, what a stream selects).
+//!
+//! Each defect is behind exactly one row of one table (`decisions.rs` declares them;
+//! `wire/rewrites.rs`'s test guards them).
 
 mod decisions;
+mod execution_record;
 mod policy;
+mod run_record;
 mod wire;
 
+pub(crate) use execution_record::ExecutionRecordRewrites;
 pub use policy::KnownBad;
+pub(crate) use run_record::RunRecordRewrites;
 pub use wire::wire;

@@ -8,6 +8,8 @@
 //! the clean way (`false`).
 
 use super::decisions::decisions;
+use super::execution_record::{EXECUTION_RECORDS, ExecutionRecordRewrites};
+use super::run_record::{RUN_RECORDS, RunRecordRewrites};
 use crate::defects::{Defect, Defects};
 
 /// The known-bad policy: which decisions the runtime takes the defective way, and which
@@ -16,6 +18,9 @@ use crate::defects::{Defect, Defects};
 pub struct KnownBad {
     /// The switched-on defects the engine and services decide (rows of `DECISIONS`).
     defects: Defects,
+    /// The switched-on defects the record layers rewrite (rows of `run_record::RUN_RECORDS`
+    /// and `execution_record::EXECUTION_RECORDS`).
+    record: Defects,
     /// The switched-on defects the wire layer rewrites (every other one).
     wire: Defects,
 }
@@ -23,9 +28,16 @@ pub struct KnownBad {
 impl From<Defects> for KnownBad {
     fn from(defects: Defects) -> Self {
         let decided = |defect: &Defect| DECISIONS.iter().any(|(_, d)| d == defect);
+        let recorded = |defect: &Defect| {
+            RUN_RECORDS
+                .iter()
+                .chain(EXECUTION_RECORDS)
+                .any(|(_, d)| d == defect)
+        };
         KnownBad {
             defects: Defects::of(defects.iter().filter(decided)),
-            wire: Defects::of(defects.iter().filter(|d| !decided(d))),
+            record: Defects::of(defects.iter().filter(recorded)),
+            wire: Defects::of(defects.iter().filter(|d| !decided(d) && !recorded(d))),
         }
     }
 }
@@ -38,12 +50,7 @@ decisions! {
         provider_called_before_validation => XProviderCalledBeforeValidation,
         unknown_request_members_ignored => XMalformedRequestAccepted,
         falls_back_after_output => XFallbackAfterOutput,
-        second_sequence_repeated => XSequenceRepeated,
         execution_cancel_without_terminal => XNoTerminalOnCancel,
-        execution_second_terminal => XSecondTerminal,
-        usage_quantity_negated => XNegativeUsage,
-        usage_unit_unknown => XUnknownUsageUnit,
-        later_usage_facts_negated => XLaterUsageFactNegative,
         quota_retry_unrecorded => XQuotaRetriedUnrecorded,
         tool_fragments_reversed => XToolArgumentsWrongOrder,
         provider_error_body_copied => XCanaryInError,
@@ -52,21 +59,13 @@ decisions! {
         credential_taken_from_extension => XCredentialFromExtension,
         deadline_ignored => XDeadlineIgnored,
         max_attempts_ignored => XMaxAttemptsIgnored,
-        provider_code_as_portable => XProviderCodeAsPortable,
-        http_status_as_code => XHttpStatusAsCode,
         last_text_delta_dropped => XTextOutputTruncated,
         values_resume_without_snapshot => WValuesResumeWithoutSnapshot,
         negotiates_before_validating_mode => WNotAcceptableForJsonAccept,
         values_combination_accepted => WValuesCombinationAccepted,
         vendor_events_in_updates => WVendorEventInUpdates,
         mixed_modes_grouped => WMixedModesReordered,
-        node_event_after_terminal => WEventAfterTerminal,
-        run_second_terminal => WSecondTerminal,
-        run_cancel_without_terminal => WNoTerminalOnCancel,
-        run_completed_without_outputs => WRunCompletedWithoutOutputs,
         no_flush_on_suspended => WNoFlushOnSuspended,
-        event_ids_short => WShortEventId,
-        usage_after_node_completed => WProviderUsageAfterNodeCompleted,
         drops_events_under_load => DropsEventUnderLoad,
         correlation_id_minted => WEnvelopeCorrelationSynthesized,
         meta_source_assumed => WEnvelopeMetaSourceSynthesized,
@@ -92,13 +91,8 @@ decisions! {
         routes_on_reasoning => WRoutesOnReasoning,
         secrets_unredacted_in_derived_events => WReasoningSecretLeaked,
         reasoning_instruction_omitted => WNoReasoningInstruction,
-        refusal_event_omitted => WRefusalEventMissing,
         refusal_fails_as_invalid => WRefusalWrongCode,
-        retry_exhausted_omitted => WRetryExhaustedMissing,
-        cap_breached_omitted => WCapBreachedMissing,
         exhaustion_fails_as_internal => WExhaustionWrongCode,
-        retry_attempted_omitted => WRetryAttemptedMissing,
-        truncation_unreported => WTruncationNotReported,
         truncated_accepted => WTruncatedAccepted,
         truncation_budget_kept => WTruncationNoBudgetRaise,
         truncation_fragment_added => WTruncationCorrectiveFragment,
@@ -107,13 +101,11 @@ decisions! {
         violation_budget_raised => WViolationBudgetRaised,
         schema_rounds_exceeded => WSchemaRoundsIgnored,
         recovery_consumes_retry => WRecoveryConsumesRetry,
-        recovery_unreported => WRecoveryNotReported,
         recovery_carries_content => WRecoveryCarriesContent,
         previous_error_unredacted => WPreviousErrorUnredacted,
         final_error_unredacted => WFinalErrorUnredacted,
         refusal_text_unredacted => WRefusalTextUnredacted,
         anthropic_tier_one_refused => WTierOneProviderRefusal,
-        cost_estimate_omitted => WCostEstimateMissing,
         annotation_on_terminal_refused => WAnnotationTerminalRefused,
         annotation_outside_targets_accepted => WAnnotationOutsideTargetAccepted,
         refused_annotation_logged => WRefusedAnnotationLogged,
@@ -130,7 +122,6 @@ decisions! {
         envelope_id_as_correlation_id => WEnvelopeIdAsCorrelationId,
         strict_refuses_at_floor => WStrictRefusesAtFloor,
         drift_validated_as_emitted => WDriftValidatedAsEmitted,
-        usage_recorded_twice => WUsageRecordedTwice,
         usage_recorded_unadvertised => WUsageEmittedUnadvertised,
         usage_names_credential => WUsageCredentialRef,
         usage_hashes_credential => WUsageCredentialHash,
@@ -139,7 +130,6 @@ decisions! {
         openai_strict_mode_refusal => WTierOneStrictModeRefusal,
         reasoning_unredacted => WReasoningUnredacted,
         retry_announced_late => WRetryAnnouncedAfterRetry,
-        exhaustion_reason_fixed => WExhaustionReasonFixed,
         heartbeat_evaluated_only_on_change => WHeartbeatEvaluatedOnlyOnChange,
         heartbeat_renotifies_unchanged => WHeartbeatRenotifyOnUnchanged,
         host_channel_misaddressed => WHostEventsWrongAddress,
@@ -152,12 +142,6 @@ decisions! {
         heartbeat_first_tick_silent => WHeartbeatFirstTickNotATransition,
         heartbeat_create_run_ignored => WHeartbeatCreateRunIgnored,
         heartbeat_creates_run_on_unchanged => WHeartbeatCreateRunOnUnchanged,
-        owner_subject_as_string => WOwnerSubjectString,
-        node_failed_error_without_message => WNodeFailedErrorWithoutMessage,
-        resolved_by_as_string => WResolvedByString,
-        interrupt_requested_without_key => WInterruptRequestedWithoutKey,
-        node_started_without_type_id => WNodeStartedWithoutTypeId,
-        usage_model_empty => WProviderUsageModelEmpty,
     }
 }
 
@@ -174,13 +158,35 @@ impl KnownBad {
 
     /// Whether the runtime runs known-bad at all.
     pub fn is_clean(&self) -> bool {
-        self.defects.is_empty() && self.wire.is_empty()
+        self.defects.is_empty() && self.record.is_empty() && self.wire.is_empty()
+    }
+
+    /// The record layer of a run's recorder: its rewrites of the events on their way into the
+    /// log, or `None` when no record defect is on.
+    pub(crate) fn record_rewrites(&self) -> Option<RunRecordRewrites> {
+        let defects = Defects::of(self.record.iter().filter(|d| in_table(RUN_RECORDS, d)));
+        (!defects.is_empty()).then(|| RunRecordRewrites::new(defects))
+    }
+
+    /// The record layer of an execution's log writer, or `None` when no surface-X record
+    /// defect is on.
+    pub(crate) fn execution_record_rewrites(&self) -> Option<ExecutionRecordRewrites> {
+        let defects = Defects::of(
+            self.record
+                .iter()
+                .filter(|d| in_table(EXECUTION_RECORDS, d)),
+        );
+        (!defects.is_empty()).then(|| ExecutionRecordRewrites::new(defects))
     }
 
     /// The switched-on defects the wire layer rewrites.
     pub(super) fn wire_defects(&self) -> &Defects {
         &self.wire
     }
+}
+
+fn in_table(table: &[(&str, Defect)], defect: &Defect) -> bool {
+    table.iter().any(|(_, d)| d == defect)
 }
 
 #[cfg(test)]
@@ -191,13 +197,30 @@ mod tests {
     fn the_clean_policy_takes_every_decision_the_clean_way() {
         let clean = KnownBad::clean();
         assert!(clean.is_clean());
-        assert!(!clean.event_ids_short() && !clean.refusal_event_omitted());
-        assert!(clean.wire_defects().is_empty());
-        let bad = KnownBad::of([Defect::WShortEventId]);
-        assert!(!bad.is_clean() && bad.event_ids_short() && !bad.refusal_event_omitted());
-        assert!(bad.wire_defects().is_empty());
+        assert!(!clean.refusal_retried() && !clean.drift_unchecked());
+        assert!(clean.wire_defects().is_empty() && clean.record_rewrites().is_none());
+        let bad = KnownBad::of([Defect::WRefusalRetried]);
+        assert!(!bad.is_clean() && bad.refusal_retried() && !bad.drift_unchecked());
+        assert!(bad.wire_defects().is_empty() && bad.record_rewrites().is_none());
+        let recorded = KnownBad::of([Defect::WShortEventId]);
+        assert!(!recorded.is_clean() && !recorded.refusal_retried());
+        assert!(
+            recorded
+                .record_rewrites()
+                .is_some_and(|r| r.event_ids_short())
+        );
+        assert!(recorded.wire_defects().is_empty());
         let rewritten = KnownBad::of([Defect::WBatchIdLowest]);
-        assert!(!rewritten.is_clean() && !rewritten.event_ids_short());
+        assert!(!rewritten.is_clean() && !rewritten.refusal_retried());
         assert!(rewritten.wire_defects().has(Defect::WBatchIdLowest));
+        assert!(rewritten.record_rewrites().is_none());
+        let stored = KnownBad::of([Defect::XSequenceRepeated]);
+        assert!(stored.record_rewrites().is_none());
+        assert!(
+            stored
+                .execution_record_rewrites()
+                .is_some_and(|r| r.second_sequence_repeated())
+        );
+        assert!(recorded.execution_record_rewrites().is_none());
     }
 }

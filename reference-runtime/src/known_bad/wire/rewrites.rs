@@ -50,21 +50,28 @@ decisions! {
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::execution_record::EXECUTION_RECORDS;
     use super::super::super::policy::DECISIONS;
+    use super::super::super::run_record::RUN_RECORDS;
     use super::*;
 
     #[test]
-    fn every_defect_is_one_decision_or_one_rewrite() {
+    fn every_defect_is_one_decision_one_record_rewrite_or_one_wire_rewrite() {
         for &defect in Defect::ALL {
             let sites: Vec<&str> = DECISIONS
                 .iter()
+                .chain(RUN_RECORDS)
+                .chain(EXECUTION_RECORDS)
                 .chain(REWRITES)
                 .filter(|(_, d)| *d == defect)
                 .map(|(name, _)| *name)
                 .collect();
             assert_eq!(sites.len(), 1, "{defect} turns {sites:?}");
         }
-        assert_eq!(DECISIONS.len() + REWRITES.len(), Defect::ALL.len());
+        assert_eq!(
+            DECISIONS.len() + RUN_RECORDS.len() + EXECUTION_RECORDS.len() + REWRITES.len(),
+            Defect::ALL.len()
+        );
     }
 
     #[test]

@@ -13,8 +13,9 @@ use spec::openwop::payloads::{
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use crate::choices::{AfterTerminalEvents, NEGOTIATED_MCP_VERSION, UpstreamContradictions};
-use crate::log::AppendKind;
+use crate::openwop::infra::choices::{
+    AfterTerminalEvents, NEGOTIATED_MCP_VERSION, UpstreamContradictions,
+};
 
 use super::ai::{self};
 use super::envelopes;
@@ -32,7 +33,7 @@ pub(crate) fn spawn(ctx: RunContext) {
 }
 
 /// Starts a run's task that first appends `run.started` (after the creating request's
-/// response: [`crate::choices::RunStartedTiming::AfterResponse`]). A run cancelled before then
+/// response: [`crate::openwop::infra::choices::RunStartedTiming::AfterResponse`]). A run cancelled before then
 /// keeps its log as the cancel left it.
 pub(crate) fn spawn_after_started(ctx: RunContext, started: Value) {
     tokio::spawn(async move {
@@ -45,7 +46,7 @@ pub(crate) fn spawn_after_started(ctx: RunContext, started: Value) {
     });
 }
 
-/// How long after the 201 a host taking [`crate::choices::RunStartedTiming::AfterResponse`]
+/// How long after the 201 a host taking [`crate::openwop::infra::choices::RunStartedTiming::AfterResponse`]
 /// appends `run.started`.
 const RUN_STARTED_DELAY: std::time::Duration = std::time::Duration::from_millis(20);
 
@@ -73,20 +74,11 @@ async fn run(ctx: &RunContext) {
         }
     }
     let duration_ms = elapsed_ms(started);
-    let payload = if ctx.env.defects.run_completed_without_outputs() {
-        json!({ "durationMs": duration_ms })
-    } else {
-        json!(RunCompleted {
-            outputs: last_outputs,
-            duration_ms: Some(duration_ms),
-        })
-    };
-    let completed = ctx.record("run.completed", None, payload.clone()).is_ok();
-    if completed && ctx.env.defects.run_second_terminal() {
-        let _ = ctx
-            .recorder
-            .record_as("run.completed", None, payload, AppendKind::AfterTerminal);
-    }
+    let payload = json!(RunCompleted {
+        outputs: last_outputs,
+        duration_ms: Some(duration_ms),
+    });
+    let completed = ctx.record("run.completed", None, payload).is_ok();
     if completed && ctx.env.config.choices.after_terminal == AfterTerminalEvents::VendorEvent {
         // A vendor type may follow the terminal event (the chapter's terminal rule).
         let _ = ctx.record("example.run-archived", None, json!({ "archived": true }));
@@ -121,11 +113,7 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
         type_id: node.type_id.clone(),
         attempt: Some(0),
     };
-    let mut begin = json!(begin);
-    if ctx.env.defects.node_started_without_type_id() {
-        begin.as_object_mut().map(|b| b.remove("typeId"));
-    }
-    ctx.record("node.started", Some(&node.id), begin)?;
+    ctx.record("node.started", Some(&node.id), json!(begin))?;
     let result = match node.kind {
         NodeKind::Noop => Ok(success(Map::new())),
         NodeKind::Delay => delay(ctx, node).await,
@@ -143,13 +131,8 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
                 duration_ms: Some(elapsed_ms(started)),
             };
             // The rule: one provider.usage per provider call, before the node's node.completed.
-            if ctx.env.defects.usage_after_node_completed() {
-                ctx.record("node.completed", Some(&node.id), json!(done))?;
-                usage::record(ctx, node, &usage, Some(&outputs))?;
-            } else {
-                usage::record(ctx, node, &usage, Some(&outputs))?;
-                ctx.record("node.completed", Some(&node.id), json!(done))?;
-            }
+            usage::record(ctx, node, &usage, Some(&outputs))?;
+            ctx.record("node.completed", Some(&node.id), json!(done))?;
             Ok(outputs)
         }
         Err(NodeError::Failed(failure)) => {
@@ -159,13 +142,7 @@ async fn execute(ctx: &RunContext, node: &NodeDef) -> Result<Map<String, Value>,
                 error: failure.error.clone(),
                 attempts: Some(failure.attempts),
             };
-            let mut payload = json!(failed);
-            if ctx.env.defects.node_failed_error_without_message() {
-                payload["error"]
-                    .as_object_mut()
-                    .map(|e| e.remove("message"));
-            }
-            ctx.record("node.failed", Some(&node.id), payload)?;
+            ctx.record("node.failed", Some(&node.id), json!(failed))?;
             Err(NodeError::Failed(failure))
         }
         Err(NodeError::Stopped) => {
@@ -182,14 +159,7 @@ fn abandon(ctx: &RunContext, node: &NodeDef) {
         return;
     }
     let payload = json!({ "nodeId": node.id, "reason": "run-cancelled" });
-    let kind = if ctx.env.defects.node_event_after_terminal() {
-        AppendKind::AfterTerminal
-    } else {
-        AppendKind::Forward
-    };
-    let _ = ctx
-        .recorder
-        .record_as("node.cancelled", Some(&node.id), payload, kind);
+    let _ = ctx.record("node.cancelled", Some(&node.id), payload);
 }
 
 fn success(outputs: Map<String, Value>) -> NodeSuccess {
@@ -286,9 +256,6 @@ async fn approval_gate(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuccess, 
             },
             "nodeId": node.id, "interruptId": interrupt_id,
         });
-        if ctx.env.defects.interrupt_requested_without_key() {
-            requested.as_object_mut().map(|r| r.remove("key"));
-        }
         if ctx.env.config.choices.upstream_contradictions == UpstreamContradictions::OtherSide {
             // The closed schema's side: kind, key and data only (node.suspended and the
             // envelope's nodeId still name the node and the interrupt).

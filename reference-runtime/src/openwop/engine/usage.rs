@@ -34,23 +34,15 @@ pub(crate) fn record(
     }
     for payload in usage {
         let mut payload = payload.clone();
-        if ctx.env.config.choices.usage_currency == crate::choices::UsageCurrency::Omitted {
+        if ctx.env.config.choices.usage_currency
+            == crate::openwop::infra::choices::UsageCurrency::Omitted
+        {
             // Absent means USD, the currency of every estimate of this host.
             payload.currency = None;
         }
-        if defects.cost_estimate_omitted() {
-            payload.cost_estimate_usd = None;
-            payload.currency = None;
-        }
-        if defects.usage_model_empty() {
-            payload.model = String::new();
-        }
         let mut event = json!(payload);
         leak(ctx, node, outputs, &mut event);
-        let times = if defects.usage_recorded_twice() { 2 } else { 1 };
-        for _ in 0..times {
-            ctx.record("provider.usage", Some(&node.id), event.clone())?;
-        }
+        ctx.record("provider.usage", Some(&node.id), event)?;
     }
     Ok(())
 }

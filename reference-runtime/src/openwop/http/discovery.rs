@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use spec::openwop::{EVENT_LOG_SCHEMA_VERSION, PROTOCOL_VERSION};
 
-use crate::choices::VersionDefault;
+use crate::openwop::infra::choices::VersionDefault;
 
 use super::version::VERSION_HEADER;
 use crate::openwop::engine::ai::node::mock_provider_ids;
@@ -116,7 +116,7 @@ pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
             "maxRequestBodyBytes": MAX_BODY_BYTES,
         })),
     });
-    if config.choices.usage_currency == crate::choices::UsageCurrency::Omitted
+    if config.choices.usage_currency == crate::openwop::infra::choices::UsageCurrency::Omitted
         && let Some(usage) = document
             .pointer_mut("/providerUsage")
             .and_then(Value::as_object_mut)

@@ -44,7 +44,7 @@ impl IntoResponse for ApiError {
 
 /// Adds `details.hostReference` (an opaque reference to the host's operational log) to every
 /// error envelope, and words the message as such a host does
-/// ([`crate::choices::ErrorDetails::Annotated`]); other responses pass unchanged.
+/// ([`crate::openwop::infra::choices::ErrorDetails::Annotated`]); other responses pass unchanged.
 pub(crate) async fn annotate_error(response: Response) -> Response {
     let is_json = response
         .headers()

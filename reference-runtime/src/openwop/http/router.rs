@@ -59,7 +59,7 @@ pub fn fallback(config: &OpenWopConfig) -> Router {
         .layer(axum::middleware::from_fn(|request, next| {
             version::protocol_version(false, request, next)
         }));
-    if config.choices.error_details == crate::choices::ErrorDetails::Annotated {
+    if config.choices.error_details == crate::openwop::infra::choices::ErrorDetails::Annotated {
         router.layer(axum::middleware::map_response(
             error_response::annotate_error,
         ))
@@ -112,9 +112,10 @@ pub fn router(deps: Dependencies) -> Router {
     } else {
         state.config.choices.host_channel.path()
     };
-    let annotated = state.config.choices.error_details == crate::choices::ErrorDetails::Annotated;
-    let serves_v1 =
-        state.config.choices.version_default == crate::choices::VersionDefault::V1UnlessAsked;
+    let annotated = state.config.choices.error_details
+        == crate::openwop::infra::choices::ErrorDetails::Annotated;
+    let serves_v1 = state.config.choices.version_default
+        == crate::openwop::infra::choices::VersionDefault::V1UnlessAsked;
     let router = Router::new()
         .route(
             "/.well-known/openwop",
@@ -167,8 +168,8 @@ pub fn router(deps: Dependencies) -> Router {
         router
     };
     let router = match state.config.choices.sse_headers {
-        crate::choices::SseHeaderTiming::Immediate => router,
-        crate::choices::SseHeaderTiming::WithFirstByte => router.layer(
+        crate::openwop::infra::choices::SseHeaderTiming::Immediate => router,
+        crate::openwop::infra::choices::SseHeaderTiming::WithFirstByte => router.layer(
             axum::middleware::map_response(crate::sse::headers_with_first_byte),
         ),
     };

@@ -31,7 +31,7 @@ fn major(value: &str) -> Option<u64> {
 }
 
 /// The middleware. `serves_v1`: a dual-stack host also answers discovery in major 1
-/// ([`crate::choices::VersionDefault::V1UnlessAsked`]); every other path is v2 only.
+/// ([`crate::openwop::infra::choices::VersionDefault::V1UnlessAsked`]); every other path is v2 only.
 pub(crate) async fn protocol_version(serves_v1: bool, request: Request, next: Next) -> Response {
     let requested = request
         .headers()

@@ -75,11 +75,11 @@ mod tests {
 
     #[test]
     fn minted_ids_follow_their_grammar() {
-        let run = crate::choices::RunIdForm::RunHex.mint("tenant-a");
+        let run = crate::openwop::infra::choices::RunIdForm::RunHex.mint("tenant-a");
         assert!(is_tenant_bound_id(&run), "{run}");
         for form in [
-            crate::choices::InterruptIdForm::IntHex,
-            crate::choices::InterruptIdForm::Dotted,
+            crate::openwop::infra::choices::InterruptIdForm::IntHex,
+            crate::openwop::infra::choices::InterruptIdForm::Dotted,
         ] {
             assert!(is_tenant_bound_id(&form.mint("tenant-a")));
         }
@@ -90,7 +90,7 @@ mod tests {
 
     #[test]
     fn path_segments_accept_both_encodings() {
-        let run = crate::choices::RunIdForm::RunHex.mint("tenant-a");
+        let run = crate::openwop::infra::choices::RunIdForm::RunHex.mint("tenant-a");
         let tilde = spec::openwop::encode_run_id_for_path(&run);
         let percent = run.replace('/', "%2F");
         for form in [tilde, percent.clone(), percent.replace("%2F", "%2f")] {

@@ -8,6 +8,7 @@ pub(crate) mod config;
 pub(crate) mod envelope_settings;
 pub(crate) mod era2;
 pub(crate) mod error;
+pub(crate) mod event_draft;
 pub(crate) mod ids;
 pub(crate) mod projection;
 pub(crate) mod recorder;

@@ -7,11 +7,11 @@ use serde_json::Value;
 use spec::openwop::{RunEventDoc, SCHEMA_VERSION};
 use spec::registry::{AfterTerminal, event_types};
 
-use crate::known_bad::KnownBad;
+use super::event_draft::EventDraft;
+use crate::known_bad::{KnownBad, RunRecordRewrites};
 use crate::log::{AppendError, AppendKind, LogHub};
-use crate::store::StoredEvent;
 
-use crate::choices::{EnvelopeFields, EventIdForm, OpenWopChoices};
+use crate::openwop::infra::choices::{EnvelopeFields, EventIdForm, OpenWopChoices};
 
 /// A run event's wire JSON: the document as serialised, with `timestamp` written as
 /// `wire_time` when the host writes times in another offset (`[server] timestamp_offset_minutes`).
@@ -45,7 +45,9 @@ pub(crate) fn append_kind(event_type: &str) -> AppendKind {
 pub(crate) struct Recorder {
     hub: Arc<LogHub>,
     run_id: Arc<str>,
-    defects: Arc<KnownBad>,
+    /// A known-bad runtime's record layer (shared by the recorder's clones, since it may hold
+    /// events back); `None` in a clean one.
+    rewrites: Option<Arc<RunRecordRewrites>>,
     event_id_form: EventIdForm,
     envelope_fields: EnvelopeFields,
 }
@@ -57,13 +59,13 @@ impl Recorder {
     pub(crate) fn new(
         hub: Arc<LogHub>,
         run_id: &str,
-        defects: Arc<KnownBad>,
+        defects: &KnownBad,
         choices: &OpenWopChoices,
     ) -> Self {
         Recorder {
             hub,
             run_id: Arc::from(run_id),
-            defects,
+            rewrites: defects.record_rewrites().map(Arc::new),
             event_id_form: choices.event_id_form,
             envelope_fields: choices.envelope_fields,
         }
@@ -80,8 +82,8 @@ impl Recorder {
         event_type: &str,
         node_id: Option<&str>,
         payload: Value,
-    ) -> Result<StoredEvent, AppendError> {
-        self.record_as(event_type, node_id, payload, append_kind(event_type))
+    ) -> Result<(), AppendError> {
+        self.append(event_type, node_id, payload, append_kind(event_type), None)
     }
 
     /// Appends one event caused by an AI envelope: its `causationId` is the envelope's
@@ -92,7 +94,7 @@ impl Recorder {
         node_id: Option<&str>,
         payload: Value,
         causation_id: Option<&str>,
-    ) -> Result<StoredEvent, AppendError> {
+    ) -> Result<(), AppendError> {
         self.append(
             event_type,
             node_id,
@@ -102,17 +104,6 @@ impl Recorder {
         )
     }
 
-    /// Appends one event with an explicit kind (only defects choose a kind themselves).
-    pub(crate) fn record_as(
-        &self,
-        event_type: &str,
-        node_id: Option<&str>,
-        payload: Value,
-        kind: AppendKind,
-    ) -> Result<StoredEvent, AppendError> {
-        self.append(event_type, node_id, payload, kind, None)
-    }
-
     fn append(
         &self,
         event_type: &str,
@@ -120,30 +111,52 @@ impl Recorder {
         payload: Value,
         kind: AppendKind,
         causation_id: Option<&str>,
-    ) -> Result<StoredEvent, AppendError> {
-        let event_id = if self.defects.event_ids_short() {
-            EventIdForm::EvtHex.mint()[4..12].to_string()
-        } else {
-            self.event_id_form.mint()
+    ) -> Result<(), AppendError> {
+        let draft = EventDraft {
+            event_type: event_type.to_string(),
+            event_id: self.event_id_form.mint(),
+            node_id: node_id.map(str::to_string),
+            payload,
+            kind,
+            causation_id: causation_id.map(str::to_string),
         };
+        match &self.rewrites {
+            None => self.append_draft(draft),
+            Some(rewrites) => rewrites
+                .rewrite(draft)
+                .into_iter()
+                .try_for_each(|draft| self.append_draft(draft)),
+        }
+    }
+
+    fn append_draft(&self, draft: EventDraft) -> Result<(), AppendError> {
         let engine_version =
             (self.envelope_fields == EnvelopeFields::WithEngineVersion).then_some(ENGINE_VERSION);
+        let EventDraft {
+            event_type,
+            event_id,
+            node_id,
+            payload,
+            kind,
+            causation_id,
+        } = draft;
         self.hub
-            .append(&self.run_id, event_type, kind, |sequence, time| {
+            .append(&self.run_id, &event_type, kind, |sequence, time| {
                 let doc = RunEventDoc {
                     event_id,
                     run_id: self.run_id.to_string(),
-                    event_type: event_type.to_string(),
+                    event_type: event_type.clone(),
                     payload,
                     timestamp: time,
                     sequence,
                     schema_version: SCHEMA_VERSION,
-                    node_id: node_id.map(str::to_string),
+                    node_id,
                     engine_version,
-                    causation_id: causation_id.map(str::to_string),
+                    causation_id,
                 };
                 wire_json(&doc, self.hub.wire_time(time))
             })
+            .map(|_| ())
     }
 }
 
@@ -156,6 +169,8 @@ mod tests {
         assert_eq!(append_kind("run.completed"), AppendKind::Terminal);
         assert_eq!(append_kind("run.cancelled"), AppendKind::Terminal);
         assert_eq!(append_kind("node.completed"), AppendKind::Forward);
+        // A cancelled run's late node.cancelled is refused (the abandon path relies on it).
+        assert_eq!(append_kind("node.cancelled"), AppendKind::Forward);
         assert_eq!(append_kind("interrupt.resolved"), AppendKind::Forward);
         assert_eq!(append_kind("run.dead-lettered"), AppendKind::AfterTerminal);
         assert_eq!(

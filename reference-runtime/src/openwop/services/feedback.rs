@@ -208,7 +208,7 @@ pub(crate) fn create(
             let recorder = crate::openwop::infra::recorder::Recorder::new(
                 Arc::clone(&state.hub),
                 &meta.run_id,
-                Arc::clone(&state.defects),
+                &state.defects,
                 &state.config.choices,
             );
             let _ = recorder.record(

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use spec::openwop::{HostEvent, HostEventDelivery};
 use tokio::sync::broadcast;
 
-use crate::choices::HostEventFraming;
+use crate::openwop::infra::choices::HostEventFraming;
 use crate::sse::{FrameId, SseFrame};
 
 /// How many host events a slow subscriber may fall behind before it skips some.

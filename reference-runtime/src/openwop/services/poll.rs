@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::choices::AfterTerminalEvents;
+use crate::openwop::infra::choices::AfterTerminalEvents;
 use crate::store::StoredEvent;
 
 use super::state::WState;
@@ -115,7 +115,7 @@ fn index_finished_run(state: &WState, run_id: &str, log: &[StoredEvent]) {
     let recorder = Recorder::new(
         Arc::clone(&state.hub),
         run_id,
-        Arc::clone(&state.defects),
+        &state.defects,
         &state.config.choices,
     );
     if let Err(error) = recorder.record(INDEXED, None, json!({ "indexed": true })) {

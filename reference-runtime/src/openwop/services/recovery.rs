@@ -20,9 +20,9 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 use spec::openwop::payloads::{ErrorObject, RunFailed};
 
-use crate::choices::OpenWopChoices;
 use crate::known_bad::KnownBad;
 use crate::log::LogHub;
+use crate::openwop::infra::choices::OpenWopChoices;
 use crate::store::{StoreError, Surface};
 
 use crate::openwop::infra::projection::{RUN_META_KIND, RunMeta, parse_event};
@@ -66,7 +66,7 @@ pub fn recover_runs(
             failed_node_id: unfinished_node(&events),
             duration_ms: None,
         };
-        let recorder = Recorder::new(Arc::clone(hub), &record.id, Arc::clone(defects), choices);
+        let recorder = Recorder::new(Arc::clone(hub), &record.id, defects, choices);
         match recorder.record("run.failed", None, json!(payload)) {
             Ok(_) => ended += 1,
             Err(error) => {

@@ -7,8 +7,8 @@ use serde_json::{Map, Value, json};
 use spec::openwop::payloads::{RunCancelled, RunStarted};
 use spec::openwop::{CreateRunRequest, Owner, RunStatus};
 
-use crate::choices::{CancelAnswer, CancelledPayload, RunStartedTiming};
 use crate::log::AppendError;
+use crate::openwop::infra::choices::{CancelAnswer, CancelledPayload, RunStartedTiming};
 use crate::store::Surface;
 
 use super::state::WState;
@@ -179,7 +179,7 @@ pub(crate) fn start_run(state: &Arc<WState>, run_id: &str, run: NewRun) -> Resul
     let recorder = Recorder::new(
         Arc::clone(&state.hub),
         run_id,
-        Arc::clone(&state.defects),
+        &state.defects,
         &state.config.choices,
     );
     let started = RunStarted {
@@ -191,11 +191,7 @@ pub(crate) fn start_run(state: &Arc<WState>, run_id: &str, run: NewRun) -> Resul
         tags: run.tags,
         metadata: run.metadata,
     };
-    let mut started = json!(started);
-    if state.defects.owner_subject_as_string() {
-        let subject_id = run.owner.subject.subject_id.clone();
-        started["owner"]["subject"] = json!(subject_id);
-    }
+    let started = json!(started);
     let ctx = RunContext {
         env: Arc::clone(&state.nodes),
         recorder,
@@ -252,57 +248,53 @@ pub(crate) fn cancel_run(
         return Err(terminal());
     }
     let answer = state.config.choices.cancel;
-    if !state.defects.run_cancel_without_terminal() {
-        let duration_ms = state.hub.store().log(run_id).ok().flatten().map(|record| {
-            let elapsed = state.hub.clock().now() - record.created_at;
-            u64::try_from(elapsed.num_milliseconds()).unwrap_or(0)
-        });
-        let payload = match state.config.choices.cancelled_payload {
-            CancelledPayload::Filled => RunCancelled {
-                reason: Some(reason.unwrap_or_else(|| "cancelled-by-request".to_string())),
-                cancelled_by: Some(caller.subject.clone()),
-                duration_ms,
-                parent_run_id: None,
-            },
-            CancelledPayload::AsRequested => RunCancelled {
-                reason,
-                cancelled_by: None,
-                duration_ms,
-                parent_run_id: None,
-            },
-        };
-        let recorder = Recorder::new(
-            Arc::clone(&state.hub),
-            run_id,
-            Arc::clone(&state.defects),
-            &state.config.choices,
-        );
-        match answer {
-            CancelAnswer::Synchronous => {
+    let duration_ms = state.hub.store().log(run_id).ok().flatten().map(|record| {
+        let elapsed = state.hub.clock().now() - record.created_at;
+        u64::try_from(elapsed.num_milliseconds()).unwrap_or(0)
+    });
+    let payload = match state.config.choices.cancelled_payload {
+        CancelledPayload::Filled => RunCancelled {
+            reason: Some(reason.unwrap_or_else(|| "cancelled-by-request".to_string())),
+            cancelled_by: Some(caller.subject.clone()),
+            duration_ms,
+            parent_run_id: None,
+        },
+        CancelledPayload::AsRequested => RunCancelled {
+            reason,
+            cancelled_by: None,
+            duration_ms,
+            parent_run_id: None,
+        },
+    };
+    let recorder = Recorder::new(
+        Arc::clone(&state.hub),
+        run_id,
+        &state.defects,
+        &state.config.choices,
+    );
+    match answer {
+        CancelAnswer::Synchronous => match recorder.record("run.cancelled", None, json!(payload)) {
+            Ok(_) => {}
+            Err(AppendError::Terminal { .. }) => return Err(terminal()),
+            Err(AppendError::Store(error)) => {
+                tracing::error!(%error, "appending run.cancelled failed");
+                return Err(ApiError::internal());
+            }
+        },
+        CancelAnswer::Asynchronous => {
+            tokio::spawn(async move {
+                tokio::time::sleep(ASYNCHRONOUS_CANCEL_DELAY).await;
                 match recorder.record("run.cancelled", None, json!(payload)) {
                     Ok(_) => {}
-                    Err(AppendError::Terminal { .. }) => return Err(terminal()),
+                    // A concurrent cancel (or the run's own end) got there first.
+                    Err(AppendError::Terminal { .. }) => {
+                        tracing::info!("an asynchronous cancel found the run terminal");
+                    }
                     Err(AppendError::Store(error)) => {
                         tracing::error!(%error, "appending run.cancelled failed");
-                        return Err(ApiError::internal());
                     }
                 }
-            }
-            CancelAnswer::Asynchronous => {
-                tokio::spawn(async move {
-                    tokio::time::sleep(ASYNCHRONOUS_CANCEL_DELAY).await;
-                    match recorder.record("run.cancelled", None, json!(payload)) {
-                        Ok(_) => {}
-                        // A concurrent cancel (or the run's own end) got there first.
-                        Err(AppendError::Terminal { .. }) => {
-                            tracing::info!("an asynchronous cancel found the run terminal");
-                        }
-                        Err(AppendError::Store(error)) => {
-                            tracing::error!(%error, "appending run.cancelled failed");
-                        }
-                    }
-                });
-            }
+            });
         }
     }
     state.live.cancel(run_id);
@@ -353,9 +345,6 @@ pub(crate) fn resolve_interrupt(
             "resumeValue": resume_value,
             "resolvedBy": caller.as_subject(),
         });
-        if state.defects.resolved_by_as_string() {
-            payload["resolvedBy"] = json!(caller.subject);
-        }
         if let Some(action) = &action {
             payload["action"] = json!(action);
             payload["decision"] = json!(if action == "reject" {
@@ -367,7 +356,7 @@ pub(crate) fn resolve_interrupt(
         let recorder = Recorder::new(
             Arc::clone(&state.hub),
             run_id,
-            Arc::clone(&state.defects),
+            &state.defects,
             &state.config.choices,
         );
         match recorder.record("interrupt.resolved", Some(&pending.node_id), payload) {

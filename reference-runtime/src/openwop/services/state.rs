@@ -3,9 +3,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::choices::CrossTenantAnswer;
 use crate::known_bad::KnownBad;
 use crate::log::LogHub;
+use crate::openwop::infra::choices::CrossTenantAnswer;
 use crate::store::{StoredEvent, Surface};
 
 use super::host_bus::HostEventBus;

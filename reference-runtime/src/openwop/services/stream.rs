@@ -23,10 +23,10 @@ use crate::store::StoredEvent;
 
 use super::state::WState;
 use super::subscribers::SubscriberSlot;
-use crate::choices::{
+use crate::openwop::infra::auth::Caller;
+use crate::openwop::infra::choices::{
     MessagesBatching, MixedMessagesData, MultiAdmitted, StreamValidationOrder, ValuesResumeAtEnd,
 };
-use crate::openwop::infra::auth::Caller;
 use crate::openwop::infra::error::ApiError;
 use crate::openwop::infra::projection::{Projection, RunMeta, parse_event};
 use crate::openwop::services::stream_params::{self, Selection, admits};

@@ -7,7 +7,7 @@ use serde_json::json;
 use spec::openwop::{StreamMode, StreamModeSelection};
 use spec::registry::{StreamTier, event_types};
 
-use crate::choices::ImplementedModes;
+use crate::openwop::infra::choices::ImplementedModes;
 use crate::openwop::infra::error::{ApiError, details};
 
 /// The largest `bufferMs`.

@@ -374,18 +374,16 @@ impl Turns<'_> {
             }
         };
         if let Some(stop_reason) = &call.truncated {
-            if !self.defects().truncation_unreported() {
-                let payload = EnvelopeTruncated {
-                    node_id: self.node.id.clone(),
-                    provider: self.plan.provider.clone(),
-                    model: self.plan.model.clone(),
-                    stop_reason: stop_reason.clone(),
-                    partial_payload_available: Some(lenient_parse(&output_text).is_some()),
-                    output_token_count: Some(call.usage.output),
-                };
-                self.ctx
-                    .record("envelope.truncated", Some(self.node_id()), json!(payload))?;
-            }
+            let payload = EnvelopeTruncated {
+                node_id: self.node.id.clone(),
+                provider: self.plan.provider.clone(),
+                model: self.plan.model.clone(),
+                stop_reason: stop_reason.clone(),
+                partial_payload_available: Some(lenient_parse(&output_text).is_some()),
+                output_token_count: Some(call.usage.output),
+            };
+            self.ctx
+                .record("envelope.truncated", Some(self.node_id()), json!(payload))?;
             if !self.defects().truncated_accepted() {
                 return Ok(Evaluated::Retry(Failure::truncation(
                     stop_reason,
@@ -437,24 +435,22 @@ impl Turns<'_> {
 
     fn refuse(&self, text: Option<&str>, category: Option<String>) -> Result<Failure, TurnError> {
         let defects = self.defects();
-        if !defects.refusal_event_omitted() {
-            let refusal_text = text.map(|t| {
-                if defects.refusal_text_unredacted() {
-                    t.to_string()
-                } else {
-                    self.redactor.scrub(t)
-                }
-            });
-            let payload = EnvelopeRefusal {
-                node_id: self.node.id.clone(),
-                provider: self.plan.provider.clone(),
-                model: self.plan.model.clone(),
-                refusal_text,
-                safety_category: category,
-            };
-            self.ctx
-                .record("envelope.refusal", Some(self.node_id()), json!(payload))?;
-        }
+        let refusal_text = text.map(|t| {
+            if defects.refusal_text_unredacted() {
+                t.to_string()
+            } else {
+                self.redactor.scrub(t)
+            }
+        });
+        let payload = EnvelopeRefusal {
+            node_id: self.node.id.clone(),
+            provider: self.plan.provider.clone(),
+            model: self.plan.model.clone(),
+            refusal_text,
+            safety_category: category,
+        };
+        self.ctx
+            .record("envelope.refusal", Some(self.node_id()), json!(payload))?;
         if defects.refusal_retried() {
             return Ok(Failure::malformed(
                 Reason::Refusal,
@@ -482,18 +478,16 @@ impl Turns<'_> {
         attempt: &mut u32,
     ) -> Result<(), TurnError> {
         let defects = self.defects();
-        if !defects.recovery_unreported() {
-            let mut payload = json!(EnvelopeRecoveryApplied {
-                node_id: self.node.id.clone(),
-                path: path.to_string(),
-                byte_offset: Some(offset as u64),
-            });
-            if defects.recovery_carries_content() {
-                payload["recovered"] = json!(self.redactor.scrub(text));
-            }
-            self.ctx
-                .record("envelope.recovery-applied", Some(self.node_id()), payload)?;
+        let mut payload = json!(EnvelopeRecoveryApplied {
+            node_id: self.node.id.clone(),
+            path: path.to_string(),
+            byte_offset: Some(offset as u64),
+        });
+        if defects.recovery_carries_content() {
+            payload["recovered"] = json!(self.redactor.scrub(text));
         }
+        self.ctx
+            .record("envelope.recovery-applied", Some(self.node_id()), payload)?;
         if defects.recovery_consumes_retry() {
             *attempt += 1;
             let failure =

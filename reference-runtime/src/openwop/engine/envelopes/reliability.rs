@@ -207,9 +207,6 @@ pub(crate) fn announce_retry(
     redactor: &SecretRedactor,
 ) -> Result<(), NodeError> {
     let defects = &ctx.env.defects;
-    if defects.retry_attempted_omitted() {
-        return Ok(());
-    }
     let previous_error = if defects.previous_error_unredacted() {
         failure.raw.clone()
     } else {
@@ -235,36 +232,25 @@ pub(crate) fn exhaust(
     redactor: &SecretRedactor,
 ) -> Result<ErrorObject, NodeError> {
     let defects = &ctx.env.defects;
-    if !defects.retry_exhausted_omitted() {
-        // finalReason is the final attempt's reason; a defective host reports the schema loop's
-        // reason whatever the final failure was.
-        let final_reason = if defects.exhaustion_reason_fixed() {
-            Reason::SchemaViolation
-        } else {
-            failure.reason
-        };
-        let final_error = if defects.final_error_unredacted() {
-            failure.raw.clone()
-        } else {
-            redactor.scrub(&failure.description)
-        };
-        let payload = EnvelopeRetryExhausted {
-            node_id: node_id.to_string(),
-            total_attempts: attempts.max(1),
-            final_reason: final_reason.as_str().to_string(),
-            final_error: Some(final_error),
-        };
-        ctx.record("envelope.retry-exhausted", Some(node_id), json!(payload))?;
-    }
-    if !defects.cap_breached_omitted() {
-        let payload = CapBreached {
-            kind: "schema".to_string(),
-            limit: json!(schema_rounds),
-            observed: json!(schema_rounds.saturating_add(1)),
-            node_id: Some(node_id.to_string()),
-        };
-        ctx.record("cap.breached", Some(node_id), json!(payload))?;
-    }
+    let final_error = if defects.final_error_unredacted() {
+        failure.raw.clone()
+    } else {
+        redactor.scrub(&failure.description)
+    };
+    let payload = EnvelopeRetryExhausted {
+        node_id: node_id.to_string(),
+        total_attempts: attempts.max(1),
+        final_reason: failure.reason.as_str().to_string(),
+        final_error: Some(final_error),
+    };
+    ctx.record("envelope.retry-exhausted", Some(node_id), json!(payload))?;
+    let payload = CapBreached {
+        kind: "schema".to_string(),
+        limit: json!(schema_rounds),
+        observed: json!(schema_rounds.saturating_add(1)),
+        node_id: Some(node_id.to_string()),
+    };
+    ctx.record("cap.breached", Some(node_id), json!(payload))?;
     let code = if defects.exhaustion_fails_as_internal() {
         "internal_error"
     } else if failure.reason == Reason::Truncation {
