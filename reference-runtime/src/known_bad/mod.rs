@@ -19,6 +19,7 @@
 //! `wire/rewrites.rs`'s test guards them).
 
 mod decisions;
+mod emission;
 mod execution_record;
 mod policy;
 mod run_record;

@@ -14,9 +14,9 @@
 //!   chunk but the last; each chunk's `payload` is a string fragment and the fragments
 //!   concatenated are the payload's JSON text.
 
-use serde_json::Value;
+use std::borrow::Borrow;
 
-use crate::known_bad::KnownBad;
+use serde_json::Value;
 
 /// How the document was found in the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,10 +155,7 @@ fn is_event_id(value: &str) -> bool {
 }
 
 /// The members every envelope (and every chunk) must carry.
-fn head(
-    value: &Value,
-    defects: &KnownBad,
-) -> Result<(String, String, u32, Option<Partial>), Fault> {
+fn head(value: &Value) -> Result<(String, String, u32, Option<Partial>), Fault> {
     let object = value
         .as_object()
         .ok_or(Fault::Malformed("the output is not a JSON object"))?;
@@ -173,14 +170,7 @@ fn head(
     }
     let correlation_id = match object.get("correlationId").and_then(Value::as_str) {
         Some(id) if !id.is_empty() => id.to_string(),
-        _ if defects.correlation_id_minted() => {
-            format!("corr-{}", uuid::Uuid::new_v4().simple())
-        }
-        // A defective host reads the envelope's other id as its correlation.
-        _ => match object.get("envelopeId").and_then(Value::as_str) {
-            Some(id) if defects.envelope_id_as_correlation_id() => id.to_string(),
-            _ => return Err(Fault::MissingCorrelationId),
-        },
+        _ => return Err(Fault::MissingCorrelationId),
     };
     if !is_event_id(&correlation_id) {
         return Err(Fault::UnusableCorrelationId);
@@ -193,7 +183,6 @@ fn head(
                 "meta.source is not ai-generation, user or system",
             ));
         }
-        None if defects.meta_source_assumed() => {}
         None => return Err(Fault::MissingMetaSource),
     }
     let schema_version = match object.get("schemaVersion") {
@@ -224,8 +213,8 @@ fn head(
 }
 
 /// Reads one whole envelope.
-pub(crate) fn read_whole(value: &Value, defects: &KnownBad) -> Result<Envelope, Fault> {
-    let (kind, correlation_id, schema_version, partial) = head(value, defects)?;
+pub(crate) fn read_whole(value: &Value) -> Result<Envelope, Fault> {
+    let (kind, correlation_id, schema_version, partial) = head(value)?;
     if partial.is_some_and(|p| p.is_partial) {
         return Err(Fault::Malformed(
             "a lone chunk of a partial emission is not a complete envelope",
@@ -242,11 +231,12 @@ pub(crate) fn read_whole(value: &Value, defects: &KnownBad) -> Result<Envelope, 
 }
 
 /// Reassembles the chunks of one partial emission (E1).
-pub(crate) fn reassemble(chunks: &[Value], defects: &KnownBad) -> Result<Envelope, Fault> {
+pub(crate) fn reassemble<C: Borrow<Value>>(chunks: &[C]) -> Result<Envelope, Fault> {
     let mut first: Option<(String, String, u32)> = None;
     let mut fragments = Vec::with_capacity(chunks.len());
     for (position, chunk) in chunks.iter().enumerate() {
-        let (kind, correlation_id, version, partial) = head(chunk, defects)?;
+        let chunk: &Value = chunk.borrow();
+        let (kind, correlation_id, version, partial) = head(chunk)?;
         let partial = partial.ok_or(Fault::Malformed("a chunk has no `partial`"))?;
         match &first {
             None => first = Some((kind, correlation_id, version)),
@@ -321,44 +311,37 @@ mod tests {
 
     #[test]
     fn required_members_are_never_synthesized() {
-        let none = KnownBad::clean();
-        assert!(read_whole(&envelope(json!({})), &none).is_ok());
+        assert!(read_whole(&envelope(json!({}))).is_ok());
         assert_eq!(
-            read_whole(&envelope(json!({"correlationId": null})), &none),
+            read_whole(&envelope(json!({"correlationId": null}))),
             Err(Fault::MissingCorrelationId)
         );
         assert_eq!(
-            read_whole(&envelope(json!({"meta": {"ts": "x"}})), &none),
+            read_whole(&envelope(json!({"meta": {"ts": "x"}}))),
             Err(Fault::MissingMetaSource)
         );
         assert_eq!(
-            read_whole(&envelope(json!({"correlationId": "short"})), &none),
+            read_whole(&envelope(json!({"correlationId": "short"}))),
             Err(Fault::UnusableCorrelationId)
         );
-        let synthesized = KnownBad::of([crate::defects::Defect::WEnvelopeCorrelationSynthesized]);
-        assert!(read_whole(&envelope(json!({"correlationId": null})), &synthesized).is_ok());
     }
 
     #[test]
     fn chunks_reassemble_in_order() {
-        let none = KnownBad::clean();
         let chunk = |i: u64, partial: bool, text: &str| {
             envelope(
                 json!({"partial": {"isPartial": partial, "index": i, "total": -1}, "payload": text}),
             )
         };
-        let whole = reassemble(
-            &[
-                chunk(0, true, "{\"answer\":"),
-                chunk(1, true, "\"a\",\"confidence\""),
-                chunk(2, false, ":1}"),
-            ],
-            &none,
-        )
+        let whole = reassemble(&[
+            chunk(0, true, "{\"answer\":"),
+            chunk(1, true, "\"a\",\"confidence\""),
+            chunk(2, false, ":1}"),
+        ])
         .unwrap();
         assert_eq!(whole.payload, json!({"answer": "a", "confidence": 1}));
         assert_eq!(whole.chunks.len(), 3);
-        assert!(reassemble(&[chunk(0, true, "{"), chunk(1, true, "}")], &none).is_err());
-        assert!(reassemble(&[chunk(1, false, "{}")], &none).is_err());
+        assert!(reassemble(&[chunk(0, true, "{"), chunk(1, true, "}")]).is_err());
+        assert!(reassemble(&[chunk(1, false, "{}")]).is_err());
     }
 }

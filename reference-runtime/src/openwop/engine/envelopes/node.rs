@@ -392,7 +392,13 @@ impl Turns<'_> {
             }
         }
         let read = match &call.output {
-            Output::Chunks(chunks) => reassemble(chunks, self.defects()),
+            Output::Chunks(chunks) => {
+                let chunks: Vec<_> = chunks
+                    .iter()
+                    .map(|chunk| self.defects().emission_as_read(chunk))
+                    .collect();
+                reassemble(&chunks)
+            }
             _ => match lenient_parse(&output_text) {
                 None => Err(Fault::Unparsable("the output holds no JSON document")),
                 Some((value, recovery)) => {
@@ -402,7 +408,7 @@ impl Turns<'_> {
                     if let Some(schema) = &self.plain {
                         return Ok(accept_plain(schema, value, &output_text));
                     }
-                    read_whole(&value, self.defects())
+                    read_whole(&self.defects().emission_as_read(&value))
                 }
             },
         };
