@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::case::CaseSurface;
 use crate::case::model::Principal;
 use crate::case::needs::{CaseNeed, Need};
 use crate::upstream::role::Role;
@@ -270,9 +271,7 @@ impl Target {
             Need::TenantB => NeedStatus::Unjudgeable(
                 "the operator gave no second principal (--auth-b or CONFORMANCE_AUTH_B)".into(),
             ),
-            Need::Surface(surface)
-                if surface == "openwop" && self.capabilities.contains(V1_ONLY) =>
-            {
+            Need::Surface(CaseSurface::Openwop) if self.capabilities.contains(V1_ONLY) => {
                 NeedStatus::Lacking(
                     "the host serves OpenWOP v1 only: its discovery document offers no 2.x representation (asked with OpenWOP-Version), so the v2 run events chapter is not judged".into(),
                 )

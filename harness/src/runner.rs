@@ -57,7 +57,7 @@ impl Filters {
         out.extend(
             self.surfaces
                 .iter()
-                .map(|s| format!("surface:{s:?}").to_lowercase()),
+                .map(|surface| format!("surface:{surface}")),
         );
         out
     }
@@ -552,7 +552,7 @@ pub fn not_run_on(
     // needs is known either way.
     let surface = crate::case::needs::CaseNeed {
         negated: false,
-        need: crate::case::needs::Need::Surface(case.surface.as_str().to_string()),
+        need: crate::case::needs::Need::Surface(case.surface),
     };
     match target.need_status(&surface) {
         NeedStatus::Met => {}

@@ -22,6 +22,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+use super::surface::CaseSurface;
 use crate::suggest::closest;
 use crate::upstream::role::Role;
 
@@ -78,7 +79,7 @@ pub enum Need {
     Fact(String),
     /// `surface:<surface>`: the harness could read the surface's discovery document (never
     /// in a case file; the runner asks it of every case).
-    Surface(String),
+    Surface(CaseSurface),
     /// `tenant-b`: a second principal.
     TenantB,
     /// `subscriber-limit`.
@@ -137,7 +138,9 @@ impl Need {
                 Role::parse(value).ok_or_else(|| format!("unknown provider role `{value}`"))?,
             ),
             "fact" => Need::Fact(value.to_string()),
-            "surface" => Need::Surface(value.to_string()),
+            "surface" => Need::Surface(
+                CaseSurface::parse(value).ok_or_else(|| format!("unknown surface `{value}`"))?,
+            ),
             other => return Err(format!("unknown need form `{other}:`")),
         })
     }
@@ -441,6 +444,19 @@ mod tests {
                 "a need reads and writes the same string"
             );
         }
+    }
+
+    #[test]
+    fn a_surface_need_is_one_of_the_surfaces() {
+        for surface in CaseSurface::ALL {
+            let need = Need::parse(&format!("surface:{surface}"));
+            assert_eq!(need, Ok(Need::Surface(surface)));
+            assert_eq!(need.unwrap().to_string(), format!("surface:{surface}"));
+        }
+        assert_eq!(
+            Need::parse("surface:w"),
+            Err("unknown surface `w`".to_string())
+        );
     }
 
     #[test]
