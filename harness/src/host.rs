@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::capability::HostCapability;
 use crate::case::CaseSurface;
 use crate::case::model::Principal;
 use crate::case::needs::{CaseNeed, Need};
@@ -82,10 +83,6 @@ pub struct ProviderCalls {
     pub count: u32,
 }
 
-/// The capability marking a host whose discovery offers no OpenWOP 2.x document: surface W is
-/// not served (the reason is in the probe's notes and [`Target::need_status`]).
-pub const V1_ONLY: &str = "openwop-serves:v1-only";
-
 /// Which host a run judges.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TargetKind {
@@ -126,7 +123,7 @@ pub struct Target {
     /// Facts cases may read as `${target.<name>}`.
     pub facts: BTreeMap<String, Value>,
     /// What the host has (`fixture:…`, `stream-mode:…`, `capability:…`, `provider:…`, …).
-    pub capabilities: BTreeSet<String>,
+    pub capabilities: BTreeSet<HostCapability>,
     /// The canary credential the fake providers require: it must never come back from the host.
     pub canary: Option<String>,
     /// The fake upstream, when one is running.
@@ -180,21 +177,15 @@ impl Target {
     /// Whether the target has a capability, or (`fact:<name>`) the fact a case reads as
     /// `${target.<name>}`. `fixture:A|B|…` (alternatives, upstream's first) holds when the host
     /// lists any of them.
-    pub fn has(&self, need: &str) -> bool {
-        match Need::parse(need) {
-            Ok(need) => self.has_need(&need),
-            Err(_) => self.capabilities.contains(need),
-        }
-    }
-
-    /// [`Target::has`] for a parsed need.
     pub fn has_need(&self, need: &Need) -> bool {
         match need {
             Need::Fixture(ids) => ids
                 .iter()
-                .any(|id| self.capabilities.contains(&format!("fixture:{id}"))),
+                .any(|id| self.capabilities.contains(&HostCapability::fixture(id))),
             Need::Fact(name) => self.facts.get(name).is_some_and(|v| !v.is_null()),
-            other => self.capabilities.contains(&other.to_string()),
+            other => self
+                .capabilities
+                .contains(&HostCapability::Meets(other.clone())),
         }
     }
 
@@ -271,7 +262,11 @@ impl Target {
             Need::TenantB => NeedStatus::Unjudgeable(
                 "the operator gave no second principal (--auth-b or CONFORMANCE_AUTH_B)".into(),
             ),
-            Need::Surface(CaseSurface::Openwop) if self.capabilities.contains(V1_ONLY) => {
+            Need::Surface(CaseSurface::Openwop)
+                if self
+                    .capabilities
+                    .contains(&HostCapability::ServesOpenwopV1Only) =>
+            {
                 NeedStatus::Lacking(
                     "the host serves OpenWOP v1 only: its discovery document offers no 2.x representation (asked with OpenWOP-Version), so the v2 run events chapter is not judged".into(),
                 )
@@ -296,7 +291,7 @@ impl Target {
         alternatives
             .iter()
             .map(String::as_str)
-            .find(|id| self.has(&format!("fixture:{id}")))
+            .find(|id| self.capabilities.contains(&HostCapability::fixture(id)))
     }
 
     /// Why the harness could not establish `need`, when it could not.
@@ -351,7 +346,7 @@ pub fn require_fixtures(target: &mut Target, fixtures: &[String], all: bool) {
         )
     };
     for id in fixtures {
-        if !target.has(&format!("fixture:{id}")) {
+        if !target.capabilities.contains(&HostCapability::fixture(id)) {
             target.unjudgeable.insert(format!("fixture:{id}"), why(id));
         }
     }
@@ -384,7 +379,9 @@ mod tests {
             principals: BTreeMap::new(),
             providers: BTreeMap::new(),
             facts: BTreeMap::new(),
-            capabilities: ["capability:heartbeat".to_string()].into_iter().collect(),
+            capabilities: [HostCapability::parse("capability:heartbeat").unwrap()]
+                .into_iter()
+                .collect(),
             canary: None,
             upstream: None,
             implementation: None,
@@ -446,12 +443,14 @@ mod tests {
         target
             .facts
             .insert("heartbeat_toggle_id".into(), Value::Null);
-        assert!(!target.has("fact:heartbeat_toggle_id"));
+        assert!(!target.has_need(&Need::Fact("heartbeat_toggle_id".into())));
         assert!(matches!(
             target.need_status(&n("fact:heartbeat_toggle_id")),
             NeedStatus::Lacking(_)
         ));
-        target.capabilities.insert(V1_ONLY.into());
+        target
+            .capabilities
+            .insert(HostCapability::ServesOpenwopV1Only);
         let NeedStatus::Lacking(why) = target.need_status(&n("surface:openwop")) else {
             panic!("a v1-only host lacks surface W");
         };
@@ -463,7 +462,7 @@ mod tests {
         let mut target = target();
         target
             .capabilities
-            .insert("fixture:conformance-stream-text".into());
+            .insert(HostCapability::fixture("conformance-stream-text"));
         let NeedStatus::Lacking(why) = target.need_status(&n("fixture:conformance-debug-noise"))
         else {
             panic!("an unlisted fixture is the host's fact");

@@ -357,7 +357,7 @@ mod tests {
                 "fixture:conformance-noop",
             ]
             .into_iter()
-            .map(String::from)
+            .map(|text| crate::capability::HostCapability::parse(text).unwrap())
             .collect(),
             canary: None,
             upstream: None,

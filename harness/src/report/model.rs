@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::capability::HostCapability;
 use crate::case::CaseSurface;
 use crate::transcript::StepRecord;
 use crate::verdict::{CheckOutcome, Level, Verdict};
@@ -102,7 +103,8 @@ pub struct TargetSummary {
     /// The base URL.
     pub base_url: String,
     /// What the host advertised or the harness probed, by capability name.
-    pub capabilities: Vec<String>,
+    #[schemars(with = "Vec<String>")]
+    pub capabilities: Vec<HostCapability>,
     /// Header names the harness sends on every request (values never reported).
     pub header_names: Vec<String>,
     /// The host's self-description, when it gave one (discovery `implementation`).

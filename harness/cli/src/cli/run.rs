@@ -248,7 +248,9 @@ fn overrides_of(args: &RunArgs) -> anyhow::Result<HostOverrides> {
         overrides.add_fact(pair).map_err(usage)?;
     }
     if let Some(file) = &args.capabilities {
-        overrides.add_capabilities_doc(&read_json(file, "JSON")?);
+        overrides
+            .add_capabilities_doc(&read_json(file, "JSON")?)
+            .map_err(|e| usage(format!("--capabilities {}: {e}", file.display())))?;
     }
     overrides.require_fixtures = args.require_fixtures.clone();
     overrides.require_all_fixtures = args.require_all_fixtures;
@@ -884,7 +886,10 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
     };
     let listed: std::collections::BTreeSet<String> = bindings
         .iter()
-        .filter(|b| target.has(&format!("provider:{}", b.role)))
+        .filter(|b| {
+            harness::target::Role::parse(&b.role)
+                .is_some_and(|role| target.has_need(&harness::case::needs::Need::Provider(role)))
+        })
         .map(|b| b.provider.clone())
         .collect();
     let cases: Vec<&harness::case::Case> = corpus
