@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::capability::HostCapability;
 use crate::case::CaseSurface;
 use crate::case::model::Principal;
-use crate::case::needs::{CaseNeed, Need};
+use crate::case::needs::{CaseNeed, Need, NeedForm};
 use crate::upstream::role::Role;
 
 /// One header the harness sends (its value is a secret unless proven otherwise and is never
@@ -132,9 +132,28 @@ pub struct Target {
     pub implementation: Option<String>,
     /// Needs the harness could not establish either way, with why (a discovery document it
     /// could not read, providers none of which is bound to a role, stream modes it could not
-    /// probe). A key is a need (`surface:openwop`, `provider:text-primary`) or a family
-    /// (`stream-mode:*`). A case needing one is BLOCKED, never SKIP.
-    pub unjudgeable: BTreeMap<String, String>,
+    /// probe). A case needing one is BLOCKED, never SKIP.
+    pub unjudgeable: BTreeMap<Unestablished, String>,
+}
+
+/// What the harness could not establish about a host: one need (`surface:openwop`,
+/// `provider:text-primary`), or every need of a form (`stream-mode:*`, `fixture:*`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Unestablished {
+    /// One need.
+    Need(Need),
+    /// Every need of the form.
+    EveryNeedOf(NeedForm),
+}
+
+impl std::fmt::Display for Unestablished {
+    /// As a need is written, or `<form>:*`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unestablished::Need(need) => need.fmt(f),
+            Unestablished::EveryNeedOf(form) => write!(f, "{form}:*"),
+        }
+    }
 }
 
 /// Whether a case's need holds for a target, and if not, whose fact that is.
@@ -297,12 +316,12 @@ impl Target {
     /// Why the harness could not establish `need`, when it could not.
     fn unjudgeable_reason(&self, need: &Need) -> Option<String> {
         self.unjudgeable
-            .get(&need.to_string())
-            .cloned()
-            .or_else(|| match need {
-                Need::TenantB | Need::SubscriberLimit => None,
-                _ => self.unjudgeable.get(&format!("{}:*", need.form())).cloned(),
+            .get(&Unestablished::Need(need.clone()))
+            .or_else(|| {
+                let every = Unestablished::EveryNeedOf(need.form()?);
+                self.unjudgeable.get(&every)
             })
+            .cloned()
     }
 
     /// Every secret value the harness holds, for scrubbing reports.
@@ -347,12 +366,15 @@ pub fn require_fixtures(target: &mut Target, fixtures: &[String], all: bool) {
     };
     for id in fixtures {
         if !target.capabilities.contains(&HostCapability::fixture(id)) {
-            target.unjudgeable.insert(format!("fixture:{id}"), why(id));
+            target.unjudgeable.insert(
+                Unestablished::Need(Need::Fixture(vec![id.clone()])),
+                why(id),
+            );
         }
     }
     if all {
         target.unjudgeable.insert(
-            "fixture:*".into(),
+            Unestablished::EveryNeedOf(NeedForm::Fixture),
             "the operator requires every fixture a case needs (--require-all-fixtures) and the host's discovery document does not list this one".into(),
         );
     }
@@ -386,7 +408,7 @@ mod tests {
             upstream: None,
             implementation: None,
             unjudgeable: [(
-                "stream-mode:*".to_string(),
+                Unestablished::EveryNeedOf(NeedForm::StreamMode),
                 "the stream-mode probe failed".to_string(),
             )]
             .into_iter()

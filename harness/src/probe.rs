@@ -15,8 +15,9 @@ use tokio::time::{Duration, Instant};
 use crate::capability::HostCapability;
 use crate::case::CaseSurface;
 use crate::case::needs::Need;
+use crate::case::needs::NeedForm;
 use crate::driver::{HttpDriver, PreparedRequest, ReadMode};
-use crate::host::Target;
+use crate::host::{Target, Unestablished};
 use crate::upstream::role::Role;
 
 /// What probing found.
@@ -30,7 +31,7 @@ pub struct ProbeFindings {
     pub notes: Vec<String>,
     /// Needs the probe could not establish either way, with why (see
     /// [`Target::unjudgeable`]).
-    pub unjudgeable: std::collections::BTreeMap<String, String>,
+    pub unjudgeable: std::collections::BTreeMap<Unestablished, String>,
     /// The discovery documents that answered, by path: SHA-256 (hex) of each body as received
     /// (a claim records them).
     pub documents: std::collections::BTreeMap<String, String>,
@@ -54,7 +55,10 @@ impl ProbeFindings {
             .capabilities
             .iter()
             .any(|c| matches!(c, HostCapability::Meets(Need::Surface(_))))
-            || self.unjudgeable.keys().any(|c| c.starts_with("surface:"));
+            || self
+                .unjudgeable
+                .keys()
+                .any(|c| matches!(c, Unestablished::Need(Need::Surface(_))));
         if found {
             return None;
         }
@@ -126,10 +130,11 @@ impl ProbeFindings {
         let models = crate::upstream::models_for(bindings, &self.manifests);
         for (role, why) in crate::upstream::indistinct_roles(bindings, &models) {
             if let Some(role) = Role::parse(&role) {
+                let need = Need::Provider(role);
                 self.capabilities
-                    .remove(&HostCapability::Meets(Need::Provider(role)));
+                    .remove(&HostCapability::Meets(need.clone()));
+                self.unjudgeable.insert(Unestablished::Need(need), why);
             }
-            self.unjudgeable.insert(format!("provider:{role}"), why);
         }
     }
 
@@ -337,14 +342,14 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
         }
         Document::Read(_) => {
             found.unjudgeable.insert(
-                "surface:execution".into(),
+                Unestablished::Need(Need::Surface(CaseSurface::Execution)),
                 "the runtime info document GET /v1/runtime is unreadable: its JSON has no protocol_version".into(),
             );
             false
         }
         Document::Unreadable(what) => {
             found.unjudgeable.insert(
-                "surface:execution".into(),
+                Unestablished::Need(Need::Surface(CaseSurface::Execution)),
                 format!("the runtime info document is unreadable: {what}"),
             );
             false
@@ -386,16 +391,14 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
         let listed = manifests.map(|m| m.into_keys().collect::<BTreeSet<String>>());
         match listed {
             Some(ids) => {
-                for (role, id) in &target.providers {
+                for (role, id) in bound_roles(target) {
                     if ids.contains(id.as_str()) {
-                        if let Some(role) = Role::parse(role) {
-                            found.capabilities.insert(Need::Provider(role).into());
-                        }
+                        found.capabilities.insert(Need::Provider(role).into());
                     } else if !ids.is_empty()
                         && !data
                             .iter()
                             .flatten()
-                            .any(|manifest| role_capable(role, manifest))
+                            .any(|manifest| role_capable(role.as_str(), manifest))
                     {
                         // The host has providers, but no model of any can play the role (no
                         // media-capable model for `media`): the host lacks the capability,
@@ -404,7 +407,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                         // The host has providers, but none the harness's fake for this role
                         // stands behind: the harness cannot judge, the host lacks nothing.
                         found.unjudgeable.insert(
-                            format!("provider:{role}"),
+                            Unestablished::Need(Need::Provider(role)),
                             format!(
                                 "no fake provider is bound to role `{role}`: the host lists providers [{}] and none is `{id}` (--bind {role}=<id>,<wire format>[,<model>])",
                                 ids.iter().cloned().collect::<Vec<_>>().join(", ")
@@ -414,9 +417,9 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                 }
             }
             None => {
-                for role in target.providers.keys() {
+                for (role, _) in bound_roles(target) {
                     found.unjudgeable.insert(
-                        format!("provider:{role}"),
+                        Unestablished::Need(Need::Provider(role)),
                         "the provider manifests GET /v1/providers are unreadable (no JSON `data` array)".into(),
                     );
                 }
@@ -469,7 +472,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
         Document::Read(doc) => Some(doc),
         Document::Unreadable(what) => {
             found.unjudgeable.insert(
-                "surface:openwop".into(),
+                Unestablished::Need(Need::Surface(CaseSurface::Openwop)),
                 format!("the discovery document is unreadable: {what}"),
             );
             None
@@ -611,7 +614,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
             probe_stream_modes(&fetch, target, &mut found).await;
         } else {
             found.unjudgeable.insert(
-                "stream-mode:*".into(),
+                Unestablished::EveryNeedOf(NeedForm::StreamMode),
                 "the stream modes were not probed: the host does not list fixture `conformance-noop`, the run the probe needs".into(),
             );
         }
@@ -626,6 +629,14 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
         found.capabilities.insert(Need::SubscriberLimit.into());
     }
     found
+}
+
+/// The target's provider ids by role.
+fn bound_roles(target: &Target) -> impl Iterator<Item = (Role, &String)> {
+    target
+        .providers
+        .iter()
+        .filter_map(|(role, id)| Some((Role::parse(role)?, id)))
 }
 
 /// The capability a facet of a discovery capability record gives, if any:
@@ -764,7 +775,7 @@ where
         .map(String::from);
     let Some(run_id) = run_id else {
         found.unjudgeable.insert(
-            "stream-mode:*".into(),
+            Unestablished::EveryNeedOf(NeedForm::StreamMode),
             "the stream modes were not probed: the probe could not create a conformance-noop run"
                 .into(),
         );
@@ -791,7 +802,7 @@ where
         .unwrap_or_default();
     if supported.is_empty() {
         found.unjudgeable.insert(
-            "stream-mode:*".into(),
+            Unestablished::EveryNeedOf(NeedForm::StreamMode),
             "the stream modes are unknown: an unsupported streamMode got no 400 listing details.supported".into(),
         );
     }

@@ -35,7 +35,7 @@ use serde_json::Value;
 use crate::capability::{CapabilityError, HostCapability};
 use crate::case::LoadedCase;
 use crate::case::needs::Need;
-use crate::host::Target;
+use crate::host::{Target, Unestablished};
 use crate::report::{CaseResult, RunReport};
 
 pub use crate::baseline::{
@@ -252,7 +252,7 @@ impl Session {
         let mut notes: Vec<String> = findings
             .unjudgeable
             .iter()
-            .filter(|(need, _)| need.starts_with("surface:"))
+            .filter(|(need, _)| matches!(need, Unestablished::Need(Need::Surface(_))))
             .map(|(_, why)| why.clone())
             .collect();
         let refusal = findings.refusal(&target.base_url);

@@ -86,6 +86,47 @@ pub enum Need {
     SubscriberLimit,
 }
 
+/// The form of a need that names a value (what comes before its `:`); `<form>:*` stands for
+/// every need of the form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NeedForm {
+    /// `fixture:`.
+    Fixture,
+    /// `mock-provider:`.
+    MockProvider,
+    /// `stream-mode:`.
+    StreamMode,
+    /// `capability:`.
+    Capability,
+    /// `provider:`.
+    Provider,
+    /// `fact:`.
+    Fact,
+    /// `surface:`.
+    Surface,
+}
+
+impl NeedForm {
+    /// The form as written before the `:`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NeedForm::Fixture => "fixture",
+            NeedForm::MockProvider => "mock-provider",
+            NeedForm::StreamMode => "stream-mode",
+            NeedForm::Capability => "capability",
+            NeedForm::Provider => "provider",
+            NeedForm::Fact => "fact",
+            NeedForm::Surface => "surface",
+        }
+    }
+}
+
+impl fmt::Display for NeedForm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One entry of a case's `needs`: a [`Need`], or (`!<need>`) its absence.
 #[derive(
     Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
@@ -153,20 +194,19 @@ impl Need {
         }
     }
 
-    /// The form before the `:` (`fixture`, `capability`, …), or the whole plain need; the key
-    /// `<form>:*` stands for a whole family of needs.
-    pub fn form(&self) -> &'static str {
-        match self {
-            Need::Fixture(_) => "fixture",
-            Need::MockProvider(_) => "mock-provider",
-            Need::StreamMode(_) => "stream-mode",
-            Need::Capability { .. } => "capability",
-            Need::Provider(_) => "provider",
-            Need::Fact(_) => "fact",
-            Need::Surface(_) => "surface",
-            Need::TenantB => "tenant-b",
-            Need::SubscriberLimit => "subscriber-limit",
-        }
+    /// The form before the `:` (`fixture`, `capability`, …); `None` for a need without one
+    /// (`tenant-b`, `subscriber-limit`).
+    pub fn form(&self) -> Option<NeedForm> {
+        Some(match self {
+            Need::Fixture(_) => NeedForm::Fixture,
+            Need::MockProvider(_) => NeedForm::MockProvider,
+            Need::StreamMode(_) => NeedForm::StreamMode,
+            Need::Capability { .. } => NeedForm::Capability,
+            Need::Provider(_) => NeedForm::Provider,
+            Need::Fact(_) => NeedForm::Fact,
+            Need::Surface(_) => NeedForm::Surface,
+            Need::TenantB | Need::SubscriberLimit => return None,
+        })
     }
 }
 
