@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use crate::host::{SecretHeader, Target, Upstream};
-use crate::upstream::{FakeUpstream, ProvidersFile, RoleBinding, merge_bindings};
+use crate::upstream::{FakeUpstream, ProvidersFile, Role, RoleBinding, merge_bindings};
 
 /// Why a target could not be made from a URL and options.
 #[derive(Debug, thiserror::Error)]
@@ -120,7 +120,7 @@ pub fn bindings_from(
         })?;
         let mut binding = bindings
             .iter()
-            .find(|b| b.role == role)
+            .find(|b| b.role.as_str() == role)
             .cloned()
             .ok_or_else(|| {
                 TargetError::Binding(format!("--provider-role: unknown role `{role}`"))
@@ -151,10 +151,10 @@ pub fn check_url(url: &str) -> Result<(), TargetError> {
 /// options ask for them. Its capabilities and facts are empty until a run probes it.
 pub async fn external(url: &str, options: TargetOptions) -> Result<Target, TargetError> {
     check_url(url)?;
-    let providers: BTreeMap<String, String> = options
+    let providers: BTreeMap<Role, String> = options
         .bindings
         .iter()
-        .map(|b| (b.role.clone(), b.provider.clone()))
+        .map(|b| (b.role, b.provider.clone()))
         .collect();
     let mut canary = None;
     let mut upstream: Option<Arc<dyn Upstream>> = None;

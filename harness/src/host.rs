@@ -119,7 +119,7 @@ pub struct Target {
     /// Headers per principal (`a`, `b`); `invalid` uses a credential the host cannot know.
     pub principals: BTreeMap<String, Vec<SecretHeader>>,
     /// Provider ids by role, as configured in the host.
-    pub providers: BTreeMap<String, String>,
+    pub providers: BTreeMap<Role, String>,
     /// Facts cases may read as `${target.<name>}`.
     pub facts: BTreeMap<String, Value>,
     /// What the host has (`fixture:…`, `stream-mode:…`, `capability:…`, `provider:…`, …).

@@ -129,12 +129,10 @@ impl ProbeFindings {
     pub fn scope_roles(&mut self, bindings: &[crate::upstream::RoleBinding]) {
         let models = crate::upstream::models_for(bindings, &self.manifests);
         for (role, why) in crate::upstream::indistinct_roles(bindings, &models) {
-            if let Some(role) = Role::parse(&role) {
-                let need = Need::Provider(role);
-                self.capabilities
-                    .remove(&HostCapability::Meets(need.clone()));
-                self.unjudgeable.insert(Unestablished::Need(need), why);
-            }
+            let need = Need::Provider(role);
+            self.capabilities
+                .remove(&HostCapability::Meets(need.clone()));
+            self.unjudgeable.insert(Unestablished::Need(need), why);
         }
     }
 
@@ -206,7 +204,7 @@ fn serves_v2_by_default(doc: &Value) -> bool {
 /// Whether a provider manifest lists a model that can play `role`: for `media` one that is
 /// asynchronous or outputs an image, audio or video; for a text role one that outputs text or
 /// has the `text-generation` ability.
-fn role_capable(role: &str, manifest: &Value) -> bool {
+fn role_capable(role: Role, manifest: &Value) -> bool {
     let models = manifest.get("models").and_then(Value::as_array);
     models.into_iter().flatten().any(|model| {
         let outputs: Vec<&str> = model
@@ -216,7 +214,7 @@ fn role_capable(role: &str, manifest: &Value) -> bool {
             .flatten()
             .filter_map(Value::as_str)
             .collect();
-        if role == "media" {
+        if role == Role::Media {
             model.get("async").and_then(Value::as_bool) == Some(true)
                 || outputs
                     .iter()
@@ -391,14 +389,14 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
         let listed = manifests.map(|m| m.into_keys().collect::<BTreeSet<String>>());
         match listed {
             Some(ids) => {
-                for (role, id) in bound_roles(target) {
+                for (&role, id) in &target.providers {
                     if ids.contains(id.as_str()) {
                         found.capabilities.insert(Need::Provider(role).into());
                     } else if !ids.is_empty()
                         && !data
                             .iter()
                             .flatten()
-                            .any(|manifest| role_capable(role.as_str(), manifest))
+                            .any(|manifest| role_capable(role, manifest))
                     {
                         // The host has providers, but no model of any can play the role (no
                         // media-capable model for `media`): the host lacks the capability,
@@ -417,7 +415,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                 }
             }
             None => {
-                for (role, _) in bound_roles(target) {
+                for &role in target.providers.keys() {
                     found.unjudgeable.insert(
                         Unestablished::Need(Need::Provider(role)),
                         "the provider manifests GET /v1/providers are unreadable (no JSON `data` array)".into(),
@@ -631,14 +629,6 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
     found
 }
 
-/// The target's provider ids by role.
-fn bound_roles(target: &Target) -> impl Iterator<Item = (Role, &String)> {
-    target
-        .providers
-        .iter()
-        .filter_map(|(role, id)| Some((Role::parse(role)?, id)))
-}
-
 /// The capability a facet of a discovery capability record gives, if any:
 ///
 /// - an object facet or a `true` one: `capability:{family}.{facet}` (e.g.
@@ -843,10 +833,10 @@ mod tests {
     fn a_role_is_capable_by_the_models_the_manifest_lists() {
         let text = json!({"provider": "a", "models": [{"model": "m", "abilities": ["text-generation"], "output_modalities": ["text"], "async": false}]});
         let media = json!({"provider": "f", "models": [{"model": "i", "abilities": ["image-generation"], "output_modalities": ["image"], "async": true}]});
-        assert!(role_capable("text-primary", &text));
-        assert!(!role_capable("media", &text));
-        assert!(role_capable("media", &media));
-        assert!(!role_capable("text-secondary", &media));
+        assert!(role_capable(Role::TextPrimary, &text));
+        assert!(!role_capable(Role::Media, &text));
+        assert!(role_capable(Role::Media, &media));
+        assert!(!role_capable(Role::TextSecondary, &media));
     }
 
     #[test]

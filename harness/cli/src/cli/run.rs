@@ -216,7 +216,7 @@ pub(crate) async fn external_target(
                 binding.provider,
                 binding.wire_format,
                 fakes
-                    .role_endpoint(&binding.role)
+                    .role_endpoint(binding.role.as_str())
                     .map(|endpoint| endpoint.base_url)
                     .unwrap_or_default()
             );
@@ -886,10 +886,7 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
     };
     let listed: std::collections::BTreeSet<String> = bindings
         .iter()
-        .filter(|b| {
-            harness::target::Role::parse(&b.role)
-                .is_some_and(|role| target.has_need(&harness::case::needs::Need::Provider(role)))
-        })
+        .filter(|b| target.has_need(&harness::case::needs::Need::Provider(b.role)))
         .map(|b| b.provider.clone())
         .collect();
     let cases: Vec<&harness::case::Case> = corpus
