@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use crate::case::Principal;
 use crate::host::{SecretHeader, Target, Upstream};
 use crate::upstream::{FakeUpstream, ProvidersFile, Role, RoleBinding, merge_bindings};
 
@@ -53,8 +54,8 @@ pub struct FakeProvidersOptions {
 pub struct TargetOptions {
     /// Headers sent on every request.
     pub headers: Vec<SecretHeader>,
-    /// Headers per principal (`a`, `b`).
-    pub principals: BTreeMap<String, Vec<SecretHeader>>,
+    /// Headers per principal ([`Principal::A`], [`Principal::B`]).
+    pub principals: BTreeMap<Principal, Vec<SecretHeader>>,
     /// Which provider id the host uses for each role, with its wire format.
     pub bindings: Vec<RoleBinding>,
     /// The fake providers to start (none when `None`: a plan foresees them, a run without

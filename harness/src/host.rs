@@ -116,8 +116,9 @@ pub struct Target {
     pub base_url: String,
     /// Headers sent on every request.
     pub headers: Vec<SecretHeader>,
-    /// Headers per principal (`a`, `b`); `invalid` uses a credential the host cannot know.
-    pub principals: BTreeMap<String, Vec<SecretHeader>>,
+    /// Headers per principal ([`Principal::A`], [`Principal::B`]); [`Principal::Invalid`]
+    /// uses a credential the host cannot know and [`Principal::None`] none, whatever is here.
+    pub principals: BTreeMap<Principal, Vec<SecretHeader>>,
     /// Provider ids by role, as configured in the host.
     pub providers: BTreeMap<Role, String>,
     /// Facts cases may read as `${target.<name>}`.
@@ -183,8 +184,9 @@ impl Target {
     /// The headers a request as `principal` carries (beside the global ones).
     pub fn principal_headers(&self, principal: Principal) -> Vec<SecretHeader> {
         match principal {
-            Principal::A => self.principals.get("a").cloned().unwrap_or_default(),
-            Principal::B => self.principals.get("b").cloned().unwrap_or_default(),
+            Principal::A | Principal::B => {
+                self.principals.get(&principal).cloned().unwrap_or_default()
+            }
             Principal::Invalid => vec![SecretHeader {
                 name: "authorization".into(),
                 value: "Bearer conformance-invalid-credential-0000".into(),

@@ -620,7 +620,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
     if let Some(upstream) = &target.upstream {
         found.scope_roles(&upstream.bindings());
     }
-    if target.principals.contains_key("b") {
+    if target.principals.contains_key(&crate::case::Principal::B) {
         found.capabilities.insert(Need::TenantB.into());
     }
     if target.facts.contains_key("subscriber_limit") {

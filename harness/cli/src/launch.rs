@@ -30,6 +30,7 @@ use reference_runtime::{
 use serde_json::json;
 use spec::execution::Modality;
 
+use harness::case::Principal;
 use harness::target::{FakeUpstream, Role, RoleBinding, WireFormat};
 use harness::target::{SecretHeader, Target, TargetKind};
 
@@ -724,9 +725,9 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         principals: openwop
             .principals
             .into_iter()
-            .map(|(name, token)| {
+            .map(|(principal, token)| {
                 (
-                    name,
+                    principal,
                     vec![SecretHeader {
                         name: "authorization".into(),
                         value: format!("Bearer {token}"),
@@ -767,8 +768,8 @@ fn built_in_kind(options: &BuiltInOptions) -> TargetKind {
 
 /// What the run events surface of the built-in runtime gives the target description.
 struct OpenWopLaunch {
-    /// Principal name (`a`, `b`) → bearer token.
-    principals: Vec<(String, String)>,
+    /// Principal → bearer token.
+    principals: Vec<(Principal, String)>,
     /// Facts for `${target.…}`.
     facts: BTreeMap<String, serde_json::Value>,
 }
@@ -916,7 +917,7 @@ fn configure_openwop(
         json!(hb(BUILT_IN_HEARTBEAT_CREATED_RUNS)),
     );
     OpenWopLaunch {
-        principals: vec![("a".into(), key_a), ("b".into(), key_b)],
+        principals: vec![(Principal::A, key_a), (Principal::B, key_b)],
         facts,
     }
 }

@@ -207,7 +207,9 @@ impl From<Step> for RawStep {
 }
 
 /// Who a request acts as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Principal {
     /// The target's first principal (the default on the run events surface).
