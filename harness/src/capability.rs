@@ -53,12 +53,12 @@ impl HostCapability {
     }
 
     /// A host listing the fixture `id`.
-    pub fn fixture(id: &str) -> HostCapability {
+    pub(crate) fn fixture(id: &str) -> HostCapability {
         HostCapability::Meets(Need::Fixture(vec![id.to_string()]))
     }
 
     /// `capabilities` in the order of their written forms (the order reports list them in).
-    pub fn in_written_order(
+    pub(crate) fn in_written_order(
         capabilities: impl IntoIterator<Item = HostCapability>,
     ) -> Vec<HostCapability> {
         let mut listed: Vec<HostCapability> = capabilities.into_iter().collect();
