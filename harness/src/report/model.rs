@@ -98,7 +98,9 @@ pub struct CorpusSummary {
 /// The target as reported (no secrets).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TargetSummary {
-    /// `built-in` or `external`.
+    /// `external`, `built-in`, or `built-in (<traits>)` naming what sets the built-in runtime
+    /// apart (`built-in (divergent profile; defects: a, b)`): the target kind as reports name
+    /// it, with free-text traits, so a string.
     pub kind: String,
     /// The base URL.
     pub base_url: String,
