@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use crate::case::Principal;
 use crate::host::{SecretHeader, Target, Upstream};
-use crate::upstream::{FakeUpstream, ProvidersFile, RoleBinding, merge_bindings};
+use crate::upstream::{FakeUpstream, ProvidersFile, Role, RoleBinding, merge_bindings};
 
 /// Why a target could not be made from a URL and options.
 #[derive(Debug, thiserror::Error)]
@@ -53,8 +54,8 @@ pub struct FakeProvidersOptions {
 pub struct TargetOptions {
     /// Headers sent on every request.
     pub headers: Vec<SecretHeader>,
-    /// Headers per principal (`a`, `b`).
-    pub principals: BTreeMap<String, Vec<SecretHeader>>,
+    /// Headers per principal ([`Principal::A`], [`Principal::B`]).
+    pub principals: BTreeMap<Principal, Vec<SecretHeader>>,
     /// Which provider id the host uses for each role, with its wire format.
     pub bindings: Vec<RoleBinding>,
     /// The fake providers to start (none when `None`: a plan foresees them, a run without
@@ -120,7 +121,7 @@ pub fn bindings_from(
         })?;
         let mut binding = bindings
             .iter()
-            .find(|b| b.role == role)
+            .find(|b| b.role.as_str() == role)
             .cloned()
             .ok_or_else(|| {
                 TargetError::Binding(format!("--provider-role: unknown role `{role}`"))
@@ -151,10 +152,10 @@ pub fn check_url(url: &str) -> Result<(), TargetError> {
 /// options ask for them. Its capabilities and facts are empty until a run probes it.
 pub async fn external(url: &str, options: TargetOptions) -> Result<Target, TargetError> {
     check_url(url)?;
-    let providers: BTreeMap<String, String> = options
+    let providers: BTreeMap<Role, String> = options
         .bindings
         .iter()
-        .map(|b| (b.role.clone(), b.provider.clone()))
+        .map(|b| (b.role, b.provider.clone()))
         .collect();
     let mut canary = None;
     let mut upstream: Option<Arc<dyn Upstream>> = None;

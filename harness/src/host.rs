@@ -6,8 +6,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::capability::HostCapability;
+use crate::case::CaseSurface;
 use crate::case::model::Principal;
-use crate::case::needs::{CaseNeed, Need};
+use crate::case::needs::{CaseNeed, Need, NeedForm};
 use crate::upstream::role::Role;
 
 /// One header the harness sends (its value is a secret unless proven otherwise and is never
@@ -81,10 +83,6 @@ pub struct ProviderCalls {
     pub count: u32,
 }
 
-/// The capability marking a host whose discovery offers no OpenWOP 2.x document: surface W is
-/// not served (the reason is in the probe's notes and [`Target::need_status`]).
-pub const V1_ONLY: &str = "openwop-serves:v1-only";
-
 /// Which host a run judges.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TargetKind {
@@ -118,14 +116,15 @@ pub struct Target {
     pub base_url: String,
     /// Headers sent on every request.
     pub headers: Vec<SecretHeader>,
-    /// Headers per principal (`a`, `b`); `invalid` uses a credential the host cannot know.
-    pub principals: BTreeMap<String, Vec<SecretHeader>>,
+    /// Headers per principal ([`Principal::A`], [`Principal::B`]); [`Principal::Invalid`]
+    /// uses a credential the host cannot know and [`Principal::None`] none, whatever is here.
+    pub principals: BTreeMap<Principal, Vec<SecretHeader>>,
     /// Provider ids by role, as configured in the host.
-    pub providers: BTreeMap<String, String>,
+    pub providers: BTreeMap<Role, String>,
     /// Facts cases may read as `${target.<name>}`.
     pub facts: BTreeMap<String, Value>,
     /// What the host has (`fixture:…`, `stream-mode:…`, `capability:…`, `provider:…`, …).
-    pub capabilities: BTreeSet<String>,
+    pub capabilities: BTreeSet<HostCapability>,
     /// The canary credential the fake providers require: it must never come back from the host.
     pub canary: Option<String>,
     /// The fake upstream, when one is running.
@@ -134,9 +133,28 @@ pub struct Target {
     pub implementation: Option<String>,
     /// Needs the harness could not establish either way, with why (a discovery document it
     /// could not read, providers none of which is bound to a role, stream modes it could not
-    /// probe). A key is a need (`surface:openwop`, `provider:text-primary`) or a family
-    /// (`stream-mode:*`). A case needing one is BLOCKED, never SKIP.
-    pub unjudgeable: BTreeMap<String, String>,
+    /// probe). A case needing one is BLOCKED, never SKIP.
+    pub unjudgeable: BTreeMap<Unestablished, String>,
+}
+
+/// What the harness could not establish about a host: one need (`surface:openwop`,
+/// `provider:text-primary`), or every need of a form (`stream-mode:*`, `fixture:*`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Unestablished {
+    /// One need.
+    Need(Need),
+    /// Every need of the form.
+    EveryNeedOf(NeedForm),
+}
+
+impl std::fmt::Display for Unestablished {
+    /// As a need is written, or `<form>:*`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unestablished::Need(need) => need.fmt(f),
+            Unestablished::EveryNeedOf(form) => write!(f, "{form}:*"),
+        }
+    }
 }
 
 /// Whether a case's need holds for a target, and if not, whose fact that is.
@@ -166,8 +184,9 @@ impl Target {
     /// The headers a request as `principal` carries (beside the global ones).
     pub fn principal_headers(&self, principal: Principal) -> Vec<SecretHeader> {
         match principal {
-            Principal::A => self.principals.get("a").cloned().unwrap_or_default(),
-            Principal::B => self.principals.get("b").cloned().unwrap_or_default(),
+            Principal::A | Principal::B => {
+                self.principals.get(&principal).cloned().unwrap_or_default()
+            }
             Principal::Invalid => vec![SecretHeader {
                 name: "authorization".into(),
                 value: "Bearer conformance-invalid-credential-0000".into(),
@@ -179,21 +198,15 @@ impl Target {
     /// Whether the target has a capability, or (`fact:<name>`) the fact a case reads as
     /// `${target.<name>}`. `fixture:A|B|…` (alternatives, upstream's first) holds when the host
     /// lists any of them.
-    pub fn has(&self, need: &str) -> bool {
-        match Need::parse(need) {
-            Ok(need) => self.has_need(&need),
-            Err(_) => self.capabilities.contains(need),
-        }
-    }
-
-    /// [`Target::has`] for a parsed need.
     pub fn has_need(&self, need: &Need) -> bool {
         match need {
             Need::Fixture(ids) => ids
                 .iter()
-                .any(|id| self.capabilities.contains(&format!("fixture:{id}"))),
+                .any(|id| self.capabilities.contains(&HostCapability::fixture(id))),
             Need::Fact(name) => self.facts.get(name).is_some_and(|v| !v.is_null()),
-            other => self.capabilities.contains(&other.to_string()),
+            other => self
+                .capabilities
+                .contains(&HostCapability::Meets(other.clone())),
         }
     }
 
@@ -270,8 +283,10 @@ impl Target {
             Need::TenantB => NeedStatus::Unjudgeable(
                 "the operator gave no second principal (--auth-b or CONFORMANCE_AUTH_B)".into(),
             ),
-            Need::Surface(surface)
-                if surface == "openwop" && self.capabilities.contains(V1_ONLY) =>
+            Need::Surface(CaseSurface::Openwop)
+                if self
+                    .capabilities
+                    .contains(&HostCapability::ServesOpenwopV1Only) =>
             {
                 NeedStatus::Lacking(
                     "the host serves OpenWOP v1 only: its discovery document offers no 2.x representation (asked with OpenWOP-Version), so the v2 run events chapter is not judged".into(),
@@ -297,18 +312,18 @@ impl Target {
         alternatives
             .iter()
             .map(String::as_str)
-            .find(|id| self.has(&format!("fixture:{id}")))
+            .find(|id| self.capabilities.contains(&HostCapability::fixture(id)))
     }
 
     /// Why the harness could not establish `need`, when it could not.
     fn unjudgeable_reason(&self, need: &Need) -> Option<String> {
         self.unjudgeable
-            .get(&need.to_string())
-            .cloned()
-            .or_else(|| match need {
-                Need::TenantB | Need::SubscriberLimit => None,
-                _ => self.unjudgeable.get(&format!("{}:*", need.form())).cloned(),
+            .get(&Unestablished::Need(need.clone()))
+            .or_else(|| {
+                let every = Unestablished::EveryNeedOf(need.form()?);
+                self.unjudgeable.get(&every)
             })
+            .cloned()
     }
 
     /// Every secret value the harness holds, for scrubbing reports.
@@ -352,13 +367,16 @@ pub fn require_fixtures(target: &mut Target, fixtures: &[String], all: bool) {
         )
     };
     for id in fixtures {
-        if !target.has(&format!("fixture:{id}")) {
-            target.unjudgeable.insert(format!("fixture:{id}"), why(id));
+        if !target.capabilities.contains(&HostCapability::fixture(id)) {
+            target.unjudgeable.insert(
+                Unestablished::Need(Need::Fixture(vec![id.clone()])),
+                why(id),
+            );
         }
     }
     if all {
         target.unjudgeable.insert(
-            "fixture:*".into(),
+            Unestablished::EveryNeedOf(NeedForm::Fixture),
             "the operator requires every fixture a case needs (--require-all-fixtures) and the host's discovery document does not list this one".into(),
         );
     }
@@ -385,12 +403,14 @@ mod tests {
             principals: BTreeMap::new(),
             providers: BTreeMap::new(),
             facts: BTreeMap::new(),
-            capabilities: ["capability:heartbeat".to_string()].into_iter().collect(),
+            capabilities: [HostCapability::parse("capability:heartbeat").unwrap()]
+                .into_iter()
+                .collect(),
             canary: None,
             upstream: None,
             implementation: None,
             unjudgeable: [(
-                "stream-mode:*".to_string(),
+                Unestablished::EveryNeedOf(NeedForm::StreamMode),
                 "the stream-mode probe failed".to_string(),
             )]
             .into_iter()
@@ -447,12 +467,14 @@ mod tests {
         target
             .facts
             .insert("heartbeat_toggle_id".into(), Value::Null);
-        assert!(!target.has("fact:heartbeat_toggle_id"));
+        assert!(!target.has_need(&Need::Fact("heartbeat_toggle_id".into())));
         assert!(matches!(
             target.need_status(&n("fact:heartbeat_toggle_id")),
             NeedStatus::Lacking(_)
         ));
-        target.capabilities.insert(V1_ONLY.into());
+        target
+            .capabilities
+            .insert(HostCapability::ServesOpenwopV1Only);
         let NeedStatus::Lacking(why) = target.need_status(&n("surface:openwop")) else {
             panic!("a v1-only host lacks surface W");
         };
@@ -464,7 +486,7 @@ mod tests {
         let mut target = target();
         target
             .capabilities
-            .insert("fixture:conformance-stream-text".into());
+            .insert(HostCapability::fixture("conformance-stream-text"));
         let NeedStatus::Lacking(why) = target.need_status(&n("fixture:conformance-debug-noise"))
         else {
             panic!("an unlisted fixture is the host's fact");

@@ -34,6 +34,7 @@ pub mod transcript;
 pub mod verdict;
 
 mod baseline;
+mod capability;
 mod checks;
 mod driver;
 mod event_selector;

@@ -12,7 +12,7 @@ use crate::case::needs::Need;
 use crate::case::{Case, CaseSurface};
 use crate::host::Target;
 use crate::runner::not_run_on;
-use crate::upstream::RoleBinding;
+use crate::upstream::{Role, RoleBinding};
 use crate::verdict::{Level, Verdict};
 
 /// What would happen to one case.
@@ -51,7 +51,7 @@ pub struct ProviderToConfigure {
     /// The wire format its adapter speaks (`openai-chat`, …).
     pub wire_format: String,
     /// The roles bound to it.
-    pub roles: Vec<String>,
+    pub roles: Vec<Role>,
     /// The models the roles name, when bound.
     pub models: Vec<String>,
     /// The base URL to configure, when the fake providers' address is known.
@@ -155,14 +155,14 @@ pub fn plan(
             .iter_mut()
             .find(|p| p.provider == binding.provider)
         {
-            known.roles.push(binding.role.clone());
+            known.roles.push(binding.role);
             known.models.extend(binding.model.clone());
             continue;
         }
         providers.push(ProviderToConfigure {
             provider: binding.provider.clone(),
             wire_format: binding.wire_format.to_string(),
-            roles: vec![binding.role.clone()],
+            roles: vec![binding.role],
             models: binding.model.clone().into_iter().collect(),
             base_url: base_url(&binding.provider),
             paths: binding
@@ -245,7 +245,7 @@ impl RunPlan {
                 "  {} ({}) for {}{models}: {}{}",
                 p.provider,
                 p.wire_format,
-                p.roles.join(", "),
+                p.roles.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", "),
                 p.base_url.as_deref().unwrap_or(
                     "give --providers-listen ADDR to learn the base URL (http://ADDR/<instance>)"
                 ),
@@ -357,7 +357,7 @@ mod tests {
                 "fixture:conformance-noop",
             ]
             .into_iter()
-            .map(String::from)
+            .map(|text| crate::capability::HostCapability::parse(text).unwrap())
             .collect(),
             canary: None,
             upstream: None,
@@ -374,7 +374,7 @@ mod tests {
         ];
         let refs: Vec<&Case> = cases.iter().collect();
         let bindings = vec![RoleBinding {
-            role: "text-primary".into(),
+            role: Role::TextPrimary,
             provider: "anthropic".into(),
             wire_format: WireFormat::AnthropicMessages,
             model: None,

@@ -12,21 +12,26 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 use tokio::time::{Duration, Instant};
 
+use crate::capability::HostCapability;
+use crate::case::CaseSurface;
+use crate::case::needs::Need;
+use crate::case::needs::NeedForm;
 use crate::driver::{HttpDriver, PreparedRequest, ReadMode};
-use crate::host::Target;
+use crate::host::{Target, Unestablished};
+use crate::upstream::role::Role;
 
 /// What probing found.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProbeFindings {
-    /// Capability names.
-    pub capabilities: BTreeSet<String>,
+    /// What the host has.
+    pub capabilities: BTreeSet<HostCapability>,
     /// The host's self-description.
     pub implementation: Option<String>,
     /// Problems worth reporting (never fatal on their own).
     pub notes: Vec<String>,
     /// Needs the probe could not establish either way, with why (see
     /// [`Target::unjudgeable`]).
-    pub unjudgeable: std::collections::BTreeMap<String, String>,
+    pub unjudgeable: std::collections::BTreeMap<Unestablished, String>,
     /// The discovery documents that answered, by path: SHA-256 (hex) of each body as received
     /// (a claim records them).
     pub documents: std::collections::BTreeMap<String, String>,
@@ -49,8 +54,11 @@ impl ProbeFindings {
         let found = self
             .capabilities
             .iter()
-            .chain(self.unjudgeable.keys())
-            .any(|c| c.starts_with("surface:"));
+            .any(|c| matches!(c, HostCapability::Meets(Need::Surface(_))))
+            || self
+                .unjudgeable
+                .keys()
+                .any(|c| matches!(c, Unestablished::Need(Need::Surface(_))));
         if found {
             return None;
         }
@@ -121,9 +129,10 @@ impl ProbeFindings {
     pub fn scope_roles(&mut self, bindings: &[crate::upstream::RoleBinding]) {
         let models = crate::upstream::models_for(bindings, &self.manifests);
         for (role, why) in crate::upstream::indistinct_roles(bindings, &models) {
-            let need = format!("provider:{role}");
-            self.capabilities.remove(&need);
-            self.unjudgeable.insert(need, why);
+            let need = Need::Provider(role);
+            self.capabilities
+                .remove(&HostCapability::Meets(need.clone()));
+            self.unjudgeable.insert(Unestablished::Need(need), why);
         }
     }
 
@@ -195,7 +204,7 @@ fn serves_v2_by_default(doc: &Value) -> bool {
 /// Whether a provider manifest lists a model that can play `role`: for `media` one that is
 /// asynchronous or outputs an image, audio or video; for a text role one that outputs text or
 /// has the `text-generation` ability.
-fn role_capable(role: &str, manifest: &Value) -> bool {
+fn role_capable(role: Role, manifest: &Value) -> bool {
     let models = manifest.get("models").and_then(Value::as_array);
     models.into_iter().flatten().any(|model| {
         let outputs: Vec<&str> = model
@@ -205,7 +214,7 @@ fn role_capable(role: &str, manifest: &Value) -> bool {
             .flatten()
             .filter_map(Value::as_str)
             .collect();
-        if role == "media" {
+        if role == Role::Media {
             model.get("async").and_then(Value::as_bool) == Some(true)
                 || outputs
                     .iter()
@@ -324,19 +333,21 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
     record_document(&mut found, "/v1/runtime", &runtime);
     let execution = match document("/v1/runtime", &runtime) {
         Document::Read(body) if body.get("protocol_version").is_some() => {
-            found.capabilities.insert("surface:execution".into());
+            found
+                .capabilities
+                .insert(Need::Surface(CaseSurface::Execution).into());
             true
         }
         Document::Read(_) => {
             found.unjudgeable.insert(
-                "surface:execution".into(),
+                Unestablished::Need(Need::Surface(CaseSurface::Execution)),
                 "the runtime info document GET /v1/runtime is unreadable: its JSON has no protocol_version".into(),
             );
             false
         }
         Document::Unreadable(what) => {
             found.unjudgeable.insert(
-                "surface:execution".into(),
+                Unestablished::Need(Need::Surface(CaseSurface::Execution)),
                 format!("the runtime info document is unreadable: {what}"),
             );
             false
@@ -378,9 +389,9 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
         let listed = manifests.map(|m| m.into_keys().collect::<BTreeSet<String>>());
         match listed {
             Some(ids) => {
-                for (role, id) in &target.providers {
+                for (&role, id) in &target.providers {
                     if ids.contains(id.as_str()) {
-                        found.capabilities.insert(format!("provider:{role}"));
+                        found.capabilities.insert(Need::Provider(role).into());
                     } else if !ids.is_empty()
                         && !data
                             .iter()
@@ -394,7 +405,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                         // The host has providers, but none the harness's fake for this role
                         // stands behind: the harness cannot judge, the host lacks nothing.
                         found.unjudgeable.insert(
-                            format!("provider:{role}"),
+                            Unestablished::Need(Need::Provider(role)),
                             format!(
                                 "no fake provider is bound to role `{role}`: the host lists providers [{}] and none is `{id}` (--bind {role}=<id>,<wire format>[,<model>])",
                                 ids.iter().cloned().collect::<Vec<_>>().join(", ")
@@ -404,9 +415,9 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                 }
             }
             None => {
-                for role in target.providers.keys() {
+                for &role in target.providers.keys() {
                     found.unjudgeable.insert(
-                        format!("provider:{role}"),
+                        Unestablished::Need(Need::Provider(role)),
                         "the provider manifests GET /v1/providers are unreadable (no JSON `data` array)".into(),
                     );
                 }
@@ -433,7 +444,9 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                 Document::Read(v2) if highest_v2(&v2).is_some() => Document::Read(v2),
                 _ => {
                     let versions = listed(&doc).unwrap_or_default().join(", ");
-                    found.capabilities.insert(crate::host::V1_ONLY.into());
+                    found
+                        .capabilities
+                        .insert(HostCapability::ServesOpenwopV1Only);
                     found.notes.push(format!(
                         "the host serves OpenWOP v1 only: discovery lists protocolVersions [{versions}] and asked for `{VERSION_HEADER}: {asked}` it gave no 2.x document; the v2 run events chapter (surface W) is not judged"
                     ));
@@ -457,7 +470,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
         Document::Read(doc) => Some(doc),
         Document::Unreadable(what) => {
             found.unjudgeable.insert(
-                "surface:openwop".into(),
+                Unestablished::Need(Need::Surface(CaseSurface::Openwop)),
                 format!("the discovery document is unreadable: {what}"),
             );
             None
@@ -471,26 +484,39 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
         }
     };
     if let Some(doc) = discovery {
-        found.capabilities.insert("surface:openwop".into());
+        found
+            .capabilities
+            .insert(Need::Surface(CaseSurface::Openwop).into());
         for id in doc
             .get("fixtures")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
             .filter_map(Value::as_str)
+            .filter(|id| !id.is_empty())
         {
-            found.capabilities.insert(format!("fixture:{id}"));
+            found.capabilities.insert(HostCapability::fixture(id));
         }
         let mocks = doc
             .pointer("/testing/mockProviders")
             .and_then(Value::as_array);
-        for id in mocks.into_iter().flatten().filter_map(Value::as_str) {
-            found.capabilities.insert(format!("mock-provider:{id}"));
+        for id in mocks
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter(|id| !id.is_empty())
+        {
+            found
+                .capabilities
+                .insert(Need::MockProvider(id.to_string()).into());
         }
         if let Some(object) = doc.as_object() {
             for (family, record) in object {
-                if record.get("status").is_some() && record.get("since").is_some() {
-                    found.capabilities.insert(format!("capability:{family}"));
+                if !family.is_empty()
+                    && record.get("status").is_some()
+                    && record.get("since").is_some()
+                {
+                    found.capabilities.insert(capability(family, None, None));
                     for (facet, value) in record.as_object().into_iter().flatten() {
                         if let Some(name) = facet_capability(family, facet, value) {
                             found.capabilities.insert(name);
@@ -526,7 +552,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
         {
             found
                 .capabilities
-                .insert("capability:conformance.seamsProfile".into());
+                .insert(capability("conformance", Some("seamsProfile"), None));
         }
         found.implementation = doc.get("implementation").map(|i| {
             format!(
@@ -537,7 +563,9 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
             .trim()
             .to_string()
         });
-        if found.capabilities.contains("capability:heartbeat")
+        if found
+            .capabilities
+            .contains(&capability("heartbeat", None, None))
             && !target.facts.contains_key(HEARTBEAT_INTERVAL_FACT)
         {
             let channel = doc
@@ -577,11 +605,14 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                     .insert(HEARTBEAT_INTERVAL_FACT.into(), json!(interval));
             }
         }
-        if found.capabilities.contains("fixture:conformance-noop") {
+        if found
+            .capabilities
+            .contains(&HostCapability::fixture("conformance-noop"))
+        {
             probe_stream_modes(&fetch, target, &mut found).await;
         } else {
             found.unjudgeable.insert(
-                "stream-mode:*".into(),
+                Unestablished::EveryNeedOf(NeedForm::StreamMode),
                 "the stream modes were not probed: the host does not list fixture `conformance-noop`, the run the probe needs".into(),
             );
         }
@@ -589,11 +620,11 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
     if let Some(upstream) = &target.upstream {
         found.scope_roles(&upstream.bindings());
     }
-    if target.principals.contains_key("b") {
-        found.capabilities.insert("tenant-b".into());
+    if target.principals.contains_key(&crate::case::Principal::B) {
+        found.capabilities.insert(Need::TenantB.into());
     }
     if target.facts.contains_key("subscriber_limit") {
-        found.capabilities.insert("subscriber-limit".into());
+        found.capabilities.insert(Need::SubscriberLimit.into());
     }
     found
 }
@@ -609,12 +640,12 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
 ///   value, and `!capability:…=value` by its absence (an absent facet has no value).
 ///
 /// `false`, numbers and `null` give nothing.
-fn facet_capability(family: &str, facet: &str, value: &Value) -> Option<String> {
+fn facet_capability(family: &str, facet: &str, value: &Value) -> Option<HostCapability> {
     match value {
         Value::Object(_) | Value::Array(_) | Value::Bool(true) => {
-            Some(format!("capability:{family}.{facet}"))
+            Some(capability(family, Some(facet), None))
         }
-        Value::String(text) => Some(format!("capability:{family}.{facet}={text}")),
+        Value::String(text) => Some(capability(family, Some(facet), Some(text))),
         _ => None,
     }
 }
@@ -622,14 +653,23 @@ fn facet_capability(family: &str, facet: &str, value: &Value) -> Option<String> 
 /// The capabilities an array facet's string members give: `capability:{family}.{facet}={member}`
 /// for each (e.g. `capability:feedback.targets=event`), so a case can select a host by what a
 /// host-chosen list holds, and `!capability:…=member` by what it leaves out.
-fn facet_members(family: &str, facet: &str, value: &Value) -> Vec<String> {
+fn facet_members(family: &str, facet: &str, value: &Value) -> Vec<HostCapability> {
     value
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
-        .map(|member| format!("capability:{family}.{facet}={member}"))
+        .map(|member| capability(family, Some(facet), Some(member)))
         .collect()
+}
+
+/// `capability:{family}[.{facet}[={value}]]`.
+fn capability(family: &str, facet: Option<&str>, value: Option<&str>) -> HostCapability {
+    HostCapability::Meets(Need::Capability {
+        family: family.to_string(),
+        facet: facet.map(String::from),
+        value: value.map(String::from),
+    })
 }
 
 /// The fact the heartbeat cases size their windows by: the interval of the host's heartbeats.
@@ -725,7 +765,7 @@ where
         .map(String::from);
     let Some(run_id) = run_id else {
         found.unjudgeable.insert(
-            "stream-mode:*".into(),
+            Unestablished::EveryNeedOf(NeedForm::StreamMode),
             "the stream modes were not probed: the probe could not create a conformance-noop run"
                 .into(),
         );
@@ -752,14 +792,16 @@ where
         .unwrap_or_default();
     if supported.is_empty() {
         found.unjudgeable.insert(
-            "stream-mode:*".into(),
+            Unestablished::EveryNeedOf(NeedForm::StreamMode),
             "the stream modes are unknown: an unsupported streamMode got no 400 listing details.supported".into(),
         );
     }
-    for mode in supported.iter().filter_map(Value::as_str) {
-        if spec::openwop::StreamMode::from_name(mode).is_some() {
-            found.capabilities.insert(format!("stream-mode:{mode}"));
-        }
+    for mode in supported
+        .iter()
+        .filter_map(Value::as_str)
+        .filter_map(spec::openwop::StreamMode::from_name)
+    {
+        found.capabilities.insert(Need::StreamMode(mode).into());
     }
 }
 
@@ -791,15 +833,16 @@ mod tests {
     fn a_role_is_capable_by_the_models_the_manifest_lists() {
         let text = json!({"provider": "a", "models": [{"model": "m", "abilities": ["text-generation"], "output_modalities": ["text"], "async": false}]});
         let media = json!({"provider": "f", "models": [{"model": "i", "abilities": ["image-generation"], "output_modalities": ["image"], "async": true}]});
-        assert!(role_capable("text-primary", &text));
-        assert!(!role_capable("media", &text));
-        assert!(role_capable("media", &media));
-        assert!(!role_capable("text-secondary", &media));
+        assert!(role_capable(Role::TextPrimary, &text));
+        assert!(!role_capable(Role::Media, &text));
+        assert!(role_capable(Role::Media, &media));
+        assert!(!role_capable(Role::TextSecondary, &media));
     }
 
     #[test]
     fn facets_give_capabilities_by_their_shape() {
-        let facet = |value: Value| facet_capability("family", "facet", &value);
+        let facet =
+            |value: Value| facet_capability("family", "facet", &value).map(|c| c.to_string());
         assert_eq!(
             facet(json!({"events": []})).as_deref(),
             Some("capability:family.facet")
@@ -818,7 +861,10 @@ mod tests {
             Some("capability:family.facet=strict")
         );
         assert_eq!(
-            facet_members("feedback", "targets", &json!(["run", "event", 3])),
+            facet_members("feedback", "targets", &json!(["run", "event", 3]))
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
             [
                 "capability:feedback.targets=run",
                 "capability:feedback.targets=event"

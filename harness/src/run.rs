@@ -32,8 +32,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::capability::{CapabilityError, HostCapability};
 use crate::case::LoadedCase;
-use crate::host::Target;
+use crate::case::needs::Need;
+use crate::host::{Target, Unestablished};
 use crate::report::{CaseResult, RunReport};
 
 pub use crate::baseline::{
@@ -81,9 +83,9 @@ pub struct HostOverrides {
     /// Facts cases read as `${target.<name>}` (`--facts-file`, then `--fact`).
     pub facts: BTreeMap<String, Value>,
     /// Capabilities added.
-    pub add_capabilities: Vec<String>,
+    pub add_capabilities: Vec<HostCapability>,
     /// Capabilities removed.
-    pub remove_capabilities: Vec<String>,
+    pub remove_capabilities: Vec<HostCapability>,
     /// Fixtures the host must list (a case needing one it lacks is then BLOCKED, not SKIP).
     pub require_fixtures: Vec<String>,
     /// Every fixture a case needs must be listed.
@@ -102,19 +104,27 @@ impl HostOverrides {
         Ok(())
     }
 
-    /// Adds a capabilities document's `add` and `remove` lists.
-    pub fn add_capabilities_doc(&mut self, doc: &Value) {
-        let names = |key: &str| -> Vec<String> {
+    /// Adds a capabilities document's `add` and `remove` lists (strings, each a capability
+    /// as written: [`HostCapability::parse`]); the error names the first that is none.
+    pub fn add_capabilities_doc(&mut self, doc: &Value) -> Result<(), CapabilityError> {
+        let listed = |key: &str| -> Result<Vec<HostCapability>, CapabilityError> {
             doc.get(key)
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-                .filter_map(Value::as_str)
-                .map(String::from)
+                .map(|entry| match entry {
+                    Value::String(text) => HostCapability::parse(text),
+                    other => Err(CapabilityError {
+                        text: other.to_string(),
+                        reason: "not a string".into(),
+                    }),
+                })
                 .collect()
         };
-        self.add_capabilities.extend(names("add"));
-        self.remove_capabilities.extend(names("remove"));
+        let (add, remove) = (listed("add")?, listed("remove")?);
+        self.add_capabilities.extend(add);
+        self.remove_capabilities.extend(remove);
+        Ok(())
     }
 
     /// Applies the overrides to a probed target.
@@ -131,13 +141,13 @@ impl HostOverrides {
             .extend(self.facts.iter().map(|(k, v)| (k.clone(), v.clone())));
         // As the probe does for the built-in runtime's own facts.
         if target.facts.contains_key("subscriber_limit") {
-            target.capabilities.insert("subscriber-limit".into());
+            target.capabilities.insert(Need::SubscriberLimit.into());
         }
-        for name in &self.add_capabilities {
-            target.capabilities.insert(name.clone());
+        for capability in &self.add_capabilities {
+            target.capabilities.insert(capability.clone());
         }
-        for name in &self.remove_capabilities {
-            target.capabilities.remove(name);
+        for capability in &self.remove_capabilities {
+            target.capabilities.remove(capability);
         }
         // Last: what the host lists is known only after the capability overrides.
         crate::host::require_fixtures(target, &self.require_fixtures, self.require_all_fixtures);
@@ -242,7 +252,7 @@ impl Session {
         let mut notes: Vec<String> = findings
             .unjudgeable
             .iter()
-            .filter(|(need, _)| need.starts_with("surface:"))
+            .filter(|(need, _)| matches!(need, Unestablished::Need(Need::Surface(_))))
             .map(|(_, why)| why.clone())
             .collect();
         let refusal = findings.refusal(&target.base_url);

@@ -8,6 +8,8 @@ use std::time::Instant;
 use futures::StreamExt;
 use sha2::{Digest, Sha256};
 
+use crate::capability::HostCapability;
+use crate::case::needs::Need;
 use crate::case::{CaseSurface, LoadedCase};
 use crate::driver::{CaseExecution, CaseRunner};
 use crate::host::{NeedStatus, Target};
@@ -57,7 +59,7 @@ impl Filters {
         out.extend(
             self.surfaces
                 .iter()
-                .map(|s| format!("surface:{s:?}").to_lowercase()),
+                .map(|surface| format!("surface:{surface}")),
         );
         out
     }
@@ -301,7 +303,7 @@ pub async fn run(
     }
     let surfaces = judge_surfaces(
         &results,
-        |surface| runner.target.has(&format!("surface:{}", surface.as_str())),
+        |surface| runner.target.has_need(&Need::Surface(surface)),
         |surface| filters.surfaces.contains(&surface),
     );
     let not_judged = not_judged(&results, &surfaces);
@@ -324,7 +326,7 @@ pub async fn run(
         target: TargetSummary {
             kind: target.kind.to_string(),
             base_url: target.base_url.clone(),
-            capabilities: target.capabilities.iter().cloned().collect(),
+            capabilities: HostCapability::in_written_order(target.capabilities.iter().cloned()),
             header_names: target.headers.iter().map(|h| h.name.clone()).collect(),
             implementation: target.implementation.clone(),
         },
@@ -552,7 +554,7 @@ pub fn not_run_on(
     // needs is known either way.
     let surface = crate::case::needs::CaseNeed {
         negated: false,
-        need: crate::case::needs::Need::Surface(case.surface.as_str().to_string()),
+        need: crate::case::needs::Need::Surface(case.surface),
     };
     match target.need_status(&surface) {
         NeedStatus::Met => {}

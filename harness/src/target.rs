@@ -5,6 +5,7 @@
 //! This module is the facade's: it re-exports from the files that define the items, which
 //! import from each other, never from here.
 
+pub use crate::capability::{CapabilityError, HostCapability};
 pub use crate::external::{
     FakeProvidersOptions, TargetError, TargetOptions, bindings_from, check_url, external,
     parse_header, parse_header_lines,

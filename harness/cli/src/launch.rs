@@ -30,7 +30,8 @@ use reference_runtime::{
 use serde_json::json;
 use spec::execution::Modality;
 
-use harness::target::{FakeUpstream, RoleBinding, WireFormat};
+use harness::case::Principal;
+use harness::target::{FakeUpstream, Role, RoleBinding, WireFormat};
 use harness::target::{SecretHeader, Target, TargetKind};
 
 /// The runtime's event store kind (`memory` or `sqlite:PATH`), for `conformance serve --store`.
@@ -486,28 +487,36 @@ impl BuiltInProviders {
     /// The role bindings an operator would give for this setup. Roles sharing a provider are
     /// bound without a model: the harness learns the models from `GET /v1/providers`.
     pub fn bindings(self) -> Vec<RoleBinding> {
-        let bind = |role: &str, provider: &str, wire_format| RoleBinding {
-            role: role.into(),
+        let bind = |role: Role, provider: &str, wire_format| RoleBinding {
+            role,
             provider: provider.into(),
             wire_format,
             model: None,
         };
-        let media = || bind("media", "fal", WireFormat::AsyncMedia);
+        let media = || bind(Role::Media, "fal", WireFormat::AsyncMedia);
         match self {
             BuiltInProviders::Standard | BuiltInProviders::Misdirected => RoleBinding::defaults(),
             BuiltInProviders::AnthropicAndMedia => vec![
-                bind("text-primary", "anthropic", WireFormat::AnthropicMessages),
-                bind("text-secondary", "anthropic", WireFormat::AnthropicMessages),
+                bind(
+                    Role::TextPrimary,
+                    "anthropic",
+                    WireFormat::AnthropicMessages,
+                ),
+                bind(
+                    Role::TextSecondary,
+                    "anthropic",
+                    WireFormat::AnthropicMessages,
+                ),
                 media(),
             ],
             BuiltInProviders::ResponsesAndMedia => vec![
-                bind("text-primary", "openai", WireFormat::OpenaiResponses),
-                bind("text-secondary", "openai", WireFormat::OpenaiResponses),
+                bind(Role::TextPrimary, "openai", WireFormat::OpenaiResponses),
+                bind(Role::TextSecondary, "openai", WireFormat::OpenaiResponses),
                 media(),
             ],
             BuiltInProviders::OneProviderTwoModels => vec![
-                bind("text-primary", "openai", WireFormat::OpenaiChat),
-                bind("text-secondary", "openai", WireFormat::OpenaiChat),
+                bind(Role::TextPrimary, "openai", WireFormat::OpenaiChat),
+                bind(Role::TextSecondary, "openai", WireFormat::OpenaiChat),
             ],
         }
     }
@@ -689,9 +698,9 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
     let runtime = start(options.listen, runtime_options)
         .await
         .map_err(|e| LaunchError::Runtime(e.to_string()))?;
-    let providers: BTreeMap<String, String> = bindings
+    let providers: BTreeMap<Role, String> = bindings
         .iter()
-        .map(|b| (b.role.clone(), b.provider.clone()))
+        .map(|b| (b.role, b.provider.clone()))
         .collect();
     let mut facts = BTreeMap::new();
     facts.insert(
@@ -716,9 +725,9 @@ pub async fn start_built_in(options: &BuiltInOptions) -> Result<BuiltIn, LaunchE
         principals: openwop
             .principals
             .into_iter()
-            .map(|(name, token)| {
+            .map(|(principal, token)| {
                 (
-                    name,
+                    principal,
                     vec![SecretHeader {
                         name: "authorization".into(),
                         value: format!("Bearer {token}"),
@@ -759,8 +768,8 @@ fn built_in_kind(options: &BuiltInOptions) -> TargetKind {
 
 /// What the run events surface of the built-in runtime gives the target description.
 struct OpenWopLaunch {
-    /// Principal name (`a`, `b`) → bearer token.
-    principals: Vec<(String, String)>,
+    /// Principal → bearer token.
+    principals: Vec<(Principal, String)>,
     /// Facts for `${target.…}`.
     facts: BTreeMap<String, serde_json::Value>,
 }
@@ -908,7 +917,7 @@ fn configure_openwop(
         json!(hb(BUILT_IN_HEARTBEAT_CREATED_RUNS)),
     );
     OpenWopLaunch {
-        principals: vec![("a".into(), key_a), ("b".into(), key_b)],
+        principals: vec![(Principal::A, key_a), (Principal::B, key_b)],
         facts,
     }
 }

@@ -8,9 +8,10 @@ use std::sync::LazyLock;
 use serde_json::{Map, Value};
 
 use super::model::{
-    Case, CaseSurface, Check, CheckKind, ConcurrentCopy, HeaderExpect, JsonExpect, Premise,
-    PublishedSchema, Step, StepAction, case_schema,
+    Case, Check, CheckKind, ConcurrentCopy, HeaderExpect, JsonExpect, Premise, PublishedSchema,
+    Step, StepAction, case_schema,
 };
+use super::surface::CaseSurface;
 use crate::template;
 
 /// A case and where it came from.

@@ -8,6 +8,7 @@ pub mod model;
 pub mod needs;
 pub mod robustness;
 pub mod shared_seam;
+mod surface;
 mod written;
 
 pub use exactly_one::NotExactlyOne;
@@ -16,3 +17,4 @@ pub use load::{
     lint_case, load_corpus,
 };
 pub use model::*;
+pub use surface::CaseSurface;

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::exactly_one::{NotExactlyOne, exactly_one_of, schema_of_raw_form};
+use super::surface::CaseSurface;
 use crate::verdict::Level;
 
 /// The default time budget of a case (its `timeout_ms`), before `--time-scale`.
@@ -76,32 +77,6 @@ pub struct Case {
     /// The steps, run in order.
     #[schemars(length(min = 1))]
     pub steps: Vec<Step>,
-}
-
-/// The surface a case drives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CaseSurface {
-    /// The execution protocol (`/v1/...`).
-    Execution,
-    /// The OpenWOP v2 run events surface (`/runs/...`).
-    Openwop,
-}
-
-impl CaseSurface {
-    /// The wire spelling (`execution`, `openwop`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CaseSurface::Execution => "execution",
-            CaseSurface::Openwop => "openwop",
-        }
-    }
-}
-
-impl std::fmt::Display for CaseSurface {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// One step of a case: an optional name and note, exactly one action, and checks on what the
@@ -232,7 +207,9 @@ impl From<Step> for RawStep {
 }
 
 /// Who a request acts as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Principal {
     /// The target's first principal (the default on the run events surface).

@@ -22,6 +22,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+use super::surface::CaseSurface;
 use crate::suggest::closest;
 use crate::upstream::role::Role;
 
@@ -78,11 +79,52 @@ pub enum Need {
     Fact(String),
     /// `surface:<surface>`: the harness could read the surface's discovery document (never
     /// in a case file; the runner asks it of every case).
-    Surface(String),
+    Surface(CaseSurface),
     /// `tenant-b`: a second principal.
     TenantB,
     /// `subscriber-limit`.
     SubscriberLimit,
+}
+
+/// The form of a need that names a value (what comes before its `:`); `<form>:*` stands for
+/// every need of the form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NeedForm {
+    /// `fixture:`.
+    Fixture,
+    /// `mock-provider:`.
+    MockProvider,
+    /// `stream-mode:`.
+    StreamMode,
+    /// `capability:`.
+    Capability,
+    /// `provider:`.
+    Provider,
+    /// `fact:`.
+    Fact,
+    /// `surface:`.
+    Surface,
+}
+
+impl NeedForm {
+    /// The form as written before the `:`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NeedForm::Fixture => "fixture",
+            NeedForm::MockProvider => "mock-provider",
+            NeedForm::StreamMode => "stream-mode",
+            NeedForm::Capability => "capability",
+            NeedForm::Provider => "provider",
+            NeedForm::Fact => "fact",
+            NeedForm::Surface => "surface",
+        }
+    }
+}
+
+impl fmt::Display for NeedForm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One entry of a case's `needs`: a [`Need`], or (`!<need>`) its absence.
@@ -137,7 +179,9 @@ impl Need {
                 Role::parse(value).ok_or_else(|| format!("unknown provider role `{value}`"))?,
             ),
             "fact" => Need::Fact(value.to_string()),
-            "surface" => Need::Surface(value.to_string()),
+            "surface" => Need::Surface(
+                CaseSurface::parse(value).ok_or_else(|| format!("unknown surface `{value}`"))?,
+            ),
             other => return Err(format!("unknown need form `{other}:`")),
         })
     }
@@ -150,20 +194,19 @@ impl Need {
         }
     }
 
-    /// The form before the `:` (`fixture`, `capability`, …), or the whole plain need; the key
-    /// `<form>:*` stands for a whole family of needs.
-    pub fn form(&self) -> &'static str {
-        match self {
-            Need::Fixture(_) => "fixture",
-            Need::MockProvider(_) => "mock-provider",
-            Need::StreamMode(_) => "stream-mode",
-            Need::Capability { .. } => "capability",
-            Need::Provider(_) => "provider",
-            Need::Fact(_) => "fact",
-            Need::Surface(_) => "surface",
-            Need::TenantB => "tenant-b",
-            Need::SubscriberLimit => "subscriber-limit",
-        }
+    /// The form before the `:` (`fixture`, `capability`, …); `None` for a need without one
+    /// (`tenant-b`, `subscriber-limit`).
+    pub fn form(&self) -> Option<NeedForm> {
+        Some(match self {
+            Need::Fixture(_) => NeedForm::Fixture,
+            Need::MockProvider(_) => NeedForm::MockProvider,
+            Need::StreamMode(_) => NeedForm::StreamMode,
+            Need::Capability { .. } => NeedForm::Capability,
+            Need::Provider(_) => NeedForm::Provider,
+            Need::Fact(_) => NeedForm::Fact,
+            Need::Surface(_) => NeedForm::Surface,
+            Need::TenantB | Need::SubscriberLimit => return None,
+        })
     }
 }
 
@@ -441,6 +484,19 @@ mod tests {
                 "a need reads and writes the same string"
             );
         }
+    }
+
+    #[test]
+    fn a_surface_need_is_one_of_the_surfaces() {
+        for surface in CaseSurface::ALL {
+            let need = Need::parse(&format!("surface:{surface}"));
+            assert_eq!(need, Ok(Need::Surface(surface)));
+            assert_eq!(need.unwrap().to_string(), format!("surface:{surface}"));
+        }
+        assert_eq!(
+            Need::parse("surface:w"),
+            Err("unknown surface `w`".to_string())
+        );
     }
 
     #[test]

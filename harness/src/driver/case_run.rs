@@ -77,7 +77,9 @@ impl CaseRunner {
             case,
             scope: Scope {
                 defs: case.defs.clone().into_iter().collect(),
-                providers: self.target.providers.clone(),
+                providers: (self.target.providers.iter())
+                    .map(|(role, id)| (role.to_string(), id.clone()))
+                    .collect(),
                 target: self.target.facts.clone(),
                 fixtures: self.target.chosen_fixtures(&case.needs),
                 uuid_seed: uuid::Uuid::new_v4().to_string(),

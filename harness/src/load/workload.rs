@@ -185,7 +185,7 @@ pub(crate) async fn create(
             )?;
             let provider = target
                 .providers
-                .get("text-primary")
+                .get(&crate::upstream::role::Role::TextPrimary)
                 .ok_or("no provider id for the `text-primary` role")?;
             let chunks: Vec<Value> = tokens
                 .iter()

@@ -493,13 +493,13 @@ fn kv(out: &mut String, key: &str, value_html: &str) {
     let _ = write!(out, "<tr><th>{}</th><td>{value_html}</td></tr>", esc(key));
 }
 
-fn chips(items: &[String]) -> String {
+fn chips(items: &[impl ToString]) -> String {
     if items.is_empty() {
         return absent("none");
     }
     items
         .iter()
-        .map(|i| format!("<span class=\"chip\">{}</span>", esc(i)))
+        .map(|i| format!("<span class=\"chip\">{}</span>", esc(&i.to_string())))
         .collect()
 }
 

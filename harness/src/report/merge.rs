@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::capability::HostCapability;
 use crate::case::LoadedCase;
 use crate::partition::Partition;
 use crate::report::model::{CaseResult, REPORT_FORMAT_VERSION, RunReport, SurfaceJudgement};
@@ -241,10 +242,11 @@ pub fn merge_partitions(
             s
         })
         .collect();
-    let mut capabilities: BTreeSet<String> = BTreeSet::new();
-    for (_, report) in named {
-        capabilities.extend(report.target.capabilities.iter().cloned());
-    }
+    let capabilities = HostCapability::in_written_order(
+        named
+            .iter()
+            .flat_map(|(_, report)| report.target.capabilities.iter().cloned()),
+    );
     let mut merged = first.clone();
     merged.run_id = format!(
         "{}-merged-{total}",
@@ -253,7 +255,7 @@ pub fn merge_partitions(
     merged.started_at = started_at;
     merged.finished_at = finished_at;
     merged.duration_ms = duration_ms;
-    merged.target.capabilities = capabilities.into_iter().collect();
+    merged.target.capabilities = capabilities;
     merged.options.filters = selection(first);
     merged.options.case_set_digest = case_set_digest;
     merged.run_errors = crate::runner::sanity_errors(&cases);

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::capability::HostCapability;
 use crate::case::CaseSurface;
 use crate::transcript::StepRecord;
 use crate::verdict::{CheckOutcome, Level, Verdict};
@@ -97,12 +98,15 @@ pub struct CorpusSummary {
 /// The target as reported (no secrets).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TargetSummary {
-    /// `built-in` or `external`.
+    /// `external`, `built-in`, or `built-in (<traits>)` naming what sets the built-in runtime
+    /// apart (`built-in (divergent profile; defects: a, b)`): the target kind as reports name
+    /// it, with free-text traits, so a string.
     pub kind: String,
     /// The base URL.
     pub base_url: String,
     /// What the host advertised or the harness probed, by capability name.
-    pub capabilities: Vec<String>,
+    #[schemars(with = "Vec<String>")]
+    pub capabilities: Vec<HostCapability>,
     /// Header names the harness sends on every request (values never reported).
     pub header_names: Vec<String>,
     /// The host's self-description, when it gave one (discovery `implementation`).

@@ -17,7 +17,7 @@ pub use spec::wire_format::WireFormat;
 #[serde(deny_unknown_fields)]
 pub struct RoleBinding {
     /// The role (`text-primary`, `text-secondary`, `media`).
-    pub role: String,
+    pub role: Role,
     /// The host's provider id.
     pub provider: String,
     /// The wire format the host's adapter for that provider speaks.
@@ -42,7 +42,16 @@ pub struct RoleBinding {
 pub struct ProvidersFile {
     /// The bindings by role.
     #[serde(default)]
-    pub roles: BTreeMap<String, ProvidersFileRole>,
+    pub roles: BTreeMap<Role, ProvidersFileRole>,
+}
+
+/// A providers file as written: its role names are checked by [`ProvidersFile::parse`], which
+/// names an unknown one.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WrittenProvidersFile {
+    #[serde(default)]
+    roles: BTreeMap<String, ProvidersFileRole>,
 }
 
 /// One role of a [`ProvidersFile`].
@@ -102,20 +111,19 @@ impl RoleBinding {
         if parts.next().is_some() {
             return Err(malformed());
         }
-        if Role::parse(role.trim()).is_none() {
-            return Err(BindingError::UnknownRole(role.trim().to_string()));
-        }
+        let role = Role::parse(role.trim())
+            .ok_or_else(|| BindingError::UnknownRole(role.trim().to_string()))?;
         Ok(RoleBinding {
-            role: role.trim().to_string(),
+            role,
             provider: provider.to_string(),
             wire_format,
             model,
         })
     }
 
-    fn new(role: &str, provider: &str, wire_format: WireFormat, model: Option<&str>) -> Self {
+    fn new(role: Role, provider: &str, wire_format: WireFormat, model: Option<&str>) -> Self {
         RoleBinding {
-            role: role.into(),
+            role,
             provider: provider.into(),
             wire_format,
             model: model.map(str::to_string),
@@ -128,18 +136,18 @@ impl RoleBinding {
     pub fn defaults() -> Vec<RoleBinding> {
         vec![
             RoleBinding::new(
-                "text-primary",
+                Role::TextPrimary,
                 "openai-primary",
                 WireFormat::OpenaiChat,
                 None,
             ),
             RoleBinding::new(
-                "text-secondary",
+                Role::TextSecondary,
                 "anthropic-secondary",
                 WireFormat::AnthropicMessages,
                 None,
             ),
-            RoleBinding::new("media", "media", WireFormat::AsyncMedia, None),
+            RoleBinding::new(Role::Media, "media", WireFormat::AsyncMedia, None),
         ]
     }
 }
@@ -147,15 +155,20 @@ impl RoleBinding {
 impl ProvidersFile {
     /// Parses a providers file: JSON when it starts with `{`, TOML otherwise.
     pub fn parse(text: &str) -> Result<ProvidersFile, BindingError> {
-        let file: ProvidersFile = if text.trim_start().starts_with('{') {
+        let file: WrittenProvidersFile = if text.trim_start().starts_with('{') {
             serde_json::from_str(text).map_err(|e| BindingError::File(e.to_string()))?
         } else {
             toml::from_str(text).map_err(|e| BindingError::File(e.to_string()))?
         };
-        match file.roles.keys().find(|role| Role::parse(role).is_none()) {
-            Some(unknown) => Err(BindingError::UnknownRole(unknown.clone())),
-            None => Ok(file),
-        }
+        let roles = file
+            .roles
+            .into_iter()
+            .map(|(name, bound)| match Role::parse(&name) {
+                Some(role) => Ok((role, bound)),
+                None => Err(BindingError::UnknownRole(name)),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(ProvidersFile { roles })
     }
 
     /// The file's bindings.
@@ -163,7 +176,7 @@ impl ProvidersFile {
         self.roles
             .iter()
             .map(|(role, bound)| RoleBinding {
-                role: role.clone(),
+                role: *role,
                 provider: bound.provider.clone(),
                 wire_format: bound.wire_format,
                 model: bound.model.clone(),
@@ -172,12 +185,13 @@ impl ProvidersFile {
     }
 }
 
-/// Replaces the bindings of the roles `overrides` names, keeping the others.
+/// Replaces the bindings of the roles `overrides` names, keeping the others; in the order of
+/// the roles' names.
 pub fn merge_bindings(base: Vec<RoleBinding>, overrides: Vec<RoleBinding>) -> Vec<RoleBinding> {
-    let mut by_role: BTreeMap<String, RoleBinding> =
-        base.into_iter().map(|b| (b.role.clone(), b)).collect();
+    let mut by_role: BTreeMap<&'static str, RoleBinding> =
+        base.into_iter().map(|b| (b.role.as_str(), b)).collect();
     for binding in overrides {
-        by_role.insert(binding.role.clone(), binding);
+        by_role.insert(binding.role.as_str(), binding);
     }
     by_role.into_values().collect()
 }
@@ -258,7 +272,7 @@ mod tests {
     fn a_bind_flag_names_role_provider_format_and_model() {
         let binding =
             RoleBinding::parse_flag("text-primary=anthropic,anthropic-messages,claude-a").unwrap();
-        assert_eq!(binding.role, "text-primary");
+        assert_eq!(binding.role, Role::TextPrimary);
         assert_eq!(binding.provider, "anthropic");
         assert_eq!(binding.wire_format, WireFormat::AnthropicMessages);
         assert_eq!(binding.model.as_deref(), Some("claude-a"));
@@ -284,7 +298,7 @@ mod tests {
             assert_eq!(
                 bindings,
                 vec![RoleBinding::new(
-                    "text-primary",
+                    Role::TextPrimary,
                     "openai",
                     WireFormat::OpenaiResponses,
                     None
@@ -297,18 +311,18 @@ mod tests {
     fn one_instance_per_provider_on_the_streaming_backend() {
         let bindings = vec![
             RoleBinding::new(
-                "text-primary",
+                Role::TextPrimary,
                 "Main LLM",
                 WireFormat::OpenaiChat,
                 Some("a"),
             ),
             RoleBinding::new(
-                "text-secondary",
+                Role::TextSecondary,
                 "Main LLM",
                 WireFormat::OpenaiChat,
                 Some("b"),
             ),
-            RoleBinding::new("media", "9fal", WireFormat::AsyncMedia, None),
+            RoleBinding::new(Role::Media, "9fal", WireFormat::AsyncMedia, None),
         ];
         let (instances, names) = instances_for(&bindings).unwrap();
         assert_eq!(instances.len(), 2);
@@ -320,8 +334,13 @@ mod tests {
         assert_eq!(names["Main LLM"], "main-llm");
         assert_eq!(names["9fal"], "p-9fal");
         let clash = vec![
-            RoleBinding::new("text-primary", "p", WireFormat::OpenaiChat, None),
-            RoleBinding::new("text-secondary", "p", WireFormat::AnthropicMessages, None),
+            RoleBinding::new(Role::TextPrimary, "p", WireFormat::OpenaiChat, None),
+            RoleBinding::new(
+                Role::TextSecondary,
+                "p",
+                WireFormat::AnthropicMessages,
+                None,
+            ),
         ];
         assert!(matches!(
             instances_for(&clash),
@@ -334,7 +353,7 @@ mod tests {
         let merged = merge_bindings(
             RoleBinding::defaults(),
             vec![RoleBinding::new(
-                "media",
+                Role::Media,
                 "fal",
                 WireFormat::AsyncMedia,
                 None,

@@ -83,7 +83,7 @@ impl FakeUpstream {
             .map_err(|e| BindingError::Start(e.to_string()))?;
         let models = bindings
             .iter()
-            .filter_map(|b| Some((b.role.clone(), b.model.clone()?)))
+            .filter_map(|b| Some((b.role.to_string(), b.model.clone()?)))
             .collect();
         Ok(FakeUpstream {
             providers,
@@ -105,10 +105,10 @@ impl FakeUpstream {
     }
 
     /// Role → host provider id (what [`Target::providers`](crate::host::Target) holds).
-    pub fn roles(&self) -> BTreeMap<String, String> {
+    pub fn roles(&self) -> BTreeMap<Role, String> {
         self.bindings
             .iter()
-            .map(|b| (b.role.clone(), b.provider.clone()))
+            .map(|b| (b.role, b.provider.clone()))
             .collect()
     }
 
@@ -137,7 +137,7 @@ impl FakeUpstream {
         let mut by_instance: BTreeMap<String, Vec<&String>> = BTreeMap::new();
         let mut keys = BTreeMap::new();
         for role in roles {
-            let Some(binding) = self.bindings.iter().find(|b| &b.role == role) else {
+            let Some(binding) = self.bindings.iter().find(|b| b.role.as_str() == role) else {
                 // Not a bound role: passed through (the fake providers refuse an unknown
                 // instance).
                 keys.insert(role.clone(), role.clone());
@@ -228,7 +228,7 @@ impl Upstream for FakeUpstream {
     }
 
     fn role_endpoint(&self, role: &str) -> Option<RoleEndpoint> {
-        let binding = self.bindings.iter().find(|b| b.role == role)?;
+        let binding = self.bindings.iter().find(|b| b.role.as_str() == role)?;
         let instance = self.instances.get(&binding.provider)?.clone();
         Some(RoleEndpoint {
             base_url: self.providers.base_url(&instance)?,
@@ -282,7 +282,7 @@ pub(crate) fn models_for(
 ) -> BTreeMap<String, String> {
     let mut models: BTreeMap<String, String> = bindings
         .iter()
-        .filter_map(|b| Some((b.role.clone(), b.model.clone()?)))
+        .filter_map(|b| Some((b.role.to_string(), b.model.clone()?)))
         .collect();
     let mut by_provider: BTreeMap<&str, Vec<&RoleBinding>> = BTreeMap::new();
     for binding in bindings {
@@ -300,10 +300,10 @@ pub(crate) fn models_for(
             .iter()
             .filter(|m| !sharing.iter().any(|b| b.model.as_ref() == Some(m)));
         let mut roles: Vec<&&RoleBinding> = sharing.iter().filter(|b| b.model.is_none()).collect();
-        roles.sort_by(|a, b| a.role.cmp(&b.role));
+        roles.sort_by_key(|b| b.role.as_str());
         for binding in roles {
             if let Some(model) = free.next() {
-                models.insert(binding.role.clone(), model.clone());
+                models.insert(binding.role.to_string(), model.clone());
             }
         }
     }
@@ -318,7 +318,7 @@ pub(crate) fn models_for(
 pub(crate) fn indistinct_roles(
     bindings: &[RoleBinding],
     models: &BTreeMap<String, String>,
-) -> BTreeMap<String, String> {
+) -> BTreeMap<Role, String> {
     let mut by_provider: BTreeMap<&str, Vec<&RoleBinding>> = BTreeMap::new();
     for binding in bindings {
         by_provider
@@ -331,7 +331,7 @@ pub(crate) fn indistinct_roles(
         if sharing.len() < 2 {
             continue;
         }
-        sharing.sort_by(|a, b| a.role.cmp(&b.role));
+        sharing.sort_by_key(|b| b.role.as_str());
         let roles: Vec<&str> = sharing.iter().map(|b| b.role.as_str()).collect();
         let unmodelled: Vec<&str> = roles
             .iter()
@@ -366,8 +366,8 @@ pub(crate) fn indistinct_roles(
                     .join(" and "),
             ),
         };
-        for role in roles.iter().skip(1) {
-            out.insert((*role).to_string(), why.clone());
+        for binding in sharing.iter().skip(1) {
+            out.insert(binding.role, why.clone());
         }
     }
     out

@@ -501,7 +501,9 @@ pub fn realistic_report() -> RunReport {
         target: TargetSummary {
             kind: "built-in".into(),
             base_url: BASE.into(),
-            capabilities: vec!["stream-mode:updates".into(), "fixture:three-steps".into()],
+            capabilities: ["stream-mode:updates", "fixture:three-steps"]
+                .map(|text| harness::target::HostCapability::parse(text).unwrap())
+                .to_vec(),
             header_names: vec!["authorization".into()],
             implementation: Some("reference-runtime 0.1.0".into()),
         },

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use conformance_cli::corpus::{CORPUS_VERSION, CorpusSource, corpus_digest, regressions_dir};
 use conformance_cli::launch::{BuiltIn, BuiltInOptions, start_built_in};
-use harness::case::{CaseSurface, LoadedCase};
+use harness::case::{CaseSurface, LoadedCase, Principal};
 use harness::report::console::ConsoleReporter;
 use harness::report::differential::Differential;
 use harness::report::{CorpusSummary, RunReport, exit_code, write_all};
@@ -174,16 +174,10 @@ pub(crate) async fn external_target(
     }
     let mut principals = BTreeMap::new();
     if let Some(a) = &args.auth_a {
-        principals.insert(
-            "a".to_string(),
-            vec![parse_header(a).map_err(target_error)?],
-        );
+        principals.insert(Principal::A, vec![parse_header(a).map_err(target_error)?]);
     }
     if let Some(b) = &args.auth_b {
-        principals.insert(
-            "b".to_string(),
-            vec![parse_header(b).map_err(target_error)?],
-        );
+        principals.insert(Principal::B, vec![parse_header(b).map_err(target_error)?]);
     }
     let bindings = bindings_from(args)?;
     let fake_providers = match args.providers_listen.filter(|_| start_fakes) {
@@ -216,7 +210,7 @@ pub(crate) async fn external_target(
                 binding.provider,
                 binding.wire_format,
                 fakes
-                    .role_endpoint(&binding.role)
+                    .role_endpoint(binding.role.as_str())
                     .map(|endpoint| endpoint.base_url)
                     .unwrap_or_default()
             );
@@ -248,7 +242,9 @@ fn overrides_of(args: &RunArgs) -> anyhow::Result<HostOverrides> {
         overrides.add_fact(pair).map_err(usage)?;
     }
     if let Some(file) = &args.capabilities {
-        overrides.add_capabilities_doc(&read_json(file, "JSON")?);
+        overrides
+            .add_capabilities_doc(&read_json(file, "JSON")?)
+            .map_err(|e| usage(format!("--capabilities {}: {e}", file.display())))?;
     }
     overrides.require_fixtures = args.require_fixtures.clone();
     overrides.require_all_fixtures = args.require_all_fixtures;
@@ -643,11 +639,14 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<u8> {
         env.push((args.canary_env.clone(), canary.clone()));
     }
     if generated_keys {
-        for (principal, variable) in [("a", "CONFORMANCE_AUTH_A"), ("b", "CONFORMANCE_AUTH_B")] {
+        for (principal, variable) in [
+            (Principal::A, "CONFORMANCE_AUTH_A"),
+            (Principal::B, "CONFORMANCE_AUTH_B"),
+        ] {
             if let Some(header) = running
                 .target
                 .principals
-                .get(principal)
+                .get(&principal)
                 .and_then(|headers| headers.first())
             {
                 env.push((variable.into(), format!("Authorization: {}", header.value)));
@@ -884,7 +883,7 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
     };
     let listed: std::collections::BTreeSet<String> = bindings
         .iter()
-        .filter(|b| target.has(&format!("provider:{}", b.role)))
+        .filter(|b| target.has_need(&harness::case::needs::Need::Provider(b.role)))
         .map(|b| b.provider.clone())
         .collect();
     let cases: Vec<&harness::case::Case> = corpus

@@ -12,7 +12,7 @@ use harness::case::LoadedCase;
 use harness::run::not_run_on;
 use harness::run::{ClientOptions, HttpDriver, Limits};
 use harness::target::Target;
-use harness::target::{FakeUpstream, RoleBinding, WireFormat};
+use harness::target::{FakeUpstream, Role, RoleBinding, WireFormat};
 use harness::verdict::Verdict;
 
 fn corpus() -> Vec<LoadedCase> {
@@ -86,13 +86,13 @@ async fn one_provider_for_both_text_roles_without_a_model_is_blocked_in_plan_and
     let running = start_built_in(&BuiltInOptions::default()).await.unwrap();
     let bindings = vec![
         RoleBinding {
-            role: "text-primary".into(),
+            role: Role::TextPrimary,
             provider: "anthropic-secondary".into(),
             wire_format: WireFormat::AnthropicMessages,
             model: None,
         },
         RoleBinding {
-            role: "text-secondary".into(),
+            role: Role::TextSecondary,
             provider: "anthropic-secondary".into(),
             wire_format: WireFormat::AnthropicMessages,
             model: None,

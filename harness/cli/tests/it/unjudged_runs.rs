@@ -1,6 +1,8 @@
 //! A run that could not judge what conformance needs does not conform: a host answering every
 //! request with `200 text/plain` (its discovery documents unreadable) and a run with a BLOCKED
 //! MUST case both end with the not-judged exit code, and the summary says what was not judged.
+//! What the operator states about the host is read before any run: a capability override that
+//! is no capability is a usage error.
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -147,6 +149,28 @@ fn a_blocked_must_case_makes_the_run_not_conform() {
         text.contains("1 MUST case(s) BLOCKED (w.terminal.cancel): the operator requires fixture `conformance-cancellable`"),
         "{text}"
     );
+}
+
+#[test]
+fn a_capability_override_that_is_no_capability_is_a_usage_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let capabilities = dir.path().join("capabilities.json");
+    std::fs::write(
+        &capabilities,
+        r#"{"add": ["capability:heartbeat", "heartbeat"]}"#,
+    )
+    .unwrap();
+    let (code, text) = conformance(
+        &["run", "--capabilities", capabilities.to_str().unwrap()],
+        &dir.path().join("report"),
+    );
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("`heartbeat` is no capability (unknown need `heartbeat`)")
+            && text.contains("capability:<family>[.<facet>[=<value>]]"),
+        "{text}"
+    );
+    assert!(!dir.path().join("report").exists(), "{text}");
 }
 
 fn result(id: &str, surface: CaseSurface, level: Level, verdict: Verdict) -> CaseResult {
