@@ -22,9 +22,9 @@ pub use crate::execution::choices::{
 };
 pub use crate::openwop::infra::choices::{
     AfterTerminalEvents, CancelAnswer, CancelledPayload, CrossTenantAnswer, EnvelopeFields,
-    ErrorDetails, EventIdForm, HostChannelAddress, HostEventFraming, ImplementedModes,
-    InterruptIdForm, KeepAliveComment, MessagesBatching, MixedMessagesData, MultiAdmitted,
-    NEGOTIATED_MCP_VERSION, OpenWopChoices, RunIdForm, RunStartedTiming, SseHeaderTiming,
-    StreamValidationOrder, UpstreamContradictions, UsageCurrency, ValuesResumeAtEnd,
-    VersionDefault,
+    ErrorDetails, EventIdForm, FixtureNodeIds, HostChannelAddress, HostEventFraming,
+    ImplementedModes, InterruptIdForm, KeepAliveComment, MessagesBatching, MixedMessagesData,
+    MultiAdmitted, NEGOTIATED_MCP_VERSION, OpenWopChoices, RunIdForm, RunStartedTiming,
+    SseHeaderTiming, StreamValidationOrder, UpstreamContradictions, UsageCurrency,
+    ValuesResumeAtEnd, VersionDefault,
 };

@@ -16,6 +16,8 @@ use std::sync::LazyLock;
 
 use serde_json::Value;
 
+pub mod mock_nodes;
+
 /// The commit of `openwop/openwop-app-install` whose `conformance-fixtures/` the upstream
 /// definitions transcribe.
 pub const UPSTREAM_COMMIT: &str = "75b28328fa56ae2dcb488cc7f7a608c141bb8489";

@@ -24,8 +24,8 @@ use reference_runtime::{
     Strictness, UnsatisfiableRequirements, start,
 };
 use reference_runtime::{
-    HostEventFraming, ImplementedModes, MixedMessagesData, SseHeaderTiming, UpstreamContradictions,
-    VersionDefault,
+    FixtureNodeIds, HostEventFraming, ImplementedModes, MixedMessagesData, SseHeaderTiming,
+    UpstreamContradictions, VersionDefault,
 };
 use serde_json::json;
 use spec::execution::Modality;
@@ -105,7 +105,9 @@ pub enum BuiltInProfile {
     /// data is the bare heartbeat message (`event: heartbeat.evaluated`), mixed-mode frames
     /// admitted by `messages` carrying the outputChunk payload (`event: messages`), SSE
     /// headers written only with the first body byte, and a dual-stack discovery (v1 without
-    /// `OpenWOP-Version`, v2 on request); everything else as [`BuiltInProfile::Standard`].
+    /// `OpenWOP-Version`, v2 on request), and the envelope fixtures of upstream's later catalogue
+    /// (one mock node id per fixture, `retry-attempted` with `maxTokens: 256`); everything else
+    /// as [`BuiltInProfile::Standard`].
     #[serde(rename = "upstream-framing")]
     UpstreamFraming,
 }
@@ -238,6 +240,7 @@ impl BuiltInProfile {
                 openwop.choices.mixed_messages_data = MixedMessagesData::ChunkPayload;
                 openwop.choices.sse_headers = SseHeaderTiming::WithFirstByte;
                 openwop.choices.version_default = VersionDefault::V1UnlessAsked;
+                openwop.choices.fixture_node_ids = FixtureNodeIds::PerFixture;
             }
             BuiltInProfile::Divergent => {
                 let choices = &mut openwop.choices;

@@ -26,14 +26,20 @@ use crate::template::Scope;
 /// The path of upstream's mock-AI program seam (seams-v2), whose body names a fixture's node.
 const MOCK_AI_PROGRAM_SEAM: &str = "/conformance/seams/sample/test/mock-ai/program";
 
-/// Every node id the fixture workflows of `spec/fixtures/` use: a host seeding a fixture may
-/// name its nodes otherwise, so a case must read them from what the host sent.
+/// Every node id the fixture workflows of `spec/fixtures/` use, in every edition of upstream's
+/// catalogue ([`spec::fixtures::mock_nodes`]): a host seeding a fixture may name its nodes
+/// otherwise, so a case must read them from what the host sent.
 pub fn fixture_node_ids() -> &'static BTreeSet<String> {
     static IDS: LazyLock<BTreeSet<String>> = LazyLock::new(|| {
         let mut ids = BTreeSet::new();
         for fixture in spec::fixtures::all() {
             collect_node_ids(&fixture.definition, &mut ids);
         }
+        ids.extend(
+            spec::fixtures::mock_nodes::PER_FIXTURE_NODES
+                .iter()
+                .map(|n| n.node_id.to_string()),
+        );
         ids
     });
     &IDS
@@ -86,13 +92,11 @@ pub fn lint(case: &Value, report: &mut dyn FnMut(&str, String)) {
             }
         }
         // Upstream's mock-AI program seam is keyed by the fixture's node id before the run
-        // exists: upstream seeds its envelope fixtures verbatim and its own suite names the node
-        // (`structured-call`), so there the id is upstream's, not the host's choice.
-        let program_seam = request
-            .get("path")
-            .and_then(Value::as_str)
-            .is_some_and(|p| p.starts_with(MOCK_AI_PROGRAM_SEAM));
-        for member in ["json", "body"].into_iter().filter(|_| !program_seam) {
+        // exists: upstream's catalogues name it differently (`structured-call` at the commit
+        // spec/fixtures transcribes, one id per fixture later), so a case reads it from the
+        // definition the host serves, as everywhere else; so does a query naming a node
+        // (`last-dispatch-budget?nodeId=`).
+        for member in ["json", "body", "query"] {
             if let Some(body) = request.get(member) {
                 node_ids_in_body(body, &format!("{pointer}/{member}"), ids, report);
             }
@@ -345,9 +349,19 @@ mod tests {
                 "/runs/x/interrupts/${steps.s.events[type=node.suspended].payload.nodeId|segment}"}}]}))
             .is_empty()
         );
-        // Upstream's mock-AI program seam is keyed by its fixture's node id, as upstream's
-        // suite keys it; the same body elsewhere is rejected.
-        let program = json!({"nodeId": "structured-call", "program": []});
+        // Upstream's mock-AI program seam is keyed by its fixture's node id, which upstream's
+        // catalogues name differently: a literal one is rejected there too (body and query), an
+        // id read from the host's definition is not.
+        let literal = problems(json!({"exclusive": ["mock-ai-program"], "steps": [
+            {"request": {"method": "POST", "path": MOCK_AI_PROGRAM_SEAM,
+                "json": {"nodeId": "structured-call", "program": []}}},
+            {"request": {"path": "/conformance/seams/sample/test/mock-ai/last-dispatch-budget",
+                "query": {"nodeId": "retry-attempted-structured-call"}}}
+        ]}));
+        assert_eq!(literal.len(), 2, "{literal:?}");
+        assert_eq!(literal[0].0, "/steps/0/request/json/nodeId");
+        assert_eq!(literal[1].0, "/steps/1/request/query/nodeId");
+        let program = json!({"nodeId": "${steps.definition.body.nodes[typeId=core.ai.structuredOutput].id|or:structured-call}", "program": []});
         assert!(
             problems(
                 json!({"exclusive": ["mock-ai-program"], "steps": [{"request": {"method": "POST",
@@ -362,7 +376,7 @@ mod tests {
         assert_eq!(undeclared[0].0, "/exclusive");
         assert_eq!(
             problems(json!({"steps": [{"request": {"method": "POST",
-                "path": "/runs", "json": program}}]}))
+                "path": "/runs", "json": {"nodeId": "structured-call"}}}]}))
             .len(),
             1
         );

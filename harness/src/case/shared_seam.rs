@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 pub enum SharedSeam {
     /// Upstream's mock-AI program seam (`POST /conformance/seams/sample/test/mock-ai/program`,
     /// `{nodeId, program}`): one program per node id, which the next run of any fixture with
-    /// that node takes. Upstream's envelope fixtures all name their node `structured-call`, so
+    /// that node takes. Upstream's envelope fixtures at the transcribed commit all name their
+    /// node `structured-call` (later ones give each its own, still driven by several cases), so
     /// two cases programming it at once would replace each other's program (upstream's own
     /// suite runs those scenario files one at a time for the same reason).
     #[serde(rename = "mock-ai-program")]

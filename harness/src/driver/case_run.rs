@@ -438,10 +438,18 @@ impl CaseRunner {
                 state.checks.extend(outcomes.into_iter().map(|mut outcome| {
                     if !outcome.passed() && outcome.verdict != Verdict::Error {
                         outcome.verdict = Verdict::Blocked;
-                        outcome.message = format!(
-                            "a precondition did not hold, so the case was not judged: {}",
-                            outcome.message
-                        );
+                        // A step's precondition text says what the case needed (and what to
+                        // fix); a check's own flag has only the check's message.
+                        outcome.message = match precondition {
+                            Some(what) => format!(
+                                "the precondition `{what}` did not hold, so the case was not judged: {}",
+                                outcome.message
+                            ),
+                            None => format!(
+                                "a precondition did not hold, so the case was not judged: {}",
+                                outcome.message
+                            ),
+                        };
                         state.stopped = true;
                     }
                     outcome

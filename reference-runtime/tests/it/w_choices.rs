@@ -5,7 +5,7 @@
 use reference_runtime::openwop::OpenWopConfig;
 use reference_runtime::{
     AfterTerminalEvents, CancelledPayload, EnvelopeFields, ErrorDetails, EventIdForm,
-    HostChannelAddress, InterruptIdForm, StreamValidationOrder, UsageCurrency,
+    FixtureNodeIds, HostChannelAddress, InterruptIdForm, StreamValidationOrder, UsageCurrency,
 };
 use serde_json::{Value, json};
 
@@ -134,4 +134,61 @@ async fn errors_carry_a_host_reference_and_buffer_ms_is_checked_first() {
     assert_eq!(body["error"], "unsupported_stream_mode", "{body}");
     assert!(body["details"]["supported"].is_array(), "{body}");
     assert!(body["details"]["hostReference"].is_string(), "{body}");
+}
+
+/// The definition a host serves at `GET /workflows/{workflowId}` (asserts 200).
+async fn served_definition(host: &super::w_host::Host, workflow_id: &str) -> Value {
+    let response = host
+        .get(&format!("/workflows/{workflow_id}"), Some(KEY_A), &[])
+        .await;
+    assert_eq!(response.status(), 200);
+    response.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn envelope_fixtures_name_their_mock_nodes_as_the_chosen_catalogue_edition_does() {
+    // The transcribed edition (upstream at 75b28328): one shared node id, no budget configured.
+    let shared = host_with(OpenWopConfig::default(), &[]).await;
+    let definition = served_definition(&shared, "conformance-envelope-retry-attempted").await;
+    assert_eq!(definition["nodes"][0]["id"], "structured-call");
+    assert!(definition["nodes"][0]["config"]["maxTokens"].is_null());
+    let unknown = shared
+        .get("/workflows/no-such-workflow", Some(KEY_A), &[])
+        .await;
+    assert_eq!(unknown.status(), 404);
+    // The per-fixture edition: the node the definition names is the one the mock seam programs.
+    let mut config = OpenWopConfig::default();
+    config.choices.fixture_node_ids = FixtureNodeIds::PerFixture;
+    let host = host_with(config, &[]).await;
+    let definition = served_definition(&host, "conformance-envelope-retry-attempted").await;
+    let node = definition["nodes"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(node, "retry-attempted-structured-call");
+    assert_eq!(definition["nodes"][0]["config"]["maxTokens"], 256);
+    let programmed = host
+        .post(
+            "/conformance/seams/sample/test/mock-ai/program",
+            Some(KEY_A),
+            &json!({"nodeId": node, "program": [{"stopReason": "end_turn", "content": "{\"valid\": true}"}]}),
+        )
+        .await;
+    assert_eq!(programmed.status(), 200);
+    let run = host
+        .create_fixture("conformance-envelope-retry-attempted")
+        .await;
+    let log = host.finished_log(&run).await;
+    let started: Vec<&Value> = log.iter().filter(|e| e["type"] == "node.started").collect();
+    assert_eq!(started.len(), 1);
+    assert_eq!(started[0]["payload"]["nodeId"], node.as_str());
+    assert_eq!(log.last().unwrap()["type"], "run.completed", "{log:#?}");
+    let budget: Value = host
+        .get(
+            &format!("/conformance/seams/sample/test/mock-ai/last-dispatch-budget?nodeId={node}"),
+            Some(KEY_A),
+            &[],
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(budget["maxTokens"], 256);
 }

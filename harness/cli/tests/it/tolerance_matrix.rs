@@ -247,6 +247,7 @@ async fn the_corpus_tolerates_the_framings_and_timings_a_host_may_choose() {
         "w.sse.mixed-messages-data",
         "w.sse.header-timing",
         "w.version.header-less-discovery",
+        "w.fixtures.mock-node-ids",
     ] {
         assert_exercised(&matrix, point, profile);
     }

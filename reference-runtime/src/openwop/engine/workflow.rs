@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
+use spec::fixtures::mock_nodes::{self, NodeIdEdition};
 
 /// The node types this engine executes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +78,8 @@ pub(crate) struct VariableDef {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Workflow {
     pub(crate) id: String,
+    /// The definition as seeded (served at `GET /workflows/{workflowId}`).
+    pub(crate) definition: Value,
     /// Nodes in execution order (edges respected, definition order breaks ties).
     pub(crate) nodes: Vec<NodeDef>,
     variables: Vec<VariableDef>,
@@ -148,6 +151,7 @@ impl Workflow {
             .collect();
         Ok(Workflow {
             id,
+            definition: definition.clone(),
             nodes,
             variables,
         })
@@ -282,15 +286,16 @@ pub(crate) struct Workflows {
 }
 
 impl Workflows {
-    /// Seeds the fixtures of `spec::fixtures` (those `only` names, or every one); a definition
-    /// the engine cannot run is logged and left out (and so not advertised).
-    pub(crate) fn seed_fixtures(only: Option<&[String]>) -> Self {
+    /// Seeds the fixtures of `spec::fixtures` (those `only` names, or every one), the envelope
+    /// fixtures' mock nodes named as `edition` names them; a definition the engine cannot run
+    /// is logged and left out (and so not advertised).
+    pub(crate) fn seed_fixtures(only: Option<&[String]>, edition: NodeIdEdition) -> Self {
         let mut by_id = BTreeMap::new();
         for fixture in spec::fixtures::all()
             .iter()
             .filter(|f| only.is_none_or(|ids| ids.iter().any(|id| id == f.id)))
         {
-            match Workflow::from_definition(&fixture.definition) {
+            match Workflow::from_definition(&mock_nodes::definition_in(fixture, edition)) {
                 Ok(workflow) => {
                     by_id.insert(workflow.id.clone(), workflow);
                 }
@@ -317,7 +322,7 @@ mod tests {
 
     #[test]
     fn every_fixture_is_seeded() {
-        let workflows = Workflows::seed_fixtures(None);
+        let workflows = Workflows::seed_fixtures(None, NodeIdEdition::Shared);
         assert_eq!(workflows.ids().len(), spec::fixtures::all().len());
         let multi = workflows.get("conformance-multi-node").unwrap();
         let order: Vec<&str> = multi.nodes.iter().map(|n| n.id.as_str()).collect();
@@ -326,7 +331,7 @@ mod tests {
 
     #[test]
     fn delay_inputs_are_checked_at_creation() {
-        let workflows = Workflows::seed_fixtures(None);
+        let workflows = Workflows::seed_fixtures(None, NodeIdEdition::Shared);
         let delay = workflows.get("conformance-delay").unwrap();
         let ok = delay.resolve_variables(&Map::new()).unwrap();
         assert_eq!(ok["delayMs"], 1000);

@@ -16,3 +16,4 @@ pub(crate) mod run_routes;
 pub(crate) mod seam_program;
 pub(crate) mod stream;
 pub(crate) mod version;
+pub(crate) mod workflow_routes;

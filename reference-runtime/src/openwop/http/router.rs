@@ -15,6 +15,7 @@ use crate::openwop::engine::{live, node_context, workflow};
 use crate::openwop::http::error_response;
 use crate::openwop::http::{
     discovery, era2_seam, feedback, host_events, journal, poll, run_routes, stream, version,
+    workflow_routes,
 };
 use crate::openwop::infra::auth;
 use crate::openwop::infra::config::{self, OpenWopConfig};
@@ -74,7 +75,10 @@ pub fn fallback(config: &OpenWopConfig) -> Router {
 /// `AppState::build` runs).
 pub fn router(deps: Dependencies) -> Router {
     let config = deps.config;
-    let workflows = workflow::Workflows::seed_fixtures(config.fixtures.as_deref());
+    let workflows = workflow::Workflows::seed_fixtures(
+        config.fixtures.as_deref(),
+        config.choices.fixture_node_ids.edition(),
+    );
     let catalog = Arc::new(KindCatalog::build(&config.envelopes, &deps.defects));
     let discovery = Arc::new(discovery::DiscoveryDocument::build(
         &config,
@@ -123,6 +127,7 @@ pub fn router(deps: Dependencies) -> Router {
                 discovery::respond(&discovery, &headers)
             }),
         )
+        .route("/workflows/{workflow_id}", get(workflow_routes::get))
         .route("/runs", post(run_routes::create))
         .route("/runs/{run_id}", get(run_routes::get))
         .route("/runs/{run_id}/cancel", post(run_routes::cancel))

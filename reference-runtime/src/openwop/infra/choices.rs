@@ -26,6 +26,7 @@
 //! error_details = "annotated"                # or "plain" (the default)
 //! implemented_modes = "updates-only"         # or "all-four" (the default)
 //! upstream_contradictions = "other-side"     # or "reference-side" (the default)
+//! fixture_node_ids = "per-fixture"           # or "shared" (the default)
 //! ```
 
 use serde::Deserialize;
@@ -80,6 +81,33 @@ pub struct OpenWopChoices {
     pub sse_headers: SseHeaderTiming,
     /// Which representation discovery answers without `OpenWOP-Version`.
     pub version_default: VersionDefault,
+    /// Which edition of upstream's catalogue names the envelope fixtures' mock nodes.
+    pub fixture_node_ids: FixtureNodeIds,
+}
+
+/// Which edition of upstream's fixture catalogue the seeded envelope fixtures' mock-provider
+/// nodes follow (open point `w.fixtures.mock-node-ids`): upstream's catalogue at the commit
+/// `spec/fixtures/` transcribes names every one `structured-call`; later upstream gives each its
+/// own id (`spec::fixtures::mock_nodes`). The node id is what upstream's mock-AI program seam is
+/// keyed by; the definitions are served at `GET /workflows/{workflowId}` either way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FixtureNodeIds {
+    /// Every envelope fixture's node is `structured-call` (upstream at 75b28328).
+    #[default]
+    Shared,
+    /// One node id per envelope fixture, and `maxTokens: 256` on the retry-attempted fixture.
+    PerFixture,
+}
+
+impl FixtureNodeIds {
+    /// The catalogue edition this choice seeds.
+    pub fn edition(self) -> spec::fixtures::mock_nodes::NodeIdEdition {
+        match self {
+            FixtureNodeIds::Shared => spec::fixtures::mock_nodes::NodeIdEdition::Shared,
+            FixtureNodeIds::PerFixture => spec::fixtures::mock_nodes::NodeIdEdition::PerFixture,
+        }
+    }
 }
 
 /// Which protocol version a request without `OpenWOP-Version` gets at discovery (open point
