@@ -135,7 +135,7 @@ impl AppState {
         let hub = Arc::new(
             LogHub::new(store, options.clock)
                 .with_wire_offset(options.config.server.timestamp_offset())
-                .with_drop_under_load(defects.drops_events_under_load())
+                .with_delivery(defects.delivery())
                 .with_key_retention(key_retention),
         );
         let config = Arc::new(options.config);

@@ -12,6 +12,7 @@
 //!   an event dropped, repeated or held back, an id cut short, where the event says enough;
 //!   present only in a known-bad runtime's recorders, so the clean engine records the clean
 //!   event and every read path agrees;
+//! - a filter of what the log hub delivers to a live log's subscribers (`delivery.rs`);
 //! - a decision of the engine or a service (`policy.rs`): what only the code deciding it knows
 //!   (an attempt, a budget, an admission, a heartbeat's evaluation, what a stream selects).
 //!
@@ -19,6 +20,7 @@
 //! `wire/rewrites.rs`'s test guards them).
 
 mod decisions;
+mod delivery;
 mod emission;
 mod execution_record;
 mod policy;

@@ -118,24 +118,35 @@ impl LogState {
     }
 }
 
+/// What may leave events out of a batch bound for one subscriber of a live log: only a
+/// known-bad runtime's hub has one (`known_bad/delivery.rs`); the stored log is untouched.
+pub trait DeliveryFilter: Send + Sync + std::fmt::Debug {
+    /// Leaves events out of `events`; `sent` counts the events handed to this subscriber so
+    /// far, `subscribers` how many read the log, `log_terminal` whether it has ended.
+    fn withhold(
+        &self,
+        events: &mut Vec<StoredEvent>,
+        sent: &mut u64,
+        subscribers: usize,
+        log_terminal: bool,
+    );
+}
+
 /// The hub: one per runtime, shared by both surfaces.
 pub struct LogHub {
     store: Arc<dyn EventStore>,
     clock: Arc<dyn Clock>,
     logs: Mutex<HashMap<String, Arc<LogState>>>,
     wire_offset: Option<chrono::FixedOffset>,
-    /// The `w-drops-event-under-load` defect: one event in this many is withheld from each
-    /// subscriber of a live log that has several.
-    drop_under_load: Option<u64>,
+    /// A known-bad runtime's delivery layer (`known_bad/delivery.rs`): what it withholds from
+    /// a live log's subscribers; `None` in a clean one.
+    delivery: Option<Arc<dyn DeliveryFilter>>,
     /// How long an idempotency key stays bound after its log's terminal event.
     key_retention: chrono::Duration,
 }
 
 /// The default [`LogHub::key_retention`]: 24 hours.
 pub const DEFAULT_KEY_RETENTION_HOURS: i64 = 24;
-
-/// One event in this many is lost under the `w-drops-event-under-load` defect.
-pub const DROP_UNDER_LOAD_EVERY: u64 = 7;
 
 impl LogHub {
     /// A hub over a store.
@@ -145,7 +156,7 @@ impl LogHub {
             clock,
             logs: Mutex::new(HashMap::new()),
             wire_offset: None,
-            drop_under_load: None,
+            delivery: None,
             key_retention: chrono::Duration::hours(DEFAULT_KEY_RETENTION_HOURS),
         }
     }
@@ -187,9 +198,10 @@ impl LogHub {
         Ok(terminal_time.is_some_and(|t| t + self.key_retention <= self.clock.now()))
     }
 
-    /// Switches on the `w-drops-event-under-load` defect (known-bad runtimes only).
-    pub fn with_drop_under_load(mut self, on: bool) -> Self {
-        self.drop_under_load = on.then_some(DROP_UNDER_LOAD_EVERY);
+    /// Delivers through `filter` (a known-bad runtime's delivery layer, `KnownBad::delivery`;
+    /// with `None` the hub delivers every event).
+    pub fn with_delivery(mut self, filter: Option<Arc<dyn DeliveryFilter>>) -> Self {
+        self.delivery = filter;
         self
     }
 
@@ -380,7 +392,7 @@ pub struct Subscription {
     cursor: Option<u64>,
     progress: watch::Receiver<LogProgress>,
     state: Arc<LogState>,
-    /// Events handed to this subscriber (the `w-drops-event-under-load` defect counts them).
+    /// Events handed to this subscriber (a delivery layer counts them).
     sent: u64,
 }
 
@@ -445,20 +457,12 @@ impl Subscription {
         }
     }
 
-    /// The `w-drops-event-under-load` defect: while the log is live and read by several
-    /// subscribers, every `n`-th event sent to this subscriber is silently left out (never the
-    /// terminal one, so streams still end).
+    /// A batch as a known-bad hub's delivery layer lets it through (unchanged without one).
     fn withhold_under_load(&mut self, events: &mut Vec<StoredEvent>, terminal: bool) {
-        let Some(every) = self.hub.drop_under_load else {
-            return;
-        };
-        if terminal || self.state.subscribers.load(Ordering::Relaxed) < 2 {
-            return;
+        if let Some(delivery) = &self.hub.delivery {
+            let subscribers = self.state.subscribers.load(Ordering::Relaxed);
+            delivery.withhold(events, &mut self.sent, subscribers, terminal);
         }
-        events.retain(|event| {
-            self.sent += 1;
-            event.terminal || !self.sent.is_multiple_of(every)
-        });
     }
 
     /// The highest sequence delivered so far (or the starting cursor).

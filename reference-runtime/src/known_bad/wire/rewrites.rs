@@ -50,6 +50,7 @@ decisions! {
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::delivery::DELIVERIES;
     use super::super::super::execution_record::EXECUTION_RECORDS;
     use super::super::super::policy::DECISIONS;
     use super::super::super::run_record::RUN_RECORDS;
@@ -62,6 +63,7 @@ mod tests {
                 .iter()
                 .chain(RUN_RECORDS)
                 .chain(EXECUTION_RECORDS)
+                .chain(DELIVERIES)
                 .chain(REWRITES)
                 .filter(|(_, d)| *d == defect)
                 .map(|(name, _)| *name)
@@ -69,7 +71,11 @@ mod tests {
             assert_eq!(sites.len(), 1, "{defect} turns {sites:?}");
         }
         assert_eq!(
-            DECISIONS.len() + RUN_RECORDS.len() + EXECUTION_RECORDS.len() + REWRITES.len(),
+            DECISIONS.len()
+                + RUN_RECORDS.len()
+                + EXECUTION_RECORDS.len()
+                + DELIVERIES.len()
+                + REWRITES.len(),
             Defect::ALL.len()
         );
     }

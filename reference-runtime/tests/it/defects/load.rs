@@ -6,6 +6,8 @@
 use std::sync::Arc;
 
 use reference_runtime::clock::SystemClock;
+use reference_runtime::defects::Defect;
+use reference_runtime::known_bad::KnownBad;
 use reference_runtime::log::{AppendKind, LogHub, Subscription};
 use reference_runtime::store::{MemoryEventStore, Surface};
 
@@ -54,7 +56,7 @@ async fn read_live(hub: &Arc<LogHub>, log: &str, readers: usize, events: u64) ->
 fn hub(defect: bool) -> Arc<LogHub> {
     Arc::new(
         LogHub::new(Arc::new(MemoryEventStore::new()), Arc::new(SystemClock))
-            .with_drop_under_load(defect),
+            .with_delivery(KnownBad::of(defect.then_some(Defect::DropsEventUnderLoad)).delivery()),
     )
 }
 
