@@ -15,6 +15,7 @@ mod load;
 mod mock_node_ids;
 mod plan;
 mod plan_equals_run;
+mod probed_runner;
 mod provider_setups;
 mod rechunking_proxy;
 mod serve_store;

@@ -12,9 +12,8 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
 
+use super::probed_runner::probed_runner;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
@@ -22,7 +21,6 @@ use conformance_cli::launch::{BuiltInOptions, BuiltInProfile, start_built_in};
 use harness::case::LoadedCase;
 use harness::case::shared_seam::SharedSeam;
 use harness::report::CaseResult;
-use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::run::{Filters, Quiet, RunSettings, run_cases};
 use harness::target::Target;
 use harness::verdict::Verdict;
@@ -107,17 +105,7 @@ async fn results(
         let proxy = start_definitionless_proxy(target.base_url.clone()).await;
         target.base_url = format!("http://{proxy}");
     }
-    let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
-    harness::target::probe(&driver, &target, Duration::from_secs(10))
-        .await
-        .apply_to(&mut target);
-    let runner = CaseRunner {
-        driver,
-        target: Arc::new(target),
-        time_scale: 1.0,
-        proptest_seed: 1,
-        regressions_dir: None,
-    };
+    let runner = probed_runner(target).await;
     let settings = RunSettings {
         jobs: 4,
         shuffle_seed: None,

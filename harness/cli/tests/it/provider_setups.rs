@@ -5,14 +5,12 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
 
+use super::probed_runner::probed_runner;
 use conformance_cli::launch::{BuiltInOptions, BuiltInProviders, start_built_in};
 use harness::case::{CaseSurface, LoadedCase};
 use harness::coverage::CoverageReport;
 use harness::report::RunReport;
-use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::run::{Filters, Quiet, RunSettings, run_cases as run};
 use harness::verdict::Verdict;
 
@@ -26,18 +24,7 @@ fn corpus() -> Vec<LoadedCase> {
 
 async fn run_surface(options: BuiltInOptions, surface: CaseSurface) -> RunReport {
     let running = start_built_in(&options).await.unwrap();
-    let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
-    let mut target = running.target.clone();
-    harness::target::probe(&driver, &target, Duration::from_secs(10))
-        .await
-        .apply_to(&mut target);
-    let runner = CaseRunner {
-        driver,
-        target: Arc::new(target),
-        time_scale: 1.0,
-        proptest_seed: 1,
-        regressions_dir: None,
-    };
+    let runner = probed_runner(running.target.clone()).await;
     let filters = Filters {
         surfaces: vec![surface],
         ..Filters::default()

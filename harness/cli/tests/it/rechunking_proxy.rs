@@ -26,9 +26,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use super::probed_runner::probed_runner;
 use conformance_cli::launch::{BuiltInOptions, BuiltInProfile, start_built_in};
 use harness::case::LoadedCase;
-use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::run::{Filters, Quiet, RunSettings, run_cases as run};
 use harness::target::Target;
 use harness::verdict::Verdict;
@@ -214,17 +214,7 @@ async fn verdicts(
         }
         None => None,
     };
-    let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
-    harness::target::probe(&driver, &target, Duration::from_secs(10))
-        .await
-        .apply_to(&mut target);
-    let runner = CaseRunner {
-        driver,
-        target: Arc::new(target),
-        time_scale: 1.0,
-        proptest_seed: 1,
-        regressions_dir: None,
-    };
+    let runner = probed_runner(target).await;
     let settings = RunSettings {
         jobs,
         shuffle_seed: None,

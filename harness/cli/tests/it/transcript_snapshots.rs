@@ -2,12 +2,10 @@
 //! built-in runtime answers, with ids, timestamps, ports and timings redacted.
 
 use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
 
+use super::probed_runner::probed_runner;
 use conformance_cli::launch::{BuiltInOptions, start_built_in};
 use harness::case::load_corpus;
-use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::transcript::{FrameKind, StepRecord};
 use serde_json::{Value, json};
 
@@ -57,18 +55,7 @@ async fn a_streamed_execution_transcript() {
         .find(|c| c.case.id == "x.events.text-stream-log")
         .unwrap();
     let built_in = start_built_in(&BuiltInOptions::default()).await.unwrap();
-    let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
-    let mut target = built_in.target.clone();
-    harness::target::probe(&driver, &target, Duration::from_secs(10))
-        .await
-        .apply_to(&mut target);
-    let runner = CaseRunner {
-        driver,
-        target: Arc::new(target),
-        time_scale: 1.0,
-        proptest_seed: 1,
-        regressions_dir: None,
-    };
+    let runner = probed_runner(built_in.target.clone()).await;
     let execution = runner.run(&loaded.case).await;
     built_in.shutdown().await;
     assert!(
