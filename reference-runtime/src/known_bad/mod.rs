@@ -30,4 +30,4 @@ mod wire;
 pub(crate) use execution_record::ExecutionRecordRewrites;
 pub use policy::KnownBad;
 pub(crate) use run_record::RunRecordRewrites;
-pub use wire::wire;
+pub use wire::{addressed, wire};

@@ -3,6 +3,7 @@
 //! of an event stream), present only when a wire defect is on. The handlers behind it answer
 //! the clean way; each rewrite is one defect's one site.
 
+mod address;
 mod exchange;
 mod json;
 mod layer;
@@ -10,4 +11,5 @@ mod request;
 mod rewrites;
 mod sse;
 
+pub use address::addressed;
 pub use layer::wire;

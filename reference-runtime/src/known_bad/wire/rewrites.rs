@@ -36,6 +36,7 @@ decisions! {
         messages_stream_held_after_terminal => WMessagesStreamOpenAfterTerminal,
         keep_alive_suppressed => WNoKeepAlive,
         batch_id_lowest => WBatchIdLowest,
+        host_channel_misaddressed => WHostEventsWrongAddress,
         // Surface W: poll's page and cursor.
         poll_last_sequence_off_by_one => WPollLastSequenceOffByOne,
         poll_past_end_404 => WPollPastEnd404,

@@ -111,11 +111,7 @@ pub fn router(deps: Dependencies) -> Router {
     heartbeat::start(&state);
     scheduling::start(&state);
     // The host channel's address is the one discovery declares (`heartbeat.deliveryChannel`).
-    let host_events_path = if state.defects.host_channel_misaddressed() {
-        "/host/stream"
-    } else {
-        state.config.choices.host_channel.path()
-    };
+    let host_events_path = state.config.choices.host_channel.path();
     let annotated = state.config.choices.error_details
         == crate::openwop::infra::choices::ErrorDetails::Annotated;
     let serves_v1 = state.config.choices.version_default
@@ -178,5 +174,12 @@ pub fn router(deps: Dependencies) -> Router {
             axum::middleware::map_response(crate::sse::headers_with_first_byte),
         ),
     };
-    router.with_state(state)
+    let defects = Arc::clone(&state.defects);
+    let not_found = fallback(&state.config);
+    crate::known_bad::addressed(
+        router.with_state(state),
+        &defects,
+        host_events_path,
+        not_found,
+    )
 }
