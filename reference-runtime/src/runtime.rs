@@ -139,7 +139,7 @@ impl AppState {
                 .with_key_retention(key_retention),
         );
         let config = Arc::new(options.config);
-        let calls = ProviderCalls::new(&config, &defects, options.credentials)?;
+        let calls = ProviderCalls::new(&config, defects.provider_exchange(), options.credentials)?;
         let executions = Executions::new(
             &config,
             Arc::clone(&hub),

@@ -2,7 +2,7 @@
 //!
 //! A clean runtime carries [`KnownBad::clean`]; a known-bad one (`--defect NAME`) carries the
 //! policy built once from its defect set, and only this module reads the set. A defect enters
-//! in one of three ways:
+//! in one of these ways:
 //!
 //! - a rewrite of the wire (`wire/`): a status, a request's cursor, a member of an answer or a
 //!   refusal, the frames of an event stream; a layer wrapped around a router only when such a
@@ -13,6 +13,8 @@
 //!   present only in a known-bad runtime's recorders, so the clean engine records the clean
 //!   event and every read path agrees;
 //! - a filter of what the log hub delivers to a live log's subscribers (`delivery.rs`);
+//! - a rewrite of what passes between a provider adapter and its provider
+//!   (`provider_exchange.rs`): the request sent, the failure an error answer maps to;
 //! - a decision of the engine or a service (`policy.rs`): what only the code deciding it knows
 //!   (an attempt, a budget, an admission, a heartbeat's evaluation, what a stream selects).
 //!
@@ -24,6 +26,7 @@ mod delivery;
 mod emission;
 mod execution_record;
 mod policy;
+mod provider_exchange;
 mod run_record;
 mod wire;
 

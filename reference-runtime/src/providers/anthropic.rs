@@ -197,7 +197,7 @@ pub(super) async fn run(
         .header("anthropic-version", "2023-06-01")
         .header("accept", "text/event-stream")
         .json(&request_body(&call));
-    let response = send(request).await?;
+    let response = send(request, &adapter.settings).await?;
     if !response.status().is_success() {
         return Err(status_failure(response, &adapter.settings).await);
     }

@@ -136,7 +136,7 @@ pub(super) async fn run(
         .post(adapter.endpoint(call.model))
         .header("authorization", auth(call.credential))
         .json(&submit_body(&call));
-    let response = send(submit).await?;
+    let response = send(submit, &adapter.settings).await?;
     if !response.status().is_success() {
         return Err(status_failure(response, &adapter.settings).await);
     }
@@ -172,6 +172,7 @@ async fn follow(
                 .client
                 .get(status_url)
                 .header("authorization", auth(call.credential)),
+            settings,
         )
         .await?;
         if !response.status().is_success() {
@@ -223,6 +224,7 @@ async fn fetch_result(
             .client
             .get(response_url)
             .header("authorization", auth(call.credential)),
+        &adapter.settings,
     )
     .await?;
     if !response.status().is_success() {

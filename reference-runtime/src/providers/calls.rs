@@ -6,10 +6,9 @@
 use std::sync::Arc;
 
 use crate::config::{Config, ProviderConfig};
-use crate::known_bad::KnownBad;
 use crate::redact::{CredentialSource, Redactor};
 
-use super::{Adapter, AdapterError};
+use super::{Adapter, AdapterError, ProviderExchange};
 
 /// The configured providers and what calling them takes.
 pub struct ProviderCalls {
@@ -30,10 +29,11 @@ impl std::fmt::Debug for ProviderCalls {
 }
 
 impl ProviderCalls {
-    /// The configured providers' adapters; the redactor learns every credential already set.
+    /// The configured providers' adapters (each rewriting its exchange with `exchange`, a
+    /// known-bad runtime's); the redactor learns every credential already set.
     pub fn new(
         config: &Config,
-        defects: &Arc<KnownBad>,
+        exchange: Option<Arc<dyn ProviderExchange>>,
         credentials: CredentialSource,
     ) -> Result<Arc<ProviderCalls>, AdapterError> {
         let redactor = Redactor::new();
@@ -45,7 +45,7 @@ impl ProviderCalls {
         let adapters = config
             .providers
             .iter()
-            .map(|p| Adapter::new(p, &config.limits, Arc::clone(defects), redactor.clone()))
+            .map(|p| Adapter::new(p, &config.limits, exchange.clone(), redactor.clone()))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Arc::new(ProviderCalls {
             providers: config.providers.clone(),

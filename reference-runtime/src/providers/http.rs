@@ -20,12 +20,21 @@ use super::AttemptFailure;
 /// How much of an error body is read for classification.
 const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
 
-/// Sends a request; a transport failure before any answer is a retryable
-/// `provider_unavailable`.
+/// Sends a request, rewritten by the settings' exchange rewrite if any; a transport failure
+/// before any answer is a retryable `provider_unavailable`.
 pub(crate) async fn send(
     request: reqwest::RequestBuilder,
+    settings: &AdapterSettings,
 ) -> Result<reqwest::Response, AttemptFailure> {
-    request.send().await.map_err(|error| {
+    let (client, request) = request.build_split();
+    let mut request = request.map_err(|_| {
+        tracing::debug!("provider request could not be built");
+        AttemptFailure::transport("Provider connection failed")
+    })?;
+    if let Some(exchange) = &settings.exchange {
+        exchange.outgoing(&mut request);
+    }
+    client.execute(request).await.map_err(|error| {
         tracing::debug!(
             connect = error.is_connect(),
             timeout = error.is_timeout(),
@@ -69,7 +78,11 @@ pub(crate) async fn status_failure(
     let status = response.status().as_u16();
     let headers = response.headers().clone();
     let body = read_capped(response, MAX_ERROR_BODY_BYTES).await;
-    classify(status, &headers, &body, settings)
+    let mut failure = classify(status, &headers, &body, settings);
+    if let Some(exchange) = &settings.exchange {
+        exchange.failure(&mut failure, &body);
+    }
+    failure
 }
 
 fn classify(
@@ -94,17 +107,12 @@ fn classify(
     } else {
         ErrorCode::ProviderUnavailable
     };
-    let mut message = match (status, insufficient_quota) {
+    let message = match (status, insufficient_quota) {
         (429, true) => "Provider quota is exhausted".to_string(),
         (429, false) => "Provider rate limit reached".to_string(),
         (401 | 403, _) => "Provider refused the credential".to_string(),
         (_, _) => format!("Provider answered HTTP {status}"),
     };
-    if settings.defects.provider_error_body_copied() {
-        // The defect: the provider's error body (which may echo the credential) is copied
-        // into the portable error.
-        message = format!("{message}: {}", String::from_utf8_lossy(body));
-    }
     tracing::info!(
         status,
         retryable,
@@ -191,13 +199,11 @@ pub(crate) fn in_band_failure(error: &Value) -> AttemptFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::known_bad::KnownBad;
     use crate::redact::Redactor;
-    use std::sync::Arc;
 
     fn settings() -> AdapterSettings {
         AdapterSettings {
-            defects: Arc::new(KnownBad::clean()),
+            exchange: None,
             redactor: Redactor::new(),
             poll_interval: Duration::from_millis(1),
             max_polls: 1,

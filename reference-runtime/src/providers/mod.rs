@@ -24,7 +24,6 @@ use spec::execution::{
 };
 
 use crate::config::{LimitsConfig, ProviderConfig, ProviderKind};
-use crate::known_bad::KnownBad;
 use crate::redact::Redactor;
 
 /// Why a provider attempt failed: the portable error, plus the provider's `Retry-After` when it
@@ -108,10 +107,21 @@ impl RemoteJobSlot {
     }
 }
 
+/// A rewrite of what passes between an adapter and its provider: none in a clean runtime; a
+/// known-bad one's composition root hands its adapters one (`known_bad/provider_exchange.rs`).
+pub trait ProviderExchange: Send + Sync + std::fmt::Debug {
+    /// Rewrites a request about to be sent to the provider.
+    fn outgoing(&self, request: &mut reqwest::Request);
+    /// Rewrites the failure a provider's error answer maps to; `body` is the answer's body as
+    /// read (capped).
+    fn failure(&self, failure: &mut AttemptFailure, body: &[u8]);
+}
+
 /// Settings every adapter shares.
 #[derive(Debug, Clone)]
 pub(crate) struct AdapterSettings {
-    pub defects: Arc<KnownBad>,
+    /// The rewrite of the provider exchange, if any.
+    pub exchange: Option<Arc<dyn ProviderExchange>>,
     pub redactor: Redactor,
     pub poll_interval: Duration,
     pub max_polls: u32,
@@ -144,7 +154,7 @@ impl Adapter {
     pub fn new(
         config: &ProviderConfig,
         limits: &LimitsConfig,
-        defects: Arc<KnownBad>,
+        exchange: Option<Arc<dyn ProviderExchange>>,
         redactor: Redactor,
     ) -> Result<Adapter, AdapterError> {
         let base_url = reqwest::Url::parse(config.base_url.trim_end_matches('/'))
@@ -160,7 +170,7 @@ impl Adapter {
             base_url,
             client,
             settings: Arc::new(AdapterSettings {
-                defects,
+                exchange,
                 redactor,
                 poll_interval: Duration::from_millis(limits.async_poll_interval_ms),
                 max_polls: limits.async_max_polls,

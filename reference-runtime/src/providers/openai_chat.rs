@@ -123,27 +123,13 @@ pub(super) async fn run(
     call: ProviderCall<'_>,
     out: &mut dyn Emit,
 ) -> Result<(), AttemptFailure> {
-    let mut credential = call.credential;
-    if adapter.settings.defects.credential_taken_from_extension() {
-        // The defect: a credential in the request's extension overrides the deployed one.
-        if let Some(key) = call
-            .request
-            .extensions
-            .as_ref()
-            .and_then(|e| e.get("openai.request"))
-            .and_then(|r| r.get("api_key"))
-            .and_then(|k| k.as_str())
-        {
-            credential = key;
-        }
-    }
     let request = adapter
         .client
         .post(adapter.endpoint("v1/chat/completions"))
-        .bearer_auth(credential)
+        .bearer_auth(call.credential)
         .header("accept", "text/event-stream")
         .json(&request_body(&call));
-    let response = send(request).await?;
+    let response = send(request, &adapter.settings).await?;
     if !response.status().is_success() {
         return Err(status_failure(response, &adapter.settings).await);
     }

@@ -202,7 +202,7 @@ pub(super) async fn run(
         .bearer_auth(call.credential)
         .header("accept", "text/event-stream")
         .json(&request_body(&call));
-    let response = send(request).await?;
+    let response = send(request, &adapter.settings).await?;
     if !response.status().is_success() {
         return Err(status_failure(response, &adapter.settings).await);
     }

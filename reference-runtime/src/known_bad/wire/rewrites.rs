@@ -54,6 +54,7 @@ mod tests {
     use super::super::super::delivery::DELIVERIES;
     use super::super::super::execution_record::EXECUTION_RECORDS;
     use super::super::super::policy::DECISIONS;
+    use super::super::super::provider_exchange::PROVIDER_EXCHANGES;
     use super::super::super::run_record::RUN_RECORDS;
     use super::*;
 
@@ -65,6 +66,7 @@ mod tests {
                 .chain(RUN_RECORDS)
                 .chain(EXECUTION_RECORDS)
                 .chain(DELIVERIES)
+                .chain(PROVIDER_EXCHANGES)
                 .chain(REWRITES)
                 .filter(|(_, d)| *d == defect)
                 .map(|(name, _)| *name)
@@ -76,6 +78,7 @@ mod tests {
                 + RUN_RECORDS.len()
                 + EXECUTION_RECORDS.len()
                 + DELIVERIES.len()
+                + PROVIDER_EXCHANGES.len()
                 + REWRITES.len(),
             Defect::ALL.len()
         );
