@@ -15,6 +15,7 @@
 //! - a filter of what the log hub delivers to a live log's subscribers (`delivery.rs`);
 //! - a rewrite of what passes between a provider adapter and its provider
 //!   (`provider_exchange.rs`): the request sent, the failure an error answer maps to;
+//! - a reader of era-2 logs (`era2_reading.rs`) handed to surface W's state;
 //! - a decision of the engine or a service (`policy.rs`): what only the code deciding it knows
 //!   (an attempt, a budget, an admission, a heartbeat's evaluation, what a stream selects).
 //!
@@ -24,6 +25,7 @@
 mod decisions;
 mod delivery;
 mod emission;
+mod era2_reading;
 mod execution_record;
 mod policy;
 mod provider_exchange;

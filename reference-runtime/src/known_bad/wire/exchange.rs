@@ -18,6 +18,8 @@ pub(super) enum Exchange {
     HostChannel,
     /// `GET /.well-known/openwop` (surface W).
     Discovery,
+    /// `POST /conformance/seams/sample/event-log/seed`: the era-2 seed seam (surface W).
+    Era2Seed,
     /// Anything else: not rewritten.
     Other,
 }
@@ -35,6 +37,9 @@ impl Exchange {
             Method::GET if path.ends_with("/events") && path.contains("/runs/") => Exchange::Stream,
             Method::GET if path.contains("/host/") => Exchange::HostChannel,
             Method::GET if path.ends_with("/.well-known/openwop") => Exchange::Discovery,
+            Method::POST if path == "/conformance/seams/sample/event-log/seed" => {
+                Exchange::Era2Seed
+            }
             _ => Exchange::Other,
         }
     }

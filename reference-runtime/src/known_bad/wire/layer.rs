@@ -17,7 +17,7 @@ use super::exchange::Exchange;
 use super::json::{self, rewrite_json};
 use super::request::{self, Asked};
 use super::rewrites::WireRewrites;
-use super::sse;
+use super::{seed, sse};
 
 /// `router` with the known-bad wire layer when `policy` switches a wire defect on; `router`
 /// itself otherwise.
@@ -41,6 +41,11 @@ async fn rewrite(
     next: Next,
 ) -> Response {
     let exchange = Exchange::of(&request);
+    let request = if exchange == Exchange::Era2Seed && rewrites.era2_drops_silently() {
+        seed::without_unprojectable(request).await
+    } else {
+        request
+    };
     let (request, asked) = request::rewrite(exchange, request, &rewrites);
     let response = next.run(request).await;
     answer(exchange, asked, response, &rewrites).await

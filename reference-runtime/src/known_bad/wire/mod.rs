@@ -9,6 +9,7 @@ mod json;
 mod layer;
 mod request;
 mod rewrites;
+mod seed;
 mod sse;
 
 pub use address::addressed;

@@ -46,12 +46,15 @@ decisions! {
         currency_not_iso => WCurrencyNotIso,
         reliability_list_overlisted => WReliabilityEventsOverlisted,
         poll_honours_last_sequence => WPollHonoursLastSequence,
+        // Surface W: the era-2 seed seam's rows.
+        era2_drops_silently => WEra2SilentDrop,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::super::delivery::DELIVERIES;
+    use super::super::super::era2_reading::ERA2_READINGS;
     use super::super::super::execution_record::EXECUTION_RECORDS;
     use super::super::super::policy::DECISIONS;
     use super::super::super::provider_exchange::PROVIDER_EXCHANGES;
@@ -67,6 +70,7 @@ mod tests {
                 .chain(EXECUTION_RECORDS)
                 .chain(DELIVERIES)
                 .chain(PROVIDER_EXCHANGES)
+                .chain(ERA2_READINGS)
                 .chain(REWRITES)
                 .filter(|(_, d)| *d == defect)
                 .map(|(name, _)| *name)
@@ -79,6 +83,7 @@ mod tests {
                 + EXECUTION_RECORDS.len()
                 + DELIVERIES.len()
                 + PROVIDER_EXCHANGES.len()
+                + ERA2_READINGS.len()
                 + REWRITES.len(),
             Defect::ALL.len()
         );

@@ -98,6 +98,7 @@ pub fn router(deps: Dependencies) -> Router {
         keys: auth::KeyTable::new(&config.api_keys, &config.test_key_prefix),
         nodes,
         annotations_lock: std::sync::Mutex::new(()),
+        era2_reader: deps.defects.era2_reader(),
         workflows,
         hub: deps.hub,
         defects: deps.defects,

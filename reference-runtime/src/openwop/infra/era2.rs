@@ -30,7 +30,6 @@ use serde_json::{Map, Value, json};
 use spec::openwop::RunStatus;
 use spec::registry::{TypeNameVerdict, event_types, orgs};
 
-use crate::known_bad::KnownBad;
 use crate::log::AppendKind;
 use crate::store::StoredEvent;
 
@@ -78,7 +77,7 @@ static DEFS: LazyLock<BTreeMap<String, DefShape>> = LazyLock::new(|| {
 });
 
 /// The v2 type of an era-2 row, or `None` when it is unmapped.
-fn v2_type(v1: &str) -> Option<String> {
+pub(crate) fn v2_type(v1: &str) -> Option<String> {
     if let Some(entry) = event_types().translate_v1(v1) {
         return Some(entry.name.clone());
     }
@@ -86,7 +85,7 @@ fn v2_type(v1: &str) -> Option<String> {
 }
 
 /// The properties of `payload` the v2 definition of `v2` cannot carry.
-fn unprojectable(v2: &str, payload: &Value) -> Vec<String> {
+pub(crate) fn unprojectable(v2: &str, payload: &Value) -> Vec<String> {
     let Some(def) = event_types()
         .get(v2)
         .and_then(|entry| DEFS.get(&entry.payload_def))
@@ -107,14 +106,12 @@ fn unprojectable(v2: &str, payload: &Value) -> Vec<String> {
     }
 }
 
+/// How a host reads an era-2 log: [`translate`] (the reader rule); a known-bad host's
+/// composition root may hand its state another reader (`known_bad/era2_reading.rs`).
+pub(crate) type Era2Reader = fn(Vec<StoredEvent>) -> Result<Vec<StoredEvent>, ApiError>;
+
 /// Reads an era-2 log through the codemap (see the module documentation).
-pub(crate) fn translate(
-    events: Vec<StoredEvent>,
-    defects: &KnownBad,
-) -> Result<Vec<StoredEvent>, ApiError> {
-    if defects.era2_untranslated() {
-        return Ok(events);
-    }
+pub(crate) fn translate(events: Vec<StoredEvent>) -> Result<Vec<StoredEvent>, ApiError> {
     events
         .into_iter()
         .map(|event| {
@@ -141,18 +138,13 @@ pub(crate) fn translate(
             };
             let keys = unprojectable(&v2, row.get("payload").unwrap_or(&Value::Null));
             if !keys.is_empty() {
-                if !defects.era2_drops_silently() {
-                    let mut found = identity(&v2);
-                    found.insert("keys".into(), json!(keys));
-                    return Err(ApiError::new(
-                        "payload_unprojectable",
-                        "an era-2 payload property has no place in the v2 payload",
-                    )
-                    .with_details(found));
-                }
-                if let Some(payload) = row.get_mut("payload").and_then(Value::as_object_mut) {
-                    payload.retain(|k, _| !keys.contains(k));
-                }
+                let mut found = identity(&v2);
+                found.insert("keys".into(), json!(keys));
+                return Err(ApiError::new(
+                    "payload_unprojectable",
+                    "an era-2 payload property has no place in the v2 payload",
+                )
+                .with_details(found));
             }
             row.insert("type".into(), json!(v2));
             Ok(StoredEvent {
@@ -274,24 +266,20 @@ mod tests {
 
     #[test]
     fn rows_are_translated_and_carried_or_refused() {
-        let none = KnownBad::clean();
-        let out = translate(
-            vec![
-                stored(0, "run.resuming", json!({"fromStatus": "paused"})),
-                stored(
-                    1,
-                    "envelope.retry.attempted",
-                    json!({"nodeId": "n", "attempt": 2, "reason": "truncation"}),
-                ),
-                stored(
-                    2,
-                    "run.completed",
-                    json!({"outputs": {}, "x-trace": "kept"}),
-                ),
-                stored(3, "example.noted", json!({"free": true})),
-            ],
-            &none,
-        )
+        let out = translate(vec![
+            stored(0, "run.resuming", json!({"fromStatus": "paused"})),
+            stored(
+                1,
+                "envelope.retry.attempted",
+                json!({"nodeId": "n", "attempt": 2, "reason": "truncation"}),
+            ),
+            stored(
+                2,
+                "run.completed",
+                json!({"outputs": {}, "x-trace": "kept"}),
+            ),
+            stored(3, "example.noted", json!({"free": true})),
+        ])
         .unwrap();
         let types: Vec<&str> = out.iter().map(|e| &*e.event_type).collect();
         assert_eq!(
@@ -304,37 +292,21 @@ mod tests {
             ]
         );
         assert!(out[2].json.contains("x-trace"));
-        let refused = translate(
-            vec![stored(
-                0,
-                "run.completed",
-                json!({"outputs": {}, "legacyTotal": 3}),
-            )],
-            &none,
-        )
+        let refused = translate(vec![stored(
+            0,
+            "run.completed",
+            json!({"outputs": {}, "legacyTotal": 3}),
+        )])
         .unwrap_err();
         assert_eq!(refused.code(), "payload_unprojectable");
         // envelope.* defs have no hatch: a hatch key is unprojectable there.
-        let no_hatch = translate(
-            vec![stored(
-                0,
-                "envelope.refusal",
-                json!({"nodeId": "n", "provider": "p", "model": "m", "x-a": 1}),
-            )],
-            &none,
-        );
+        let no_hatch = translate(vec![stored(
+            0,
+            "envelope.refusal",
+            json!({"nodeId": "n", "provider": "p", "model": "m", "x-a": 1}),
+        )]);
         assert_eq!(no_hatch.unwrap_err().code(), "payload_unprojectable");
-        let unmapped = translate(vec![stored(0, "acme.thing", json!({}))], &none).unwrap_err();
+        let unmapped = translate(vec![stored(0, "acme.thing", json!({}))]).unwrap_err();
         assert_eq!(unmapped.code(), "event_type_unmapped");
-        let dropped = translate(
-            vec![stored(
-                0,
-                "run.completed",
-                json!({"outputs": {}, "legacyTotal": 3}),
-            )],
-            &KnownBad::of([crate::defects::Defect::WEra2SilentDrop]),
-        )
-        .unwrap();
-        assert!(!dropped[0].json.contains("legacyTotal"));
     }
 }

@@ -38,6 +38,8 @@ pub(crate) struct WState {
     pub(crate) nodes: Arc<NodeEnv>,
     /// Serialises annotation writes (read-modify-write of a run's side-store).
     pub(crate) annotations_lock: std::sync::Mutex<()>,
+    /// How era-2 logs are read ([`era2::translate`] unless the composition root says else).
+    pub(crate) era2_reader: era2::Era2Reader,
 }
 
 impl WState {
@@ -95,7 +97,7 @@ impl WState {
         events: Vec<StoredEvent>,
     ) -> Result<Vec<StoredEvent>, ApiError> {
         if meta.event_log_schema_version == Some(era2::ERA_2) {
-            era2::translate(events, &self.defects)
+            (self.era2_reader)(events)
         } else {
             Ok(events)
         }
