@@ -43,7 +43,7 @@ pub fn router(service: Arc<Executions>) -> Router {
             Arc::clone(&service),
             enveloped,
         ));
-    crate::known_bad::wire(router, &service.defects).with_state(service)
+    crate::known_bad::wire::wire(router, &service.defects).with_state(service)
 }
 
 /// Every 4xx/5xx of surface X with the envelope, also those the framework answers itself (an

@@ -2,7 +2,10 @@
 //! `DELIVERIES` table). The log hub hands each batch it is about to deliver to this layer, which
 //! only a known-bad runtime's hub has; the stored log is untouched.
 
+use std::sync::Arc;
+
 use super::decisions::decisions;
+use super::policy::KnownBad;
 use crate::defects::{Defect, Defects};
 use crate::log::DeliveryFilter;
 use crate::store::StoredEvent;
@@ -19,6 +22,16 @@ pub(crate) struct DeliveryRewrites {
 decisions! {
     DeliveryRewrites, DELIVERIES {
         drops_events_under_load => DropsEventUnderLoad,
+    }
+}
+
+impl KnownBad {
+    /// The log hub's delivery layer: what it withholds from a live log's subscribers, or
+    /// `None` when no delivery defect is on ([`LogHub::with_delivery`](crate::log::LogHub)).
+    pub fn delivery(&self) -> Option<Arc<dyn DeliveryFilter>> {
+        let defects = self.layered_in(DELIVERIES);
+        (!defects.is_empty())
+            .then(|| Arc::new(DeliveryRewrites::new(defects)) as Arc<dyn DeliveryFilter>)
     }
 }
 

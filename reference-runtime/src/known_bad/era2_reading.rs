@@ -40,7 +40,7 @@ impl Era2Readings {
 impl KnownBad {
     /// How this host reads an era-2 log.
     pub(crate) fn era2_reader(&self) -> Era2Reader {
-        self.era2_readings().reader()
+        Era2Readings::new(self.layered_in(ERA2_READINGS)).reader()
     }
 }
 

@@ -9,6 +9,7 @@
 use serde_json::{Value, json};
 
 use super::decisions::decisions;
+use super::policy::KnownBad;
 use crate::defects::{Defect, Defects};
 
 /// The record rewrites of a known-bad runtime's surface X.
@@ -26,6 +27,15 @@ decisions! {
         usage_quantity_negated => XNegativeUsage,
         later_usage_facts_negated => XLaterUsageFactNegative,
         usage_unit_unknown => XUnknownUsageUnit,
+    }
+}
+
+impl KnownBad {
+    /// The record layer of an execution's log writer, or `None` when no surface-X record
+    /// defect is on.
+    pub(crate) fn execution_record_rewrites(&self) -> Option<ExecutionRecordRewrites> {
+        let defects = self.layered_in(EXECUTION_RECORDS);
+        (!defects.is_empty()).then(|| ExecutionRecordRewrites::new(defects))
     }
 }
 
@@ -109,6 +119,22 @@ impl ExecutionRecordRewrites {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_surface_x_record_defect_gives_the_log_writer_a_layer() {
+        assert!(KnownBad::clean().execution_record_rewrites().is_none());
+        assert!(
+            KnownBad::of([Defect::WShortEventId])
+                .execution_record_rewrites()
+                .is_none()
+        );
+        let stored = KnownBad::of([Defect::XSequenceRepeated]);
+        assert!(
+            stored
+                .execution_record_rewrites()
+                .is_some_and(|r| r.second_sequence_repeated() && !r.usage_unit_unknown())
+        );
+    }
 
     fn layer(defects: impl IntoIterator<Item = Defect>) -> ExecutionRecordRewrites {
         ExecutionRecordRewrites::new(Defects::of(defects))

@@ -30,9 +30,8 @@ mod execution_record;
 mod policy;
 mod provider_exchange;
 mod run_record;
-mod wire;
+pub(crate) mod wire;
 
 pub(crate) use execution_record::ExecutionRecordRewrites;
 pub use policy::KnownBad;
 pub(crate) use run_record::RunRecordRewrites;
-pub use wire::{addressed, wire};

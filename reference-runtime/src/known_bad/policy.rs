@@ -7,50 +7,27 @@
 //! every defect is in exactly one of the two tables). A clean runtime answers every decision
 //! the clean way (`false`).
 
-use std::sync::Arc;
-
 use super::decisions::decisions;
-use super::delivery::{DELIVERIES, DeliveryRewrites};
-use super::era2_reading::{ERA2_READINGS, Era2Readings};
-use super::execution_record::{EXECUTION_RECORDS, ExecutionRecordRewrites};
-use super::provider_exchange::{PROVIDER_EXCHANGES, ProviderExchangeRewrites};
-use super::run_record::{RUN_RECORDS, RunRecordRewrites};
 
 use crate::defects::{Defect, Defects};
-use crate::log::DeliveryFilter;
-use crate::providers::ProviderExchange;
 
 /// The known-bad policy: which decisions the runtime takes the defective way, and which
-/// defects the wire layer rewrites.
+/// defects the layers rewrite.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KnownBad {
     /// The switched-on defects the engine and services decide (rows of `DECISIONS`).
     defects: Defects,
-    /// The switched-on defects the record, delivery, provider-exchange and era-2 reading layers
-    /// rewrite (rows of `run_record::RUN_RECORDS`, `execution_record::EXECUTION_RECORDS`,
-    /// `delivery::DELIVERIES`, `provider_exchange::PROVIDER_EXCHANGES` and
-    /// `era2_reading::ERA2_READINGS`).
-    record: Defects,
-    /// The switched-on defects the wire layer rewrites (every other one).
-    wire: Defects,
+    /// The switched-on defects a layer rewrites (every other one): each layer takes the rows of
+    /// its own table (the record, delivery, provider-exchange, era-2 reading and wire layers).
+    layered: Defects,
 }
 
 impl From<Defects> for KnownBad {
     fn from(defects: Defects) -> Self {
-        let decided = |defect: &Defect| DECISIONS.iter().any(|(_, d)| d == defect);
-        let recorded = |defect: &Defect| {
-            RUN_RECORDS
-                .iter()
-                .chain(EXECUTION_RECORDS)
-                .chain(DELIVERIES)
-                .chain(PROVIDER_EXCHANGES)
-                .chain(ERA2_READINGS)
-                .any(|(_, d)| d == defect)
-        };
+        let decided = |defect: &Defect| in_table(DECISIONS, defect);
         KnownBad {
             defects: Defects::of(defects.iter().filter(decided)),
-            record: Defects::of(defects.iter().filter(recorded)),
-            wire: Defects::of(defects.iter().filter(|d| !decided(d) && !recorded(d))),
+            layered: Defects::of(defects.iter().filter(|d| !decided(d))),
         }
     }
 }
@@ -165,66 +142,16 @@ impl KnownBad {
 
     /// Whether the runtime runs known-bad at all.
     pub fn is_clean(&self) -> bool {
-        self.defects.is_empty() && self.record.is_empty() && self.wire.is_empty()
+        self.defects.is_empty() && self.layered.is_empty()
     }
 
-    /// The record layer of a run's recorder: its rewrites of the events on their way into the
-    /// log, or `None` when no record defect is on.
-    pub(crate) fn record_rewrites(&self) -> Option<RunRecordRewrites> {
-        let defects = Defects::of(self.record.iter().filter(|d| in_table(RUN_RECORDS, d)));
-        (!defects.is_empty()).then(|| RunRecordRewrites::new(defects))
-    }
-
-    /// The record layer of an execution's log writer, or `None` when no surface-X record
-    /// defect is on.
-    pub(crate) fn execution_record_rewrites(&self) -> Option<ExecutionRecordRewrites> {
-        let defects = Defects::of(
-            self.record
-                .iter()
-                .filter(|d| in_table(EXECUTION_RECORDS, d)),
-        );
-        (!defects.is_empty()).then(|| ExecutionRecordRewrites::new(defects))
-    }
-
-    /// The switched-on defects the wire layer rewrites.
-    pub(super) fn wire_defects(&self) -> &Defects {
-        &self.wire
+    /// The switched-on defects of a layer's `table`.
+    pub(super) fn layered_in(&self, table: &[(&str, Defect)]) -> Defects {
+        Defects::of(self.layered.iter().filter(|d| in_table(table, d)))
     }
 }
 
-impl KnownBad {
-    /// The log hub's delivery layer: what it withholds from a live log's subscribers, or
-    /// `None` when no delivery defect is on ([`LogHub::with_delivery`](crate::log::LogHub)).
-    pub fn delivery(&self) -> Option<Arc<dyn DeliveryFilter>> {
-        let defects = Defects::of(self.record.iter().filter(|d| in_table(DELIVERIES, d)));
-        (!defects.is_empty())
-            .then(|| Arc::new(DeliveryRewrites::new(defects)) as Arc<dyn DeliveryFilter>)
-    }
-}
-
-impl KnownBad {
-    /// The provider adapters' exchange rewrite, or `None` when no provider-exchange defect is
-    /// on ([`ProviderCalls::new`](crate::providers::ProviderCalls::new)).
-    pub fn provider_exchange(&self) -> Option<Arc<dyn ProviderExchange>> {
-        let defects = Defects::of(
-            self.record
-                .iter()
-                .filter(|d| in_table(PROVIDER_EXCHANGES, d)),
-        );
-        (!defects.is_empty())
-            .then(|| Arc::new(ProviderExchangeRewrites::new(defects)) as Arc<dyn ProviderExchange>)
-    }
-}
-
-impl KnownBad {
-    /// The era-2 reading defects switched on.
-    pub(super) fn era2_readings(&self) -> Era2Readings {
-        Era2Readings::new(Defects::of(
-            self.record.iter().filter(|d| in_table(ERA2_READINGS, d)),
-        ))
-    }
-}
-
+/// Whether `defect` turns a row of `table`.
 fn in_table(table: &[(&str, Defect)], defect: &Defect) -> bool {
     table.iter().any(|(_, d)| d == defect)
 }
@@ -279,29 +206,18 @@ mod tests {
         let clean = KnownBad::clean();
         assert!(clean.is_clean());
         assert!(!clean.refusal_retried() && !clean.drift_unchecked());
-        assert!(clean.wire_defects().is_empty() && clean.record_rewrites().is_none());
+        assert!(clean.layered.is_empty());
         let bad = KnownBad::of([Defect::WRefusalRetried]);
         assert!(!bad.is_clean() && bad.refusal_retried() && !bad.drift_unchecked());
-        assert!(bad.wire_defects().is_empty() && bad.record_rewrites().is_none());
-        let recorded = KnownBad::of([Defect::WShortEventId]);
-        assert!(!recorded.is_clean() && !recorded.refusal_retried());
-        assert!(
-            recorded
-                .record_rewrites()
-                .is_some_and(|r| r.event_ids_short())
+        assert!(bad.layered.is_empty());
+        let layered = KnownBad::of([Defect::WShortEventId, Defect::WBatchIdLowest]);
+        assert!(!layered.is_clean() && !layered.refusal_retried());
+        assert!(layered.defects.is_empty());
+        let rows = [("event_ids_short", Defect::WShortEventId)];
+        assert_eq!(
+            layered.layered_in(&rows),
+            Defects::of([Defect::WShortEventId])
         );
-        assert!(recorded.wire_defects().is_empty());
-        let rewritten = KnownBad::of([Defect::WBatchIdLowest]);
-        assert!(!rewritten.is_clean() && !rewritten.refusal_retried());
-        assert!(rewritten.wire_defects().has(Defect::WBatchIdLowest));
-        assert!(rewritten.record_rewrites().is_none());
-        let stored = KnownBad::of([Defect::XSequenceRepeated]);
-        assert!(stored.record_rewrites().is_none());
-        assert!(
-            stored
-                .execution_record_rewrites()
-                .is_some_and(|r| r.second_sequence_repeated())
-        );
-        assert!(recorded.execution_record_rewrites().is_none());
+        assert!(layered.layered_in(&[]).is_empty());
     }
 }

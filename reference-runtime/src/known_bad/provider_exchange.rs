@@ -6,7 +6,10 @@
 use reqwest::header::{AUTHORIZATION, HeaderValue};
 use serde_json::Value;
 
+use std::sync::Arc;
+
 use super::decisions::decisions;
+use super::policy::KnownBad;
 use crate::defects::{Defect, Defects};
 use crate::providers::{AttemptFailure, ProviderExchange};
 
@@ -23,6 +26,16 @@ decisions! {
     ProviderExchangeRewrites, PROVIDER_EXCHANGES {
         provider_error_body_copied => XCanaryInError,
         credential_taken_from_extension => XCredentialFromExtension,
+    }
+}
+
+impl KnownBad {
+    /// The provider adapters' exchange rewrite, or `None` when no provider-exchange defect is
+    /// on ([`ProviderCalls::new`](crate::providers::calls::ProviderCalls::new)).
+    pub fn provider_exchange(&self) -> Option<Arc<dyn ProviderExchange>> {
+        let defects = self.layered_in(PROVIDER_EXCHANGES);
+        (!defects.is_empty())
+            .then(|| Arc::new(ProviderExchangeRewrites::new(defects)) as Arc<dyn ProviderExchange>)
     }
 }
 

@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use serde_json::{Value, json};
 
 use super::decisions::decisions;
+use super::policy::KnownBad;
 use crate::defects::{Defect, Defects};
 use crate::log::AppendKind;
 use crate::openwop::infra::event_draft::EventDraft;
@@ -49,6 +50,15 @@ decisions! {
         retry_exhausted_omitted => WRetryExhaustedMissing,
         exhaustion_reason_fixed => WExhaustionReasonFixed,
         cap_breached_omitted => WCapBreachedMissing,
+    }
+}
+
+impl KnownBad {
+    /// The record layer of a run's recorder: its rewrites of the events on their way into the
+    /// log, or `None` when no record defect is on.
+    pub(crate) fn record_rewrites(&self) -> Option<RunRecordRewrites> {
+        let defects = self.layered_in(RUN_RECORDS);
+        (!defects.is_empty()).then(|| RunRecordRewrites::new(defects))
     }
 }
 
@@ -181,6 +191,27 @@ fn remove(object: &mut Value, member: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_record_defect_gives_the_recorder_a_layer() {
+        assert!(KnownBad::clean().record_rewrites().is_none());
+        assert!(
+            KnownBad::of([Defect::WBatchIdLowest])
+                .record_rewrites()
+                .is_none()
+        );
+        assert!(
+            KnownBad::of([Defect::XSequenceRepeated])
+                .record_rewrites()
+                .is_none()
+        );
+        let recorded = KnownBad::of([Defect::WShortEventId, Defect::WRefusalRetried]);
+        assert!(
+            recorded
+                .record_rewrites()
+                .is_some_and(|r| r.event_ids_short() && !r.usage_recorded_twice())
+        );
+    }
 
     fn layer(defects: impl IntoIterator<Item = Defect>) -> RunRecordRewrites {
         RunRecordRewrites::new(Defects::of(defects))

@@ -12,5 +12,5 @@ mod rewrites;
 mod seed;
 mod sse;
 
-pub use address::addressed;
-pub use layer::wire;
+pub(crate) use address::addressed;
+pub(crate) use layer::wire;

@@ -13,8 +13,7 @@ pub(super) struct WireRewrites {
 impl WireRewrites {
     /// The rewrites of `policy`, or `None` when it switches no wire defect on.
     pub(super) fn of(policy: &KnownBad) -> Option<Self> {
-        let rewritten = |defect: &Defect| REWRITES.iter().any(|(_, d)| d == defect);
-        let defects = Defects::of(policy.wire_defects().iter().filter(rewritten));
+        let defects = policy.layered_in(REWRITES);
         (!defects.is_empty()).then_some(WireRewrites { defects })
     }
 }

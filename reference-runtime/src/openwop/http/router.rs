@@ -155,7 +155,7 @@ pub fn router(deps: Dependencies) -> Router {
             "/conformance/seams/sample/event-log/seed",
             post(era2_seam::seed),
         );
-    let router = crate::known_bad::wire(router, &state.defects)
+    let router = crate::known_bad::wire::wire(router, &state.defects)
         .layer(axum::extract::DefaultBodyLimit::max(
             config::MAX_BODY_BYTES + 1,
         ))
@@ -177,7 +177,7 @@ pub fn router(deps: Dependencies) -> Router {
     };
     let defects = Arc::clone(&state.defects);
     let not_found = fallback(&state.config);
-    crate::known_bad::addressed(
+    crate::known_bad::wire::addressed(
         router.with_state(state),
         &defects,
         host_events_path,
