@@ -13,7 +13,8 @@ use super::policy::KnownBad;
 use crate::defects::{Defect, Defects};
 use crate::providers::{AttemptFailure, ProviderExchange};
 
-/// The path of the one provider API whose requests the credential defect rewrites.
+/// How the path of the one provider API whose requests the credential defect rewrites ends
+/// (below the provider's configured base URL, which may carry a prefix).
 const CHAT_COMPLETIONS: &str = "/v1/chat/completions";
 
 /// The provider-exchange rewrites of a known-bad runtime.
@@ -48,7 +49,9 @@ impl ProviderExchangeRewrites {
 
 impl ProviderExchange for ProviderExchangeRewrites {
     fn outgoing(&self, request: &mut reqwest::Request) {
-        if !self.credential_taken_from_extension() || request.url().path() != CHAT_COMPLETIONS {
+        if !self.credential_taken_from_extension()
+            || !request.url().path().ends_with(CHAT_COMPLETIONS)
+        {
             return;
         }
         // The defect: an `api_key` the request's `openai.request` extension passed through
@@ -106,6 +109,9 @@ mod tests {
         let mut taken = chat_request(CHAT_COMPLETIONS, body.clone());
         rewrites([Defect::XCredentialFromExtension]).outgoing(&mut taken);
         assert_eq!(bearer(&taken), "Bearer sk-from-the-request");
+        let mut prefixed = chat_request("/openai/v1/chat/completions", body.clone());
+        rewrites([Defect::XCredentialFromExtension]).outgoing(&mut prefixed);
+        assert_eq!(bearer(&prefixed), "Bearer sk-from-the-request");
         let mut other_api = chat_request("/v1/responses", body.clone());
         rewrites([Defect::XCredentialFromExtension]).outgoing(&mut other_api);
         assert_eq!(bearer(&other_api), "Bearer deployed");
