@@ -38,8 +38,10 @@ pub struct LoadPlan {
     pub events: usize,
     /// Pause between two streamed items, in milliseconds (keeps the log live while it is read).
     pub event_interval_ms: u64,
-    /// The `streamMode` query of W streams (`None`: the host's default, `updates`).
-    pub stream_mode: Option<String>,
+    /// The `streamMode` query of W streams (`None`: the host's default, `updates`), serialised
+    /// as its value.
+    #[schemars(with = "Option<String>")]
+    pub stream_mode: Option<spec::openwop::StreamModeSelection>,
     /// The `bufferMs` query of W streams.
     pub buffer_ms: Option<u64>,
     /// Force a disconnect after a seeded number of frames in `1..=2×N` on each connection, and
@@ -120,13 +122,8 @@ impl LoadPlan {
         if self.disconnect_every == Some(0) {
             return bad("disconnect-every must be positive".into());
         }
-        if let Some(mode) = &self.stream_mode {
-            if self.surface == LoadSurface::Execution {
-                return bad("stream modes are a run events (openwop) notion".into());
-            }
-            if spec::openwop::StreamModeSelection::parse(mode).is_err() {
-                return bad(format!("`{mode}` is not a stream mode selection"));
-            }
+        if self.stream_mode.is_some() && self.surface == LoadSurface::Execution {
+            return bad("stream modes are a run events (openwop) notion".into());
         }
         if self.buffer_ms.is_some() && self.surface == LoadSurface::Execution {
             return bad("bufferMs is a run events (openwop) notion".into());
@@ -140,14 +137,13 @@ impl LoadPlan {
     }
 
     /// The stream modes the subscribers ask for (the default is `updates`), in the plan's
-    /// order; a name that is no mode (refused by [`LoadPlan::validate`]) is left out.
+    /// order.
     pub fn modes(&self) -> Vec<spec::openwop::StreamMode> {
         self.stream_mode
-            .as_deref()
-            .unwrap_or("updates")
-            .split(',')
-            .filter_map(spec::openwop::StreamMode::from_name)
-            .collect()
+            .as_ref()
+            .map_or(vec![spec::openwop::StreamMode::Updates], |selection| {
+                selection.modes().to_vec()
+            })
     }
 
     /// Where subscriber `subscriber` of log `log` forces its `connection`-th disconnect: after
@@ -180,12 +176,15 @@ mod tests {
         assert!(plan.validate().is_ok());
         plan.subscribers = 0;
         assert!(plan.validate().is_err());
+        let debug = spec::openwop::StreamModeSelection::parse("debug").unwrap();
         let mut plan = LoadPlan::new(LoadSurface::Execution);
-        plan.stream_mode = Some("debug".into());
+        plan.stream_mode = Some(debug.clone());
         assert!(plan.validate().is_err());
         let mut plan = LoadPlan::new(LoadSurface::Openwop);
-        plan.stream_mode = Some("values,debug".into());
-        assert!(plan.validate().is_err());
+        assert_eq!(plan.modes(), [spec::openwop::StreamMode::Updates]);
+        plan.stream_mode = Some(debug);
+        assert!(plan.validate().is_ok());
+        assert_eq!(plan.modes(), [spec::openwop::StreamMode::Debug]);
     }
 
     #[test]

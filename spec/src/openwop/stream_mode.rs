@@ -99,9 +99,65 @@ impl StreamModeSelection {
     }
 }
 
+/// The `streamMode` value: the modes comma-separated, in the client's order.
+impl fmt::Display for StreamModeSelection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (index, mode) in self.modes.iter().enumerate() {
+            if index > 0 {
+                f.write_str(",")?;
+            }
+            f.write_str(mode.as_str())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::str::FromStr for StreamModeSelection {
+    type Err = StreamModeError;
+
+    fn from_str(value: &str) -> Result<Self, Self::Err> {
+        Self::parse(value)
+    }
+}
+
+/// Serialised as its `streamMode` value.
+impl serde::Serialize for StreamModeSelection {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for StreamModeSelection {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = String::deserialize(deserializer)?;
+        Self::parse(&value).map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_selection_reads_back_from_its_value() {
+        for value in ["values", "debug,updates,messages", "messages"] {
+            let selection = StreamModeSelection::parse(value).unwrap();
+            assert_eq!(selection.to_string(), value);
+            let json = serde_json::to_string(&selection).unwrap();
+            assert_eq!(json, format!("\"{value}\""));
+            assert_eq!(
+                serde_json::from_str::<StreamModeSelection>(&json).unwrap(),
+                selection
+            );
+        }
+        assert_eq!(
+            StreamModeSelection::parse("updates,updates")
+                .unwrap()
+                .to_string(),
+            "updates"
+        );
+        assert!(serde_json::from_str::<StreamModeSelection>("\"values,debug\"").is_err());
+    }
 
     #[test]
     fn parses_the_pattern() {

@@ -135,7 +135,7 @@ pub struct LoadArgs {
     /// W only: the `streamMode` of every subscriber (default `debug`: every event of the log;
     /// `updates` reads only the run and node transitions).
     #[arg(long, default_value = "debug")]
-    pub stream_mode: String,
+    pub stream_mode: spec::openwop::StreamModeSelection,
     /// W only: the `bufferMs` of every subscriber.
     #[arg(long)]
     pub buffer_ms: Option<u64>,

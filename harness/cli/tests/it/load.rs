@@ -18,7 +18,7 @@ fn plan(surface: LoadSurface) -> LoadPlan {
     plan.disconnect_every = Some(15);
     plan.seed = 7;
     if surface == LoadSurface::Openwop {
-        plan.stream_mode = Some("debug".into());
+        plan.stream_mode = Some("debug".parse().unwrap());
     }
     plan
 }
