@@ -84,15 +84,7 @@ pub(crate) async fn admit(
         ValidationOrder::KeyFirst => Some(idempotency_key(headers)?),
         ValidationOrder::BodyFirst => None,
     };
-    let is_json = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.trim()
-                .to_ascii_lowercase()
-                .starts_with("application/json")
-        });
-    if !is_json {
+    if !declares_json(headers) {
         return Err(status(
             ApiError::invalid("Content-Type must be application/json"),
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -160,6 +152,18 @@ pub(crate) async fn admit(
         json,
         idempotency_key,
     })
+}
+
+/// Whether `headers` declare a JSON body (`Content-Type: application/json…`).
+pub(crate) fn declares_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim()
+                .to_ascii_lowercase()
+                .starts_with("application/json")
+        })
 }
 
 /// The Idempotency-Key header: at most one, 1–256 visible ASCII characters.

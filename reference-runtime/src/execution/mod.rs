@@ -9,7 +9,7 @@
 //! - [`Executions`]: the service the handlers and drivers share; [`ExecutionConfig`]: the one
 //!   configuration they read.
 
-mod admission;
+pub(crate) mod admission;
 pub mod choices;
 pub mod config;
 mod cursor;
@@ -20,7 +20,7 @@ pub mod handlers;
 mod idempotency;
 mod log_writer;
 mod routing;
-mod service;
+pub(crate) mod service;
 
 pub use config::ExecutionConfig;
 pub use errors::ApiError;
