@@ -78,7 +78,6 @@ pub async fn executions_create(
         &headers,
         body,
         service.config.limits.max_body_bytes,
-        &service.defects,
         &service.config.choices,
     )
     .await

@@ -30,11 +30,7 @@ pub(super) fn replaced(response: Response, value: &Value) -> Response {
     Response::from_parts(parts, Body::from(body))
 }
 
-/// The code and message of a refusal's envelope (`{"error": {code, message, …}}`).
-pub(super) fn refusal(envelope: &Value) -> Option<(&str, &str)> {
-    let error = envelope.get("error")?;
-    Some((
-        error.get("code")?.as_str()?,
-        error.get("message")?.as_str()?,
-    ))
+/// The code of a refusal's envelope (`{"error": {"code": …, …}}`).
+pub(super) fn refusal_code(envelope: &Value) -> Option<&str> {
+    envelope.get("error")?.get("code")?.as_str()
 }

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::body::{self, Buffered};
 use super::exchange::Exchange;
 use super::rewrites::ExecutionWireRewrites;
-use super::{json, manifest, probe, result};
+use super::{findings, json, manifest, members, probe, result};
 use crate::execution::service::Executions;
 
 /// The layer's state: the rewrites and the service they read.
@@ -95,7 +95,16 @@ async fn submission(layer: &ExecutionWire, request: Request, next: Next) -> Resp
         Buffered::Whole(bytes) => bytes,
         Buffered::Unread(body) => return next.run(Request::from_parts(parts, body)).await,
     };
-    let submitted: Option<Value> = serde_json::from_slice(&bytes).ok();
+    let mut bytes = bytes;
+    let mut submitted: Option<Value> = serde_json::from_slice(&bytes).ok();
+    let rewrites = &layer.rewrites;
+    if rewrites.unknown_request_members_ignored()
+        && let Some(json) = &mut submitted
+        && members::drop_unknown(json)
+    {
+        // The defect: unknown members of the closed object are dropped instead of refused.
+        bytes = serde_json::to_vec(json).map(Into::into).unwrap_or(bytes);
+    }
     body::set_length(&mut parts.headers, bytes.len());
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
@@ -104,13 +113,18 @@ async fn submission(layer: &ExecutionWire, request: Request, next: Next) -> Resp
         return response;
     }
     let (response, envelope) = json::read(response).await;
-    let code = envelope
-        .as_ref()
-        .and_then(json::refusal)
-        .map(|(code, _)| code);
-    if code == Some(probe::REFUSAL_CODE)
-        && layer.rewrites.provider_called_before_validation()
-        && let Some(request) = submitted.and_then(|json| serde_json::from_value(json).ok())
+    let (Some(mut envelope), Some(submitted)) = (envelope, submitted) else {
+        return response;
+    };
+    if rewrites.validation_error_echoes_request()
+        && findings::append_findings(&mut envelope, &submitted)
+    {
+        // The defect: the validator's findings (paths and offending values) are echoed.
+        return json::replaced(response, &envelope);
+    }
+    if json::refusal_code(&envelope) == Some(probe::REFUSAL_CODE)
+        && rewrites.provider_called_before_validation()
+        && let Ok(request) = serde_json::from_value(submitted)
     {
         // The defect: a provider is called before the unsatisfiable request is refused.
         probe::probe_first_provider(&layer.service.calls, &request).await;

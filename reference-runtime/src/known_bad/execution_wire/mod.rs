@@ -5,9 +5,11 @@
 
 mod body;
 mod exchange;
+mod findings;
 mod json;
 mod layer;
 mod manifest;
+mod members;
 mod probe;
 mod result;
 mod rewrites;

@@ -20,7 +20,9 @@ impl ExecutionWireRewrites {
 
     /// Whether a submission's body is read by the layer (some rewrite needs it).
     pub(super) fn reads_submissions(&self) -> bool {
-        self.provider_called_before_validation()
+        self.unknown_request_members_ignored()
+            || self.validation_error_echoes_request()
+            || self.provider_called_before_validation()
     }
 
     /// Whether an execution's snapshot or result is rewritten.
@@ -33,7 +35,9 @@ decisions! {
     ExecutionWireRewrites, EXECUTION_WIRE {
         // `GET /v1/providers`.
         manifest_shows_credential => XCredentialInManifest,
-        // `POST /v1/executions`: what happens around the service's answer.
+        // `POST /v1/executions`: the body admission reads, what happens around its answer.
+        unknown_request_members_ignored => XMalformedRequestAccepted,
+        validation_error_echoes_request => XRequestEchoedInError,
         provider_called_before_validation => XProviderCalledBeforeValidation,
         // `GET /v1/executions/{id}` and `…/result`: the materialised result.
         last_text_delta_dropped => XTextOutputTruncated,
