@@ -153,7 +153,7 @@ pub(crate) fn declares_json(headers: &HeaderMap) -> bool {
 }
 
 /// The Idempotency-Key header: at most one, 1–256 visible ASCII characters.
-fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+pub(crate) fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     let mut values = headers.get_all("idempotency-key").iter();
     let Some(value) = values.next() else {
         return Ok(None);

@@ -19,7 +19,7 @@ mod fold;
 pub mod handlers;
 mod idempotency;
 mod log_writer;
-mod routing;
+pub(crate) mod routing;
 pub(crate) mod service;
 
 pub use config::ExecutionConfig;

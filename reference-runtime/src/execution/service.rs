@@ -258,7 +258,6 @@ impl Executions {
                 &self.hub,
                 key_hash,
                 &fingerprint,
-                &self.defects,
                 self.config.choices.idempotency_mismatch,
             )?,
             None => Decision::CreateUnbound,

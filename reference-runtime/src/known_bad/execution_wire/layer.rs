@@ -2,27 +2,21 @@
 //! defects is on. Unlike the wire layer (`known_bad::wire`), it holds the service, whose log
 //! hub, providers and configuration its rewrites read.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::Response;
 use serde_json::Value;
 
-use super::body::{self, Buffered};
 use super::exchange::Exchange;
+use super::keys::RememberedKeys;
 use super::rewrites::ExecutionWireRewrites;
-use super::{findings, json, manifest, members, probe, result};
+use super::state::ExecutionWire;
+use super::{json, manifest, result, submission};
 use crate::execution::service::Executions;
-
-/// The layer's state: the rewrites and the service they read.
-struct ExecutionWire {
-    rewrites: ExecutionWireRewrites,
-    service: Arc<Executions>,
-}
 
 /// `router` (surface X's routes over `service`) with the known-bad execution layer when
 /// `service`'s policy switches one of its defects on; `router` itself otherwise.
@@ -36,6 +30,7 @@ where
     let layer = ExecutionWire {
         rewrites,
         service: Arc::clone(service),
+        keys: Mutex::new(RememberedKeys::default()),
     };
     router.layer(axum::middleware::from_fn_with_state(
         Arc::new(layer),
@@ -63,7 +58,7 @@ async fn rewrite(
             .await
         }
         Exchange::Submission if rewrites.reads_submissions() => {
-            submission(&layer, request, next).await
+            submission::submission(&layer, request, next).await
         }
         Exchange::Snapshot(id) | Exchange::Result(id) if rewrites.rewrites_results() => {
             let response = next.run(request).await;
@@ -84,52 +79,6 @@ async fn edit_json(response: Response, edit: impl FnOnce(&mut Value)) -> Respons
     };
     edit(&mut value);
     json::replaced(response, &value)
-}
-
-/// A submission: its body buffered (within the runtime's limit), rewritten on its way in, the
-/// service's answer seen on its way out.
-async fn submission(layer: &ExecutionWire, request: Request, next: Next) -> Response {
-    let (mut parts, body) = request.into_parts();
-    let limit = layer.service.config.limits.max_body_bytes;
-    let bytes = match body::buffer(&parts.headers, body, limit).await {
-        Buffered::Whole(bytes) => bytes,
-        Buffered::Unread(body) => return next.run(Request::from_parts(parts, body)).await,
-    };
-    let mut bytes = bytes;
-    let mut submitted: Option<Value> = serde_json::from_slice(&bytes).ok();
-    let rewrites = &layer.rewrites;
-    if rewrites.unknown_request_members_ignored()
-        && let Some(json) = &mut submitted
-        && members::drop_unknown(json)
-    {
-        // The defect: unknown members of the closed object are dropped instead of refused.
-        bytes = serde_json::to_vec(json).map(Into::into).unwrap_or(bytes);
-    }
-    body::set_length(&mut parts.headers, bytes.len());
-    let response = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
-        .await;
-    if !response.status().is_client_error() {
-        return response;
-    }
-    let (response, envelope) = json::read(response).await;
-    let (Some(mut envelope), Some(submitted)) = (envelope, submitted) else {
-        return response;
-    };
-    if rewrites.validation_error_echoes_request()
-        && findings::append_findings(&mut envelope, &submitted)
-    {
-        // The defect: the validator's findings (paths and offending values) are echoed.
-        return json::replaced(response, &envelope);
-    }
-    if json::refusal_code(&envelope) == Some(probe::REFUSAL_CODE)
-        && rewrites.provider_called_before_validation()
-        && let Ok(request) = serde_json::from_value(submitted)
-    {
-        // The defect: a provider is called before the unsatisfiable request is refused.
-        probe::probe_first_provider(&layer.service.calls, &request).await;
-    }
-    response
 }
 
 /// A snapshot's or result's `result` as the defective fold writes it.

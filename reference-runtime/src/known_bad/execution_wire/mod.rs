@@ -7,12 +7,15 @@ mod body;
 mod exchange;
 mod findings;
 mod json;
+mod keys;
 mod layer;
 mod manifest;
 mod members;
 mod probe;
 mod result;
 mod rewrites;
+mod state;
+mod submission;
 
 pub(crate) use layer::execution_wire;
 #[cfg(test)]

@@ -23,6 +23,14 @@ impl ExecutionWireRewrites {
         self.unknown_request_members_ignored()
             || self.validation_error_echoes_request()
             || self.provider_called_before_validation()
+            || self.rewrites_keys()
+    }
+
+    /// Whether a keyed submission is rewritten by what the layer remembers of its key.
+    pub(super) fn rewrites_keys(&self) -> bool {
+        self.mismatched_key_accepted()
+            || self.replay_creates_new_execution()
+            || self.concurrent_duplicates_race()
     }
 
     /// Whether an execution's snapshot or result is rewritten.
@@ -39,6 +47,10 @@ decisions! {
         unknown_request_members_ignored => XMalformedRequestAccepted,
         validation_error_echoes_request => XRequestEchoedInError,
         provider_called_before_validation => XProviderCalledBeforeValidation,
+        // `POST /v1/executions` under an Idempotency-Key: what the key leads to.
+        mismatched_key_accepted => XMismatchedKeyAccepted,
+        replay_creates_new_execution => XReplayCreatesNewExecution,
+        concurrent_duplicates_race => XConcurrentDuplicatesCallTwice,
         // `GET /v1/executions/{id}` and `…/result`: the materialised result.
         last_text_delta_dropped => XTextOutputTruncated,
         tool_fragments_reversed => XToolArgumentsWrongOrder,
