@@ -98,4 +98,20 @@ mod tests {
         let plain = buffer(&HeaderMap::new(), Body::from("{}"), 6).await;
         assert!(matches!(plain, Buffered::Unread(_)));
     }
+
+    #[tokio::test]
+    async fn a_body_that_fails_while_read_fails_the_same_way_for_admission() {
+        let chunks: Vec<Result<Bytes, crate::server::BodyDeadlineExceeded>> = vec![
+            Ok(Bytes::from_static(b"{\"a\":")),
+            Err(crate::server::BodyDeadlineExceeded),
+        ];
+        let late = Body::from_stream(futures::stream::iter(chunks));
+        let Buffered::Unread(body) = buffer(&json_headers(None), late, 100).await else {
+            panic!("a failed body read whole");
+        };
+        let error = axum::body::to_bytes(body, 100)
+            .await
+            .expect_err("a failure");
+        assert!(crate::server::is_body_deadline(&error), "{error}");
+    }
 }
