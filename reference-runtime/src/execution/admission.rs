@@ -16,10 +16,9 @@ use spec::schema::{Published, validate};
 
 use super::choices::{ExecutionChoices, MalformedStatus, ValidationOrder};
 use super::errors::ApiError;
-use crate::known_bad::KnownBad;
 
 /// The members of the closed request object.
-const REQUEST_MEMBERS: [&str; 7] = [
+pub(crate) const REQUEST_MEMBERS: [&str; 7] = [
     "ability",
     "input",
     "requirements",
@@ -28,6 +27,9 @@ const REQUEST_MEMBERS: [&str; 7] = [
     "metadata",
     "extensions",
 ];
+
+/// The message of the refusal of a request that does not match the published schema.
+pub(crate) const SCHEMA_MESSAGE: &str = "Request does not match the execution schema";
 
 /// A request that passed admission.
 #[derive(Debug, Clone)]
@@ -69,7 +71,6 @@ pub(crate) async fn admit(
     headers: &HeaderMap,
     body: Body,
     max_body_bytes: usize,
-    defects: &KnownBad,
     choices: &ExecutionChoices,
 ) -> Result<Admitted, ApiError> {
     let specific = choices.malformed_status == MalformedStatus::Specific;
@@ -84,15 +85,7 @@ pub(crate) async fn admit(
         ValidationOrder::KeyFirst => Some(idempotency_key(headers)?),
         ValidationOrder::BodyFirst => None,
     };
-    let is_json = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.trim()
-                .to_ascii_lowercase()
-                .starts_with("application/json")
-        });
-    if !is_json {
+    if !declares_json(headers) {
         return Err(status(
             ApiError::invalid("Content-Type must be application/json"),
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -122,24 +115,9 @@ pub(crate) async fn admit(
                 too_large()
             }
         })?;
-    let mut json: Value = serde_json::from_slice(&bytes)
+    let json: Value = serde_json::from_slice(&bytes)
         .map_err(|_| ApiError::invalid("Request body is not valid JSON"))?;
-    if defects.unknown_request_members_ignored()
-        && let Value::Object(members) = &mut json
-    {
-        // The defect: unknown members of the closed object are dropped instead of refused.
-        members.retain(|name, _| REQUEST_MEMBERS.contains(&name.as_str()));
-    }
-    const SCHEMA_MESSAGE: &str = "Request does not match the execution schema";
-    if let Err(violations) = validate(Published::ExecutionRequest, &json) {
-        if defects.validation_error_echoes_request() {
-            // The defect: the validator's findings (paths and offending values) are echoed.
-            let detail: Vec<String> = violations.iter().map(ToString::to_string).collect();
-            return Err(status(
-                ApiError::invalid(format!("{SCHEMA_MESSAGE}: {}", detail.join("; "))),
-                StatusCode::UNPROCESSABLE_ENTITY,
-            ));
-        }
+    if validate(Published::ExecutionRequest, &json).is_err() {
         return Err(status(
             ApiError::invalid(SCHEMA_MESSAGE),
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -162,8 +140,20 @@ pub(crate) async fn admit(
     })
 }
 
+/// Whether `headers` declare a JSON body (`Content-Type: application/json…`).
+pub(crate) fn declares_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim()
+                .to_ascii_lowercase()
+                .starts_with("application/json")
+        })
+}
+
 /// The Idempotency-Key header: at most one, 1–256 visible ASCII characters.
-fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+pub(crate) fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     let mut values = headers.get_all("idempotency-key").iter();
     let Some(value) = values.next() else {
         return Ok(None);

@@ -16,7 +16,6 @@ use spec::execution::{
     MaterialisedToolCall, PortableError, Target, TextResult, UsageFact,
 };
 
-use crate::known_bad::KnownBad;
 use crate::store::{LogRecord, StoredEvent};
 
 struct ToolCall {
@@ -27,18 +26,13 @@ struct ToolCall {
 
 /// Folds a log into its snapshot. Events that do not parse are skipped (and logged): the log
 /// only ever holds what the runtime rendered.
-pub(crate) fn fold(
-    record: &LogRecord,
-    events: &[StoredEvent],
-    defects: &KnownBad,
-) -> ExecutionSnapshot {
+pub(crate) fn fold(record: &LogRecord, events: &[StoredEvent]) -> ExecutionSnapshot {
     let mut status = ExecutionStatus::Accepted;
     let mut updated_at = record.created_at;
     let mut target: Option<Target> = None;
     let mut error: Option<PortableError> = None;
     let mut usage: Vec<UsageFact> = Vec::new();
     let mut outputs: BTreeMap<u32, String> = BTreeMap::new();
-    let mut last_delta_len: BTreeMap<u32, usize> = BTreeMap::new();
     let mut tools: Vec<ToolCall> = Vec::new();
     let mut provider_result: Option<(Value, Option<Vec<Artifact>>)> = None;
     for stored in events {
@@ -61,7 +55,6 @@ pub(crate) fn fold(
                 output_index,
                 delta,
             } => {
-                last_delta_len.insert(output_index, delta.len());
                 outputs.entry(output_index).or_default().push_str(&delta);
             }
             EventBody::ToolCallStarted { call_id, name } => {
@@ -97,24 +90,16 @@ pub(crate) fn fold(
             let text = TextResult {
                 outputs: outputs
                     .into_iter()
-                    .map(|(index, mut text)| {
-                        if defects.last_text_delta_dropped() {
-                            // The defect: each output's last delta is dropped from the result.
-                            let keep =
-                                text.len() - last_delta_len.get(&index).copied().unwrap_or(0);
-                            text.truncate(keep);
-                        }
-                        MaterialisedOutput {
-                            index,
-                            kind: "text".into(),
-                            text,
-                        }
+                    .map(|(index, text)| MaterialisedOutput {
+                        index,
+                        kind: "text".into(),
+                        text,
                     })
                     .collect(),
                 tool_calls: tools
                     .into_iter()
                     .map(|call| MaterialisedToolCall {
-                        arguments: join_fragments(call.fragments, defects),
+                        arguments: call.fragments.concat(),
                         call_id: call.call_id,
                         name: call.name,
                     })
@@ -135,13 +120,4 @@ pub(crate) fn fold(
         result,
         artifacts,
     }
-}
-
-/// A tool call's argument fragments, concatenated in log order.
-fn join_fragments(mut fragments: Vec<String>, defects: &KnownBad) -> String {
-    if defects.tool_fragments_reversed() {
-        // The defect: fragments are folded in reverse order.
-        fragments.reverse();
-    }
-    fragments.concat()
 }

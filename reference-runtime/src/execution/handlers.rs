@@ -38,11 +38,11 @@ pub fn router(service: Arc<Executions>) -> Router {
         .route("/v1/executions/{id}", get(executions_show))
         .route("/v1/executions/{id}/events", get(events_stream))
         .route("/v1/executions/{id}/result", get(result_show))
-        .route("/v1/executions/{id}/cancel", post(executions_cancel))
-        .layer(axum::middleware::map_response_with_state(
-            Arc::clone(&service),
-            enveloped,
-        ));
+        .route("/v1/executions/{id}/cancel", post(executions_cancel));
+    // Known-bad builds only: surface X's defects applied at the boundary (innermost).
+    let router = crate::known_bad::execution_wire::execution_wire(router, &service).layer(
+        axum::middleware::map_response_with_state(Arc::clone(&service), enveloped),
+    );
     crate::known_bad::wire::wire(router, &service.defects).with_state(service)
 }
 
@@ -78,7 +78,6 @@ pub async fn executions_create(
         &headers,
         body,
         service.config.limits.max_body_bytes,
-        &service.defects,
         &service.config.choices,
     )
     .await

@@ -15,7 +15,6 @@ use spec::execution::ErrorCode;
 use super::choices::IdempotencyMismatch;
 use super::errors::ApiError;
 pub(crate) use crate::canonical::{fingerprint, key_hash};
-use crate::known_bad::KnownBad;
 use crate::log::LogHub;
 use crate::store::{ClaimOutcome, StoreError};
 
@@ -39,31 +38,17 @@ pub(crate) fn decide(
     hub: &LogHub,
     key_hash: &str,
     fingerprint: &str,
-    defects: &KnownBad,
     mismatch: IdempotencyMismatch,
 ) -> Result<Decision, ApiError> {
     let Some((bound_log, bound_fingerprint)) = lookup(hub, key_hash)? else {
         return Ok(Decision::CreateAndBind);
     };
     if bound_fingerprint != fingerprint {
-        if defects.mismatched_key_accepted() {
-            // The defect: a different request under the same key replays the bound execution.
-            return Ok(Decision::Replay(bound_log));
-        }
         const MESSAGE: &str = "Idempotency-Key was already used with a different request";
         return Err(match mismatch {
             IdempotencyMismatch::InvalidRequest => ApiError::invalid(MESSAGE),
             IdempotencyMismatch::Conflict => ApiError::new(ErrorCode::Conflict, MESSAGE, false),
         });
-    }
-    let terminal = hub.progress(&bound_log)?.terminal;
-    if terminal && defects.replay_creates_new_execution() {
-        // The defect: a replay of a finished execution runs the request again.
-        return Ok(Decision::CreateUnbound);
-    }
-    if !terminal && defects.concurrent_duplicates_race() {
-        // The defect: duplicates that arrive while the first is still live run again.
-        return Ok(Decision::CreateUnbound);
     }
     Ok(Decision::Replay(bound_log))
 }

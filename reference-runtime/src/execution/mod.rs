@@ -9,7 +9,7 @@
 //! - [`Executions`]: the service the handlers and drivers share; [`ExecutionConfig`]: the one
 //!   configuration they read.
 
-mod admission;
+pub(crate) mod admission;
 pub mod choices;
 pub mod config;
 mod cursor;
@@ -19,8 +19,8 @@ mod fold;
 pub mod handlers;
 mod idempotency;
 mod log_writer;
-mod routing;
-mod service;
+pub(crate) mod routing;
+pub(crate) mod service;
 
 pub use config::ExecutionConfig;
 pub use errors::ApiError;

@@ -29,8 +29,8 @@ use crate::config::{Config, ProviderConfig};
 use crate::execution::config::ExecutionConfig;
 use crate::known_bad::KnownBad;
 use crate::log::LogHub;
+use crate::providers::Adapter;
 use crate::providers::calls::ProviderCalls;
-use crate::providers::{Adapter, DiscardEmit, ProviderCall, RemoteJobSlot};
 use crate::redact::{CredentialSource, Redactor};
 use crate::store::{StoreError, Surface};
 
@@ -218,15 +218,7 @@ impl Executions {
                         }),
                     },
                 };
-                let mut value = serde_json::to_value(manifest).unwrap_or(Value::Null);
-                if self.defects.manifest_shows_credential()
-                    && let Some(object) = value.as_object_mut()
-                {
-                    // The defect: the manifest carries the provider's credential.
-                    let secret = self.calls.credentials.resolve(&provider.credential_env);
-                    object.insert("credential".into(), json!(secret));
-                }
-                value
+                serde_json::to_value(manifest).unwrap_or(Value::Null)
             })
             .collect();
         json!({ "data": data })
@@ -245,15 +237,10 @@ impl Executions {
             ));
         }
         let candidates = routing::candidates(&admitted.request, &self.calls.providers);
-        let refuse_at_admission = self.config.choices.unsatisfiable_requirements
-            == UnsatisfiableRequirements::Refuse
-            || self.defects.provider_called_before_validation();
+        let refuse_at_admission =
+            self.config.choices.unsatisfiable_requirements == UnsatisfiableRequirements::Refuse;
         // Otherwise the execution is accepted and its driver fails it before any provider call.
         if candidates.is_empty() && refuse_at_admission {
-            if self.defects.provider_called_before_validation() {
-                // The defect: a provider is called before the unsatisfiable request is refused.
-                self.probe_first_provider(&admitted).await;
-            }
             return Err(ApiError::new(
                 ErrorCode::CapabilityUnavailable,
                 "No provider satisfies the requested ability and capabilities",
@@ -271,7 +258,6 @@ impl Executions {
                 &self.hub,
                 key_hash,
                 &fingerprint,
-                &self.defects,
                 self.config.choices.idempotency_mismatch,
             )?,
             None => Decision::CreateUnbound,
@@ -388,31 +374,6 @@ impl Executions {
         })
     }
 
-    /// The defect path of [`crate::defects::Defect::XProviderCalledBeforeValidation`]: one call to the first
-    /// configured model, its output discarded.
-    async fn probe_first_provider(&self, admitted: &Admitted) {
-        let Some((index, provider)) = self
-            .calls
-            .providers
-            .iter()
-            .enumerate()
-            .find(|(_, p)| !p.models.is_empty())
-        else {
-            return;
-        };
-        let Some(credential) = self.calls.credentials.resolve(&provider.credential_env) else {
-            return;
-        };
-        let call = ProviderCall {
-            request: &admitted.request,
-            model: &provider.models[0].model,
-            credential: &credential,
-        };
-        let _ = self.calls.adapters[index]
-            .run(call, &mut DiscardEmit, &RemoteJobSlot::default())
-            .await;
-    }
-
     fn submission(
         &self,
         execution_id: &str,
@@ -461,7 +422,7 @@ impl Executions {
             .log(execution_id)?
             .ok_or_else(ApiError::execution_not_found)?;
         let events = self.hub.read_after(execution_id, None)?;
-        let mut snapshot = fold(&record, &events, &self.defects);
+        let mut snapshot = fold(&record, &events);
         snapshot.last_sequence = self
             .config
             .choices

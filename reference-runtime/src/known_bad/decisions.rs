@@ -17,7 +17,7 @@ macro_rules! decisions {
         }
 
         /// Every decision of the table with the defect that turns it, in catalogue order.
-        pub(super) const $table: &[(&str, Defect)] = &[$( (stringify!($decision), Defect::$defect), )*];
+        pub(in crate::known_bad) const $table: &[(&str, Defect)] = &[$( (stringify!($decision), Defect::$defect), )*];
     };
 }
 

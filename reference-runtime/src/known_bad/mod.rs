@@ -12,6 +12,9 @@
 //!   an event dropped, repeated or held back, an id cut short, where the event says enough;
 //!   present only in a known-bad runtime's recorders, so the clean engine records the clean
 //!   event and every read path agrees;
+//! - a rewrite of surface X's exchanges that reads the service behind them
+//!   (`execution_wire/`): a manifest's credential, a materialised result, a provider probed
+//!   before a refusal; a layer around surface X's router only when such a defect is on;
 //! - a filter of what the log hub delivers to a live log's subscribers (`delivery.rs`);
 //! - a rewrite of what passes between a provider adapter and its provider
 //!   (`provider_exchange.rs`): the request sent, the failure an error answer maps to;
@@ -27,6 +30,7 @@ mod delivery;
 mod emission;
 mod era2_reading;
 mod execution_record;
+pub(crate) mod execution_wire;
 mod policy;
 mod provider_exchange;
 mod run_record;

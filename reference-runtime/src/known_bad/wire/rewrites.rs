@@ -55,6 +55,7 @@ mod tests {
     use super::super::super::delivery::DELIVERIES;
     use super::super::super::era2_reading::ERA2_READINGS;
     use super::super::super::execution_record::EXECUTION_RECORDS;
+    use super::super::super::execution_wire::EXECUTION_WIRE;
     use super::super::super::policy::DECISIONS;
     use super::super::super::provider_exchange::PROVIDER_EXCHANGES;
     use super::super::super::run_record::RUN_RECORDS;
@@ -70,6 +71,7 @@ mod tests {
                 .chain(DELIVERIES)
                 .chain(PROVIDER_EXCHANGES)
                 .chain(ERA2_READINGS)
+                .chain(EXECUTION_WIRE)
                 .chain(REWRITES)
                 .filter(|(_, d)| *d == defect)
                 .map(|(name, _)| *name)
@@ -83,6 +85,7 @@ mod tests {
                 + DELIVERIES.len()
                 + PROVIDER_EXCHANGES.len()
                 + ERA2_READINGS.len()
+                + EXECUTION_WIRE.len()
                 + REWRITES.len(),
             Defect::ALL.len()
         );
