@@ -25,6 +25,7 @@
 //! Each defect is behind exactly one row of one table (`decisions.rs` declares them;
 //! `wire/rewrites.rs`'s test guards them).
 
+mod body;
 mod decisions;
 mod delivery;
 mod emission;

@@ -4,26 +4,27 @@
 
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::header::CONTENT_LENGTH;
 use serde_json::Value;
 
+use super::super::body::{Buffered, buffer_within, set_length};
 use crate::openwop::infra::config::MAX_BODY_BYTES;
 use crate::openwop::infra::era2;
 
-/// `request` (a seed) with its rows' unprojectable payload members dropped; a body that is
-/// too large or not a seed goes on as it came (the seam refuses it the clean way).
+/// `request` (a seed) with its rows' unprojectable payload members dropped; a body past the
+/// limit, failing while read or not JSON goes on as it came (the seam refuses it the clean way).
 pub(super) async fn without_unprojectable(request: Request) -> Request {
     let (mut parts, body) = request.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES + 1).await else {
-        // Past the limit: the seam answers 413 to an oversized body whatever it holds.
-        return Request::from_parts(parts, Body::from(vec![b' '; MAX_BODY_BYTES + 1]));
+    let bytes = match buffer_within(body, MAX_BODY_BYTES).await {
+        Buffered::Whole(bytes) => bytes,
+        Buffered::Unread(body) => return Request::from_parts(parts, body),
     };
     let Ok(mut seed) = serde_json::from_slice::<Value>(&bytes) else {
         return Request::from_parts(parts, Body::from(bytes));
     };
     drop_unprojectable(&mut seed);
-    parts.headers.remove(CONTENT_LENGTH);
-    Request::from_parts(parts, Body::from(seed.to_string()))
+    let rewritten = seed.to_string();
+    set_length(&mut parts.headers, rewritten.len());
+    Request::from_parts(parts, Body::from(rewritten))
 }
 
 /// Drops, from each row of `seed`, the payload members its mapped type cannot carry.
