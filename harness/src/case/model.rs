@@ -656,6 +656,11 @@ pub struct ListedTypesObservedExpect {
     /// The earlier steps (ids) whose events, together, must include every listed type.
     #[schemars(length(min = 1))]
     pub steps: Vec<String>,
+    /// Listed types the case provokes no scenario for (a fallback that is a MAY, say): never
+    /// required among the events, since their absence is no evidence of a false listing; the
+    /// message names the ones listed and not observed as not exercised.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_provoked: Vec<String>,
 }
 
 /// A response header expectation.

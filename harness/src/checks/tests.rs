@@ -580,6 +580,39 @@ fn every_kind_fails_its_failing_transcript_at_its_level() {
 }
 
 #[test]
+fn a_listed_type_no_scenario_provokes_is_not_required_and_the_others_still_are() {
+    let example = example(
+        json!({"listed_types_observed": {
+            "pointer": "/types", "steps": ["log"], "not_provoked": ["tool.call.started"]
+        }}),
+        Transcript::of(vec![json_response(
+            200,
+            json!({"types": ["output.delta", "tool.call.started"]}),
+        )])
+        .with_step("log", vec![x_stream(vec![accepted(1), delta(2, "a")])]),
+        Transcript::of(vec![json_response(
+            200,
+            json!({"types": ["output.delta", "tool.call.started", "output.completed"]}),
+        )])
+        .with_step("log", vec![x_stream(vec![accepted(1), delta(2, "a")])]),
+    );
+    let check = parse(&example.check);
+    let passed = judge(&check, example.surface, Level::Must, &example.passes);
+    assert!(
+        passed.iter().all(|o| o.verdict == Verdict::Pass)
+            && render(&passed).contains("not exercised"),
+        "{}",
+        render(&passed)
+    );
+    let failed = judge(&check, example.surface, Level::Must, &example.fails);
+    assert!(
+        failed.iter().any(|o| o.verdict == Verdict::Fail),
+        "{}",
+        render(&failed)
+    );
+}
+
+#[test]
 fn a_check_level_overrides_the_case_level() {
     let check = parse(&json!({"status": 200, "level": "SHOULD"}));
     let fails = Transcript::of(vec![json_response(500, json!({}))]);

@@ -189,17 +189,29 @@ pub(in crate::checks) fn listed_types_observed(
             .iter()
             .any(|e| e.event_type.as_deref() == Some(wanted))
     };
-    let never: Vec<String> = listed
+    let unprovoked = |t: &Value| {
+        t.as_str()
+            .is_some_and(|t| expect.not_provoked.iter().any(|n| n == t))
+    };
+    let (unexercised, never): (Vec<&Value>, Vec<&Value>) = listed
         .iter()
         .filter(|t| !t.as_str().is_some_and(seen))
-        .map(Value::to_string)
-        .collect();
+        .partition(|t| unprovoked(t));
+    let never: Vec<String> = never.into_iter().map(Value::to_string).collect();
     if never.is_empty() {
-        out.pass(format!(
-            "each of the {} listed type(s) occurs in {:?}",
-            listed.len(),
+        let judged = listed.len() - unexercised.len();
+        let mut message = format!(
+            "each of the {judged} listed type(s) this case provokes occurs in {:?}",
             expect.steps
-        ))
+        );
+        if !unexercised.is_empty() {
+            let names: Vec<String> = unexercised.iter().map(|t| t.to_string()).collect();
+            message.push_str(&format!(
+                "; not exercised (no scenario here provokes it): {}",
+                names.join(", ")
+            ));
+        }
+        out.pass(message)
     } else {
         out.fail(
             format!("listed but never observed: {}", never.join(", ")),
