@@ -126,8 +126,10 @@ impl Outcome<'_> {
     }
 
     /// The primary response of the step, or a failure saying why there is none. A stream the
-    /// host held open without ever sending its headers has no status or headers to judge: the
-    /// check is BLOCKED (the case's budget was too short to see them), never the host's FAIL.
+    /// host held open through its window without sending its headers (it writes them with its
+    /// first byte) has no status, headers or body to judge: the check is INFO, not judged,
+    /// never the host's FAIL. What such a stream shows (no frame, not closed) is judged by the
+    /// checks that read it as [`received`](Self::received).
     pub(crate) fn response<'r>(
         &self,
         step: &'r StepRecord,
@@ -135,10 +137,10 @@ impl Outcome<'_> {
         let response = self.received(step)?;
         if !response.headers_received() {
             return Err(Box::new(self.make(
-                Verdict::Blocked,
-                "not judged: the host held the stream open without sending its headers (it writes them with its first byte), and none came within the case's budget; a longer --time-scale gives more".into(),
+                Verdict::Info,
+                "not judged: the host held the stream open through the step's window without sending its headers (it writes them with its first byte), so its status and headers are not known".into(),
                 Some("the response's status and headers".into()),
-                Some("no headers yet".into()),
+                Some("no headers yet: the connection held open".into()),
             )));
         }
         Ok(response)

@@ -1084,14 +1084,25 @@ fn a_mixed_mode_messages_frame_may_carry_the_chunk_payload() {
 }
 
 #[test]
-fn a_stream_held_open_without_headers_is_held_open_and_its_status_not_judged() {
+fn a_stream_held_open_without_headers_is_served_and_silent_and_its_headers_not_judged() {
     let held = ResponseRecord::held_without_headers(5000);
     let closed = judge_w(json!({"closed_by_server": true}), held.clone());
     assert_eq!(verdicts(&closed), [Verdict::Fail], "{}", render(&closed));
     let open = judge_w(json!({"closed_by_server": false}), held.clone());
     assert_eq!(verdicts(&open), [Verdict::Pass], "{}", render(&open));
-    let status = judge_w(json!({"status": 200}), held);
-    assert_eq!(verdicts(&status), [Verdict::Blocked], "{}", render(&status));
+    let served = judge_w(json!({"status": 200}), held.clone());
+    assert_eq!(verdicts(&served), [Verdict::Pass], "{}", render(&served));
+    let refused = judge_w(json!({"status": 400}), held.clone());
+    assert_eq!(verdicts(&refused), [Verdict::Info], "{}", render(&refused));
+    let header = judge_w(
+        json!({"header": {"name": "content-type", "matches": "^text/event-stream"}}),
+        held.clone(),
+    );
+    assert_eq!(verdicts(&header), [Verdict::Info], "{}", render(&header));
+    let silent = judge_w(json!({"frames": {"count": 0}}), held.clone());
+    assert_eq!(verdicts(&silent), [Verdict::Pass], "{}", render(&silent));
+    let framed = judge_w(json!({"frames": {"count": 1}}), held);
+    assert_eq!(verdicts(&framed), [Verdict::Fail], "{}", render(&framed));
 }
 
 #[test]

@@ -223,10 +223,10 @@ impl HttpDriver {
         }
         // Every window starts when the request is sent: a host may write its headers only with
         // its first body byte (open point `w.sse.header-timing`), so waiting for them is part of
-        // the window. A windowed stream whose headers have not come when its window ends is held
-        // open: the harness still waits for them until the deadline (a conforming host writes a
-        // keep-alive comment within 30 s, and its headers with it) to learn the status, and
-        // records a stream held open without headers (status 0) when they never come.
+        // the window. A windowed stream whose headers have not come when its window ends was
+        // held open through it with nothing sent: it is recorded so (status 0) at once. Waiting
+        // on for the headers (a host writes them with its first keep-alive, up to 30 s later)
+        // would spend the case's budget on a status line, and leave its later steps no time.
         let window_end = match &mode {
             ReadMode::Stream(StopCondition {
                 duration: Some(window),
@@ -239,21 +239,19 @@ impl HttpDriver {
             Some(end) => tokio::time::timeout_at(end, &mut sending).await.ok(),
             None => None,
         };
-        let held_past_window = window_end.is_some() && early.is_none();
+        if let (Some(end), None) = (window_end, &early) {
+            return Exchange {
+                request: record,
+                response: Some(ResponseRecord::held_without_headers(ms_between(sent, end))),
+                transport_error: None,
+                sent_at_ms,
+            };
+        }
         let answered = match early {
             Some(answer) => Ok(answer),
             None => tokio::time::timeout_at(deadline, &mut sending).await,
         };
         let response = match answered {
-            Err(_) if held_past_window => {
-                let end_at_ms = window_end.map_or(0, |end| ms_between(sent, end));
-                return Exchange {
-                    request: record,
-                    response: Some(ResponseRecord::held_without_headers(end_at_ms)),
-                    transport_error: None,
-                    sent_at_ms,
-                };
-            }
             Err(_) => {
                 return Exchange {
                     request: record,
@@ -296,13 +294,6 @@ impl HttpDriver {
             .collect();
         let as_stream = matches!(mode, ReadMode::Stream(_)) && (200..300).contains(&status);
         let mut body_record = match (as_stream, mode) {
-            // The window ended before the headers came: the stream was held open through it,
-            // and nothing of its body belongs to the window.
-            (true, ReadMode::Stream(_)) if held_past_window => {
-                ResponseRecord::held_without_headers(
-                    window_end.map_or(0, |end| ms_between(sent, end)),
-                )
-            }
             (true, ReadMode::Stream(stop)) => {
                 self.read_stream(response, stop, deadline, sent).await
             }

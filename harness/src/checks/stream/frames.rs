@@ -15,7 +15,8 @@ pub(in crate::checks) fn frames(
     step: &StepRecord,
     expect: &FramesExpect,
 ) -> CheckOutcome {
-    let response = match out.response(step) {
+    // A stream held open without its headers sent nothing in its window: no frame.
+    let response = match out.received(step) {
         Ok(r) => r,
         Err(failure) => return *failure,
     };

@@ -23,7 +23,9 @@ pub(super) fn observed_of<'r>(
     out: &Outcome<'_>,
     step: &'r StepRecord,
 ) -> Result<(&'r ResponseRecord, Observed), Box<CheckOutcome>> {
-    let response = out.response(step)?;
+    // A stream held open through its window without its headers delivered nothing in it: its
+    // events are none (a status or header check on it is not judged, see `Outcome::response`).
+    let response = out.received(step)?;
     Ok((response, observe(response)))
 }
 

@@ -5,6 +5,7 @@
 mod concurrent;
 mod context;
 mod poll;
+mod poll_pages;
 mod poll_until;
 mod prepare;
 mod request;

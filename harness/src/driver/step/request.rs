@@ -1,23 +1,68 @@
-//! The `request` action: one request, its whole response.
+//! The `request` action: one request, its whole response (a run-events poll answered in pages
+//! read to its end, see [`poll_pages`](super::poll_pages)).
 
 use tokio::time::Instant;
 
 use super::context::StepContext;
+use super::poll_pages;
 use crate::case::RequestSpec;
 use crate::driver::http::ReadMode;
 use crate::template::TemplateError;
-use crate::transcript::StepRecord;
+use crate::transcript::{Exchange, StepRecord};
 
 /// Sends the request and reads the whole response.
 pub(crate) async fn run(
     cx: &StepContext<'_>,
     request: &RequestSpec,
 ) -> Result<StepRecord, TemplateError> {
+    let mut exchanges = vec![send(cx, request).await?];
+    if poll_pages::is_events_poll(cx.surface, request) {
+        read_on(cx, request, &mut exchanges).await?;
+    }
+    let answered = exchanges.last().is_some_and(|e| e.response.is_some());
+    let completed = Instant::now() < cx.deadline || answered;
+    Ok(cx.record("request", exchanges, completed))
+}
+
+async fn send(cx: &StepContext<'_>, request: &RequestSpec) -> Result<Exchange, TemplateError> {
     let prepared = cx.prepare(request, cx.default_principal())?;
-    let exchange = cx
+    Ok(cx
         .driver
         .exchange(prepared, ReadMode::Whole, cx.deadline, cx.started)
-        .await;
-    let completed = Instant::now() < cx.deadline || exchange.response.is_some();
-    Ok(cx.record("request", vec![exchange], completed))
+        .await)
+}
+
+/// Reads the poll's further pages while its answers stop short of their `lastSequence`, then
+/// appends the pages joined (the step's response) when there was more than one.
+async fn read_on(
+    cx: &StepContext<'_>,
+    request: &RequestSpec,
+    pages: &mut Vec<Exchange>,
+) -> Result<(), TemplateError> {
+    let mut after = None;
+    while pages.len() < poll_pages::MAX_PAGES && Instant::now() < cx.deadline {
+        let Some(cursor) = pages
+            .last()
+            .and_then(|page| page.response.as_ref())
+            .and_then(|response| poll_pages::next_cursor(response, after))
+        else {
+            break;
+        };
+        let mut next = request.clone();
+        next.query
+            .insert("afterSequence".to_string(), cursor.to_string());
+        pages.push(send(cx, &next).await?);
+        after = Some(cursor);
+    }
+    let whole = pages
+        .last()
+        .and_then(|page| page.response.as_ref())
+        .is_some_and(|response| response.status == 200);
+    if pages.len() > 1
+        && whole
+        && let Some(joined) = poll_pages::joined(pages)
+    {
+        pages.push(joined);
+    }
+    Ok(())
 }
