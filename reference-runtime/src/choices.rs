@@ -24,7 +24,7 @@ pub use crate::openwop::infra::choices::{
     AfterTerminalEvents, CancelAnswer, CancelledPayload, CrossTenantAnswer, EnvelopeFields,
     ErrorDetails, EventIdForm, FixtureNodeIds, HostChannelAddress, HostEventFraming,
     ImplementedModes, InterruptIdForm, KeepAliveComment, MessagesBatching, MixedMessagesData,
-    MultiAdmitted, NEGOTIATED_MCP_VERSION, OpenWopChoices, RunIdForm, RunStartedTiming,
-    SseHeaderTiming, StreamValidationOrder, UpstreamContradictions, UsageCurrency,
-    ValuesResumeAtEnd, VersionDefault,
+    MultiAdmitted, NEGOTIATED_MCP_VERSION, OpenWopChoices, PollCursorRange, PollForeignParameters,
+    PollPage, RunIdForm, RunStartedTiming, SseHeaderTiming, StreamValidationOrder,
+    UpstreamContradictions, UsageCurrency, ValuesResumeAtEnd, VersionDefault,
 };

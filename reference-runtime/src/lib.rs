@@ -42,8 +42,8 @@ pub use choices::{
     ReplayStatus, RunIdForm, UnsatisfiableRequirements,
 };
 pub use choices::{
-    FixtureNodeIds, HostEventFraming, ImplementedModes, MixedMessagesData, SseHeaderTiming,
-    UpstreamContradictions, VersionDefault,
+    FixtureNodeIds, HostEventFraming, ImplementedModes, MixedMessagesData, PollCursorRange,
+    PollForeignParameters, PollPage, SseHeaderTiming, UpstreamContradictions, VersionDefault,
 };
 pub use config::StoreKind;
 pub use config::{Config, ModelConfig, ProviderConfig, ProviderKind};

@@ -24,8 +24,8 @@ use reference_runtime::{
     Strictness, UnsatisfiableRequirements, start,
 };
 use reference_runtime::{
-    FixtureNodeIds, HostEventFraming, ImplementedModes, MixedMessagesData, SseHeaderTiming,
-    UpstreamContradictions, VersionDefault,
+    FixtureNodeIds, HostEventFraming, ImplementedModes, MixedMessagesData, PollCursorRange,
+    PollForeignParameters, PollPage, SseHeaderTiming, UpstreamContradictions, VersionDefault,
 };
 use serde_json::json;
 use spec::execution::Modality;
@@ -261,6 +261,9 @@ impl BuiltInProfile {
                 choices.host_channel = HostChannelAddress::Declared;
                 choices.usage_currency = UsageCurrency::Omitted;
                 choices.error_details = ErrorDetails::Annotated;
+                choices.poll_page = PollPage::FourEvents;
+                choices.poll_foreign_parameters = PollForeignParameters::Refused;
+                choices.poll_cursor_range = PollCursorRange::SafeInteger;
                 // No subscriber limit (so no `subscriber_limit` fact: the 429 case SKIPs).
                 openwop.max_subscribers_per_run = 0;
             }

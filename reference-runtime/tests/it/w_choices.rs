@@ -5,7 +5,8 @@
 use reference_runtime::openwop::OpenWopConfig;
 use reference_runtime::{
     AfterTerminalEvents, CancelledPayload, EnvelopeFields, ErrorDetails, EventIdForm,
-    FixtureNodeIds, HostChannelAddress, InterruptIdForm, StreamValidationOrder, UsageCurrency,
+    FixtureNodeIds, HostChannelAddress, InterruptIdForm, PollCursorRange, PollForeignParameters,
+    PollPage, StreamValidationOrder, UsageCurrency,
 };
 use serde_json::{Value, json};
 
@@ -191,4 +192,52 @@ async fn envelope_fixtures_name_their_mock_nodes_as_the_chosen_catalogue_edition
         .await
         .unwrap();
     assert_eq!(budget["maxTokens"], 256);
+}
+
+#[tokio::test]
+async fn a_poll_pages_refuses_foreign_parameters_and_reads_safe_integer_cursors() {
+    let mut config = OpenWopConfig::default();
+    config.choices.poll_page = PollPage::FourEvents;
+    config.choices.poll_foreign_parameters = PollForeignParameters::Refused;
+    config.choices.poll_cursor_range = PollCursorRange::SafeInteger;
+    let host = host_with(config, &[]).await;
+    let run = host.create_fixture("conformance-multi-node").await;
+    // Read on from each page's last event until the pages reach lastSequence.
+    let mut log: Vec<Value> = Vec::new();
+    let mut query = "timeout=60".to_string();
+    loop {
+        let page = host.poll(&run, &query).await;
+        let events = page["events"].as_array().unwrap();
+        assert!(events.len() <= 4, "{page}");
+        log.extend(events.iter().cloned());
+        let reached = log.last().map_or(-1, |e| e["sequence"].as_i64().unwrap());
+        if page["isTerminal"] == true && reached == page["lastSequence"].as_i64().unwrap() {
+            break;
+        }
+        query = format!("afterSequence={reached}&timeout=60");
+    }
+    let sequences: Vec<i64> = log
+        .iter()
+        .map(|e| e["sequence"].as_i64().unwrap())
+        .collect();
+    assert_eq!(sequences, (0..sequences.len() as i64).collect::<Vec<_>>());
+    assert!(sequences.len() > 4, "{sequences:?}");
+    for query in [
+        "lastSequence=1",
+        "since=1",
+        "afterSequence=9007199254740992",
+    ] {
+        let response = host
+            .get(
+                &format!("{}/events/poll?{query}", run_path(&run)),
+                Some(KEY_A),
+                &[],
+            )
+            .await;
+        assert_eq!(response.status(), 400, "{query}");
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"], "validation_error", "{query}: {body}");
+    }
+    let at_bound = host.poll(&run, "afterSequence=9007199254740991").await;
+    assert_eq!(at_bound["events"], json!([]));
 }

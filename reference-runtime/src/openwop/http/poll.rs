@@ -25,6 +25,9 @@ pub(crate) async fn poll(
     let params = PollParams {
         after_sequence: param("afterSequence"),
         timeout: param("timeout"),
+        names_foreign_parameters: ["lastSequence", "since"]
+            .iter()
+            .any(|name| query.contains_key(*name)),
     };
     Ok(Json(poll::poll(&state, meta, params).await?).into_response())
 }

@@ -27,6 +27,9 @@
 //! implemented_modes = "updates-only"         # or "all-four" (the default)
 //! upstream_contradictions = "other-side"     # or "reference-side" (the default)
 //! fixture_node_ids = "per-fixture"           # or "shared" (the default)
+//! poll_page = "four-events"                  # or "whole" (the default)
+//! poll_foreign_parameters = "refused"        # or "ignored" (the default)
+//! poll_cursor_range = "safe-integer"         # or "any" (the default)
 //! ```
 
 use serde::Deserialize;
@@ -83,6 +86,50 @@ pub struct OpenWopChoices {
     pub version_default: VersionDefault,
     /// Which edition of upstream's catalogue names the envelope fixtures' mock nodes.
     pub fixture_node_ids: FixtureNodeIds,
+    /// How many events one poll answers.
+    pub poll_page: PollPage,
+    /// What a poll does with `lastSequence` and `since`, which are not its parameters.
+    pub poll_foreign_parameters: PollForeignParameters,
+    /// Which `afterSequence` values a poll reads.
+    pub poll_cursor_range: PollCursorRange,
+}
+
+/// How many events one poll answers (open point `w.poll.page-size`): the chapter gives poll no
+/// `limit` parameter, and does not say one answer holds every event after the cursor;
+/// `lastSequence` says how far the log goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PollPage {
+    /// Every event after the cursor.
+    #[default]
+    Whole,
+    /// At most four events; the client reads on from the last one.
+    FourEvents,
+}
+
+/// What a poll does with `lastSequence` and `since` (open point `w.poll.foreign-parameters`):
+/// "lastSequence and since are not parameters" says they are no cursor, not how a host answers
+/// a request naming them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PollForeignParameters {
+    /// Ignored, as every unknown query parameter (CONTRACT.md).
+    #[default]
+    Ignored,
+    /// Refused with 400 `validation_error`.
+    Refused,
+}
+
+/// Which `afterSequence` values a poll reads (open point `w.poll.cursor-range`): the chapter
+/// bounds no cursor; a host reading JSON numbers holds integers to 2^53 - 1.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PollCursorRange {
+    /// Any non-negative integer (past the end of every log beyond `u64`).
+    #[default]
+    Any,
+    /// Integers to 2^53 - 1; a larger one is refused with 400 `validation_error`.
+    SafeInteger,
 }
 
 /// Which edition of upstream's fixture catalogue the seeded envelope fixtures' mock-provider

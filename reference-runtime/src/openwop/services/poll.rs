@@ -5,14 +5,18 @@
 //! the run is live, it waits up to `timeout` seconds (1–60, default 30) for the next append. The
 //! response is the closed `{runId, events, lastSequence, status, isTerminal}`; `lastSequence` is
 //! the highest sequence at the time of the response (−1 for an empty log); a cursor past the end
-//! answers 200 with `events: []`.
+//! answers 200 with `events: []`. Three host choices shape the answer: its page
+//! (`poll_page`), what it does with `lastSequence`/`since` (`poll_foreign_parameters`) and the
+//! cursors it reads (`poll_cursor_range`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::openwop::infra::choices::AfterTerminalEvents;
+use crate::openwop::infra::choices::{
+    AfterTerminalEvents, PollCursorRange, PollForeignParameters, PollPage,
+};
 use crate::store::StoredEvent;
 
 use super::state::WState;
@@ -24,6 +28,9 @@ use crate::openwop::services::stream_params::parse_cursor;
 /// The default long-poll wait.
 const DEFAULT_TIMEOUT_SECS: u64 = 30;
 
+/// The events one poll answers under `poll_page = "four-events"`.
+const POLL_PAGE_EVENTS: usize = 4;
+
 /// The query parameters a poll reads, as received.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct PollParams<'a> {
@@ -31,7 +38,12 @@ pub(crate) struct PollParams<'a> {
     pub(crate) after_sequence: Option<&'a str>,
     /// `timeout`: seconds to wait for the next append, 1–60.
     pub(crate) timeout: Option<&'a str>,
+    /// Whether the query names `lastSequence` or `since` (not parameters of poll).
+    pub(crate) names_foreign_parameters: bool,
 }
+
+/// The largest cursor a host reading JSON numbers holds exactly (2^53 - 1).
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// One poll of the run `meta` (a run the caller may read): the closed poll response.
 pub(crate) async fn poll(
@@ -40,6 +52,14 @@ pub(crate) async fn poll(
     params: PollParams<'_>,
 ) -> Result<Value, ApiError> {
     // lastSequence and since are not parameters: only afterSequence is a cursor.
+    let choices = &state.config.choices;
+    if params.names_foreign_parameters
+        && choices.poll_foreign_parameters == PollForeignParameters::Refused
+    {
+        return Err(ApiError::validation(
+            "lastSequence and since are not parameters of poll: its cursor is afterSequence",
+        ));
+    }
     let after =
         match params.after_sequence {
             None => None,
@@ -47,6 +67,13 @@ pub(crate) async fn poll(
                 ApiError::validation("afterSequence must be a non-negative integer")
             })?),
         };
+    if choices.poll_cursor_range == PollCursorRange::SafeInteger
+        && after.is_some_and(|after| after > MAX_SAFE_INTEGER)
+    {
+        return Err(ApiError::validation(
+            "afterSequence must be an integer from 0 to 2^53 - 1",
+        ));
+    }
     let timeout = match params.timeout {
         None => DEFAULT_TIMEOUT_SECS,
         Some(value) => value
@@ -80,7 +107,9 @@ pub(crate) async fn poll(
             continue;
         };
         projection.apply(&doc);
-        if after.is_none_or(|after| event.sequence > after) {
+        let paged_out =
+            choices.poll_page == PollPage::FourEvents && events.len() >= POLL_PAGE_EVENTS;
+        if after.is_none_or(|after| event.sequence > after) && !paged_out {
             events.push(serde_json::from_str::<Value>(&event.json).unwrap_or(Value::Null));
         }
     }
