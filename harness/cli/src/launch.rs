@@ -843,6 +843,9 @@ fn configure_openwop(
     let constant = || PredicateConfig::Constant { value: json!(true) };
     let heartbeat = &mut openwop.heartbeat;
     heartbeat.min_interval_sec = interval_sec;
+    // The advertised maxRuntimeMs, which bounds a tick on request (upstream's tick seam): the
+    // largest bound of the built-in heartbeats, so an overrun asked of the seam ends quickly.
+    heartbeat.max_runtime_ms = BUILT_IN_HEARTBEAT_BUSY_OBSERVE_MS * 2;
     heartbeat.heartbeats = vec![beat(&hb(BUILT_IN_HEARTBEAT_CONSTANT), 1_000, 0, constant())];
     heartbeat.subscription_heartbeats = vec![
         beat(&hb(BUILT_IN_HEARTBEAT_FRESH), 1_000, 0, constant()),

@@ -25,6 +25,7 @@
 //! | `POST`/`GET /runs/{runId}/annotations` | `feedback` |
 //! | `GET /conformance/seams/mock-ai/runs/{runId}/calls` | `envelopes::journal` (the `envelope-program` mock's call journal) |
 //! | `POST /conformance/seams/sample/event-log/seed` (off unless `seams_enabled`) | `era2` |
+//! | `POST /conformance/seams/sample/heartbeat/tick` (off unless `seams_enabled`) | `heartbeat_seam` over `heartbeat::tick_on_request` (upstream's tick seam) |
 //!
 //! AI envelopes, the envelope catalog and reliability live in `envelopes` (the
 //! `core.ai.structuredOutput` node); `provider.usage` and whether `providerUsage` is advertised in `usage`, its cost

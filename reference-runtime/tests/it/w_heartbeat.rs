@@ -264,3 +264,64 @@ async fn discovery_advertises_the_heartbeat_facets() {
         "interval >= minIntervalSec"
     );
 }
+
+/// One tick through upstream's tick seam (asserts 200): the answer.
+async fn tick(host: &Host, body: Value) -> Value {
+    let response = host
+        .post(
+            "/conformance/seams/sample/heartbeat/tick",
+            Some(KEY_A),
+            &body,
+        )
+        .await;
+    assert_eq!(response.status(), 200);
+    response.json().await.unwrap()
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_tick_seam_evaluates_one_tick_of_the_named_heartbeat_by_the_same_rules() {
+    let mut config = config(vec![]);
+    config.heartbeat.max_runtime_ms = 500;
+    let off = host_with(config.clone(), &[]).await;
+    let refused = off
+        .post(
+            "/conformance/seams/sample/heartbeat/tick",
+            Some(KEY_A),
+            &json!({"heartbeatId": "h"}),
+        )
+        .await;
+    assert_eq!(refused.status(), 404, "off unless seams_enabled");
+    config.seams_enabled = true;
+    let host = Arc::new(host_with(config, &[]).await);
+    let body = |state: Value| json!({"heartbeatId": "hb-seam", "observedState": state});
+    let first = tick(&host, body(json!({"n": 0}))).await;
+    assert_eq!(
+        first["evaluated"],
+        json!([{"heartbeatId": "hb-seam", "status": "ok", "changed": true}])
+    );
+    assert_eq!(first["stateChanged"][0]["from"], json!({}));
+    let unchanged = tick(&host, body(json!({"n": 0}))).await;
+    assert_eq!(unchanged["evaluated"][0]["changed"], false);
+    assert_eq!(unchanged["stateChanged"], json!([]));
+    let changed = tick(&host, body(json!({"n": 1}))).await;
+    assert_eq!(
+        changed["stateChanged"][0]["from"],
+        first["stateChanged"][0]["to"]
+    );
+    // An overrun ends with timeout at maxRuntimeMs; a tick falling meanwhile is skipped.
+    let slow = json!({"heartbeatId": "hb-slow", "observedState": {}, "simulateSlowMs": 5000});
+    let started = Instant::now();
+    let overrun = {
+        let host = Arc::clone(&host);
+        let slow = slow.clone();
+        tokio::spawn(async move { tick(&host, slow).await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let overlapping = tick(&host, slow).await;
+    assert_eq!(overlapping["skipped"], true);
+    assert_eq!(overlapping["evaluated"], json!([]));
+    let overrun = overrun.await.unwrap();
+    assert_eq!(overrun["evaluated"][0]["status"], "timeout");
+    assert_eq!(overrun["stateChanged"], json!([]));
+    assert_eq!(started.elapsed(), Duration::from_millis(500));
+}

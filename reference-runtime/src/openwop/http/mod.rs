@@ -7,6 +7,7 @@ pub(crate) mod era2_seam;
 pub(crate) mod error_response;
 pub(crate) mod extract;
 pub(crate) mod feedback;
+pub(crate) mod heartbeat_seam;
 pub(crate) mod host_events;
 pub(crate) mod idempotency;
 pub(crate) mod journal;

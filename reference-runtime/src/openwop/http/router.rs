@@ -98,6 +98,7 @@ pub fn router(deps: Dependencies) -> Router {
         keys: auth::KeyTable::new(&config.api_keys, &config.test_key_prefix),
         nodes,
         annotations_lock: std::sync::Mutex::new(()),
+        requested_ticks: Default::default(),
         era2_reader: deps.defects.era2_reader(),
         workflows,
         hub: deps.hub,
@@ -154,6 +155,10 @@ pub fn router(deps: Dependencies) -> Router {
         .route(
             "/conformance/seams/sample/event-log/seed",
             post(era2_seam::seed),
+        )
+        .route(
+            "/conformance/seams/sample/heartbeat/tick",
+            post(super::heartbeat_seam::tick),
         );
     let router = crate::known_bad::wire::wire(router, &state.defects)
         .layer(axum::extract::DefaultBodyLimit::max(

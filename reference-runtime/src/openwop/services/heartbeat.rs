@@ -18,8 +18,12 @@
 //!   client can watch; its messages go to that subscription only, its state lives in memory
 //!   and it stops when the subscription closes.
 //!
-//! They tick on the interval substrate of the schedules (`scheduling::interval_timer`).
+//! They tick on the interval substrate of the schedules (`scheduling::interval_timer`). A
+//! third kind ticks on request: upstream's heartbeat tick seam ([`tick_on_request`]) evaluates
+//! one tick of the heartbeat it names, whose predicate observes the state the request gives,
+//! with the same code and rules, and answers the messages the tick emitted.
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -134,6 +138,97 @@ enum Sink {
     Host,
     /// One subscription (a per-subscription heartbeat's instance).
     Subscription(mpsc::UnboundedSender<SseFrame>),
+    /// The host channel, and the answer of the tick seam's request: `(type, message)`.
+    HostAndAnswer(Arc<Mutex<Vec<(String, Value)>>>),
+}
+
+/// What one tick on request did: the messages it emitted, or that it was skipped because the
+/// prior evaluation of the same heartbeat was still running.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RequestedTick {
+    /// The tick fell while the prior evaluation ran: nothing was evaluated.
+    pub(crate) skipped: bool,
+    /// Its `heartbeat.evaluated` messages.
+    pub(crate) evaluated: Vec<Value>,
+    /// Its `heartbeat.stateChanged` messages.
+    pub(crate) state_changed: Vec<Value>,
+}
+
+/// The heartbeats whose tick on request is being evaluated (an overlapping one is skipped).
+#[derive(Debug, Default)]
+pub(crate) struct RequestedTicks(Mutex<HashSet<String>>);
+
+/// One tick of the heartbeat `heartbeat_id`, on request (upstream's tick seam): its predicate
+/// observes `observed` (its state is `{"value": observed}`), observing takes `observe_ms`, the
+/// evaluation is bounded by the advertised `heartbeat.maxRuntimeMs`, and its prior state is the
+/// store's, as a host heartbeat's. Its messages go to the host channel and into the answer.
+pub(crate) async fn tick_on_request(
+    state: &Arc<WState>,
+    heartbeat_id: &str,
+    observed: Map<String, Value>,
+    observe_ms: u64,
+) -> RequestedTick {
+    let running = |id: &str| {
+        state
+            .requested_ticks
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(id)
+    };
+    let queue = state.defects.heartbeat_queues_overlapping_ticks();
+    // The defect waits for the prior evaluation and evaluates late instead of skipping.
+    while queue && running(heartbeat_id) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let started = state
+        .requested_ticks
+        .0
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(heartbeat_id.to_string());
+    if !started {
+        return RequestedTick {
+            skipped: true,
+            evaluated: Vec::new(),
+            state_changed: Vec::new(),
+        };
+    }
+    let answer = Arc::new(Mutex::new(Vec::new()));
+    let beat = Arc::new(Heartbeat {
+        id: heartbeat_id.to_string(),
+        config: HeartbeatConfig {
+            id: heartbeat_id.to_string(),
+            interval_sec: state.config.heartbeat.min_interval_sec,
+            max_runtime_ms: state.config.heartbeat.max_runtime_ms,
+            observe_delay_ms: observe_ms,
+            predicate: PredicateConfig::Constant {
+                value: Value::Object(observed),
+            },
+        },
+        sink: Sink::HostAndAnswer(Arc::clone(&answer)),
+        prior: PriorState::Store,
+    });
+    evaluate(Arc::clone(state), Arc::clone(&beat)).await;
+    state
+        .requested_ticks
+        .0
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(heartbeat_id);
+    let messages = std::mem::take(&mut *answer.lock().unwrap_or_else(|p| p.into_inner()));
+    let of = |wanted: &str| -> Vec<Value> {
+        messages
+            .iter()
+            .filter(|(event_type, _)| event_type == wanted)
+            .map(|(_, message)| message.clone())
+            .collect()
+    };
+    RequestedTick {
+        skipped: false,
+        evaluated: of("heartbeat.evaluated"),
+        state_changed: of("heartbeat.stateChanged"),
+    }
 }
 
 /// Where a heartbeat's prior state lives.
@@ -411,6 +506,13 @@ fn publish(
     let framing = state.config.choices.host_event_framing;
     match &beat.sink {
         Sink::Host => state.host_events.publish(&beat.id, &event, framing),
+        Sink::HostAndAnswer(answer) => {
+            answer
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push((event.event_type.clone(), event.payload.clone()));
+            state.host_events.publish(&beat.id, &event, framing);
+        }
         Sink::Subscription(frames) => {
             if let Some(frame) = frame_of(&event, framing) {
                 let _ = frames.send(frame);
