@@ -23,7 +23,6 @@
 //! one tick of the heartbeat it names, whose predicate observes the state the request gives,
 //! with the same code and rules, and answers the messages the tick emitted.
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -154,10 +153,6 @@ pub(crate) struct RequestedTick {
     pub(crate) state_changed: Vec<Value>,
 }
 
-/// The heartbeats whose tick on request is being evaluated (an overlapping one is skipped).
-#[derive(Debug, Default)]
-pub(crate) struct RequestedTicks(Mutex<HashSet<String>>);
-
 /// One tick of the heartbeat `heartbeat_id`, on request (upstream's tick seam): its predicate
 /// observes `observed` (its state is `{"value": observed}`), observing takes `observe_ms`, the
 /// evaluation is bounded by the advertised `heartbeat.maxRuntimeMs`, and its prior state is the
@@ -168,26 +163,12 @@ pub(crate) async fn tick_on_request(
     observed: Map<String, Value>,
     observe_ms: u64,
 ) -> RequestedTick {
-    let running = |id: &str| {
-        state
-            .requested_ticks
-            .0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains(id)
-    };
     let queue = state.defects.heartbeat_queues_overlapping_ticks();
     // The defect waits for the prior evaluation and evaluates late instead of skipping.
-    while queue && running(heartbeat_id) {
+    while queue && state.requested_ticks.running(heartbeat_id) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let started = state
-        .requested_ticks
-        .0
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(heartbeat_id.to_string());
-    if !started {
+    if !state.requested_ticks.start(heartbeat_id) {
         return RequestedTick {
             skipped: true,
             evaluated: Vec::new(),
@@ -210,12 +191,7 @@ pub(crate) async fn tick_on_request(
         prior: PriorState::Store,
     });
     evaluate(Arc::clone(state), Arc::clone(&beat)).await;
-    state
-        .requested_ticks
-        .0
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .remove(heartbeat_id);
+    state.requested_ticks.finish(heartbeat_id);
     let messages = std::mem::take(&mut *answer.lock().unwrap_or_else(|p| p.into_inner()));
     let of = |wanted: &str| -> Vec<Value> {
         messages

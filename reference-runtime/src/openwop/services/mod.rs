@@ -7,6 +7,7 @@ pub(crate) mod heartbeat;
 pub(crate) mod host_bus;
 pub(crate) mod poll;
 pub(crate) mod recovery;
+pub(crate) mod requested_ticks;
 pub(crate) mod runs;
 pub(crate) mod scheduling;
 pub(crate) mod state;

@@ -41,7 +41,7 @@ pub(crate) struct WState {
     /// How era-2 logs are read ([`era2::translate`] unless the composition root says else).
     pub(crate) era2_reader: era2::Era2Reader,
     /// The heartbeats whose tick on request (the tick seam) is being evaluated.
-    pub(crate) requested_ticks: super::heartbeat::RequestedTicks,
+    pub(crate) requested_ticks: super::requested_ticks::RequestedTicks,
 }
 
 impl WState {
