@@ -302,6 +302,10 @@ impl Target {
                     "the host lists no {capable} for role `{role}` in GET /v1/providers"
                 ))
             }
+            Need::Seam(seam) => NeedStatus::Lacking(format!(
+                "the host does not serve upstream's {seam} seam (POST {}, upstream's host-sample test seam): a host that has it serves it with its test seams on",
+                seam.path()
+            )),
             other => NeedStatus::Lacking(format!("the target does not have {other}")),
         }
     }

@@ -343,6 +343,42 @@ mod tests {
     }
 
     #[test]
+    fn a_fact_not_given_skips_a_case_only_where_its_rules_are_judged_through_a_served_seam() {
+        let target = |capabilities: &[&str]| Target {
+            kind: crate::host::TargetKind::External,
+            base_url: "http://host".into(),
+            headers: Vec::new(),
+            principals: BTreeMap::new(),
+            providers: BTreeMap::new(),
+            facts: BTreeMap::new(),
+            capabilities: capabilities
+                .iter()
+                .map(|text| crate::capability::HostCapability::parse(text).unwrap())
+                .collect(),
+            canary: None,
+            upstream: None,
+            implementation: None,
+            unjudgeable: BTreeMap::new(),
+        };
+        let mut covered = case("x.covered", &["fact:heartbeat_fresh_id"]);
+        covered.judged_through =
+            vec![crate::case::needs::CaseNeed::parse("seam:heartbeat-tick").unwrap()];
+        let plain = case("x.plain", &["fact:heartbeat_fresh_id"]);
+        let serving = target(&["surface:execution", "seam:heartbeat-tick"]);
+        let (verdict, reason) = not_run_on(&serving, &covered, true).unwrap();
+        assert_eq!(verdict, crate::verdict::Verdict::Skip, "{reason}");
+        assert!(
+            reason.contains("judged through `seam:heartbeat-tick`"),
+            "{reason}"
+        );
+        let plain_verdict = not_run_on(&serving, &plain, true).unwrap().0;
+        assert_eq!(plain_verdict, crate::verdict::Verdict::Blocked);
+        let without = target(&["surface:execution"]);
+        let unserved = not_run_on(&without, &covered, true).unwrap().0;
+        assert_eq!(unserved, crate::verdict::Verdict::Blocked);
+    }
+
+    #[test]
     fn a_plan_tells_run_skip_and_blocked_apart_and_lists_what_to_set_up() {
         let target = Target {
             kind: crate::host::TargetKind::External,

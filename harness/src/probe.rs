@@ -607,6 +607,12 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
         }
         if found
             .capabilities
+            .contains(&capability("heartbeat", None, None))
+        {
+            probe_heartbeat_tick_seam(&fetch, target, &mut found).await;
+        }
+        if found
+            .capabilities
             .contains(&HostCapability::fixture("conformance-noop"))
         {
             probe_stream_modes(&fetch, target, &mut found).await;
@@ -724,11 +730,8 @@ fn heartbeat_interval_ms(frames: &[crate::transcript::FrameRecord]) -> Option<u6
 
 /// Creates a noop run and asks its events endpoint for an impossible mode: the 400 lists the
 /// modes the host serves.
-async fn probe_stream_modes<F, Fut>(fetch: &F, target: &Target, found: &mut ProbeFindings)
-where
-    F: Fn(PreparedRequest) -> Fut,
-    Fut: std::future::Future<Output = crate::transcript::Exchange>,
-{
+/// The headers of a probe request as principal A, in the negotiated version.
+fn principal_a_headers(target: &Target, found: &ProbeFindings) -> Vec<(String, String)> {
     let mut headers: Vec<(String, String)> = target
         .headers
         .iter()
@@ -743,6 +746,50 @@ where
     if let Some(version) = found.facts.get(VERSION_FACT).and_then(Value::as_str) {
         headers.push((VERSION_HEADER.into(), version.to_string()));
     }
+    headers
+}
+
+/// Whether a host advertising heartbeat serves upstream's heartbeat tick seam, asked as
+/// upstream's suite asks it: one tick of a heartbeat of the probe's own (a fresh id, an empty
+/// observed state). Served when it answers 200 with the tick's messages in `evaluated`; an
+/// unserved seam (404, 405, …) is a seam the host does not have (`seam:heartbeat-tick` SKIP).
+async fn probe_heartbeat_tick_seam<F, Fut>(fetch: &F, target: &Target, found: &mut ProbeFindings)
+where
+    F: Fn(PreparedRequest) -> Fut,
+    Fut: std::future::Future<Output = crate::transcript::Exchange>,
+{
+    let seam = crate::case::UpstreamSeam::HeartbeatTick;
+    let mut headers = principal_a_headers(target, found);
+    headers.push(("content-type".into(), "application/json".into()));
+    let heartbeat_id = format!("conformance-probe-{}", uuid::Uuid::new_v4().simple());
+    let tick = fetch(PreparedRequest {
+        method: reqwest::Method::POST,
+        url: format!("{}{}", target.base_url, seam.path()),
+        headers,
+        body: Some(
+            json!({"heartbeatId": heartbeat_id, "observedState": {}})
+                .to_string()
+                .into_bytes(),
+        ),
+    })
+    .await;
+    let served = tick
+        .response
+        .as_ref()
+        .filter(|r| r.status == 200)
+        .and_then(|r| r.json.as_ref())
+        .is_some_and(|body| body.get("evaluated").is_some_and(Value::is_array));
+    if served {
+        found.capabilities.insert(Need::Seam(seam).into());
+    }
+}
+
+async fn probe_stream_modes<F, Fut>(fetch: &F, target: &Target, found: &mut ProbeFindings)
+where
+    F: Fn(PreparedRequest) -> Fut,
+    Fut: std::future::Future<Output = crate::transcript::Exchange>,
+{
+    let headers = principal_a_headers(target, found);
     let mut post_headers = headers.clone();
     post_headers.push(("content-type".into(), "application/json".into()));
     let create = fetch(PreparedRequest {

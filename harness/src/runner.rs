@@ -563,12 +563,27 @@ pub fn not_run_on(
     }
     let mut lacking = Vec::new();
     let mut unjudgeable = Vec::new();
+    // A fact not given does not block a case whose rules other cases judge on this host.
+    let through = case
+        .judged_through
+        .iter()
+        .find(|need| matches!(target.need_status(need), NeedStatus::Met));
+    let mut facts_not_given = Vec::new();
     for need in &case.needs {
         match target.need_status(need) {
             NeedStatus::Met => {}
             NeedStatus::Lacking(reason) => lacking.push(reason),
-            NeedStatus::Unjudgeable(reason) => unjudgeable.push(reason),
+            NeedStatus::Unjudgeable(reason) => match (through, need.wanted()) {
+                (Some(_), Some(crate::case::needs::Need::Fact(_))) => facts_not_given.push(reason),
+                _ => unjudgeable.push(reason),
+            },
         }
+    }
+    if let (Some(through), false) = (through, facts_not_given.is_empty()) {
+        lacking.push(format!(
+            "{}; its rules are judged through `{through}`, which the host serves, by the cases that drive it",
+            facts_not_given.join("; ")
+        ));
     }
     if !lacking.is_empty() {
         return Some((Verdict::Skip, lacking.join("; ")));

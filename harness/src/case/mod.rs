@@ -9,6 +9,7 @@ pub mod needs;
 pub mod robustness;
 pub mod shared_seam;
 mod surface;
+mod upstream_seam;
 mod written;
 
 pub use exactly_one::NotExactlyOne;
@@ -18,3 +19,4 @@ pub use load::{
 };
 pub use model::*;
 pub use surface::CaseSurface;
+pub use upstream_seam::UpstreamSeam;

@@ -58,6 +58,13 @@ pub struct Case {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(with = "Vec<String>")]
     pub needs: Vec<super::needs::CaseNeed>,
+    /// What other cases judge this case's rules through (e.g. `seam:heartbeat-tick`: the cases
+    /// driving upstream's heartbeat tick seam): on a host meeting one of these needs, an
+    /// operator fact the case needs and was not given makes it SKIP (the rules are judged
+    /// there), not BLOCKED. Written as needs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<String>")]
+    pub judged_through: Vec<super::needs::CaseNeed>,
     /// Global host state the case writes (a test seam keyed by something other than the
     /// case's own runs): cases naming the same seam run one at a time against a target, others
     /// in parallel. `mock-ai-program`: upstream's mock-AI program seam (keyed by node id).

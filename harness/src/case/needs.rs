@@ -11,6 +11,7 @@
 //! | `capability:<family>[.<facet>[=<value>]]` | the discovery document's families and their facets ([`spec::openwop::CORE_FAMILIES`], [`spec::openwop::family_facets`]), `conformance.seamsProfile` |
 //! | `provider:<role>` | the provider roles ([`Role`]) |
 //! | `fact:<name>` | any name of lowercase letters, digits and `_` (the operator gives facts) |
+//! | `seam:<name>` | the upstream test seams the probe asks a host about ([`UpstreamSeam`]) |
 //! | `tenant-b`, `subscriber-limit` | themselves |
 //!
 //! Each form may be negated with a leading `!`.
@@ -23,6 +24,7 @@ use std::fmt;
 use serde_json::Value;
 
 use super::surface::CaseSurface;
+use super::upstream_seam::UpstreamSeam;
 use crate::suggest::closest;
 use crate::upstream::role::Role;
 
@@ -38,13 +40,14 @@ pub const MOCK_PROVIDERS: [&str; 5] = [
 ];
 
 /// The forms a need takes before its `:` (and the two needs without one).
-pub const FORMS: [&str; 6] = [
+pub const FORMS: [&str; 7] = [
     "fixture",
     "mock-provider",
     "stream-mode",
     "capability",
     "provider",
     "fact",
+    "seam",
 ];
 
 /// The needs that take no value.
@@ -77,6 +80,8 @@ pub enum Need {
     Provider(Role),
     /// `fact:<name>`: the operator gave the fact `${target.<name>}` reads.
     Fact(String),
+    /// `seam:<name>`: the host serves an upstream test seam (the probe asked it).
+    Seam(UpstreamSeam),
     /// `surface:<surface>`: the harness could read the surface's discovery document (never
     /// in a case file; the runner asks it of every case).
     Surface(CaseSurface),
@@ -102,6 +107,8 @@ pub enum NeedForm {
     Provider,
     /// `fact:`.
     Fact,
+    /// `seam:`.
+    Seam,
     /// `surface:`.
     Surface,
 }
@@ -116,6 +123,7 @@ impl NeedForm {
             NeedForm::Capability => "capability",
             NeedForm::Provider => "provider",
             NeedForm::Fact => "fact",
+            NeedForm::Seam => "seam",
             NeedForm::Surface => "surface",
         }
     }
@@ -179,6 +187,10 @@ impl Need {
                 Role::parse(value).ok_or_else(|| format!("unknown provider role `{value}`"))?,
             ),
             "fact" => Need::Fact(value.to_string()),
+            "seam" => Need::Seam(
+                UpstreamSeam::from_name(value)
+                    .ok_or_else(|| format!("unknown upstream seam `{value}`"))?,
+            ),
             "surface" => Need::Surface(
                 CaseSurface::parse(value).ok_or_else(|| format!("unknown surface `{value}`"))?,
             ),
@@ -204,6 +216,7 @@ impl Need {
             Need::Capability { .. } => NeedForm::Capability,
             Need::Provider(_) => NeedForm::Provider,
             Need::Fact(_) => NeedForm::Fact,
+            Need::Seam(_) => NeedForm::Seam,
             Need::Surface(_) => NeedForm::Surface,
             Need::TenantB | Need::SubscriberLimit => return None,
         })
@@ -232,6 +245,7 @@ impl fmt::Display for Need {
             }
             Need::Provider(role) => write!(f, "provider:{role}"),
             Need::Fact(name) => write!(f, "fact:{name}"),
+            Need::Seam(seam) => write!(f, "seam:{seam}"),
             Need::Surface(surface) => write!(f, "surface:{surface}"),
             Need::TenantB => f.write_str("tenant-b"),
             Need::SubscriberLimit => f.write_str("subscriber-limit"),
@@ -326,6 +340,10 @@ pub fn check_need(need: &str) -> Result<(), String> {
         }
         "provider" => known("provider role", need, value, &Role::names(), ""),
         "capability" => check_capability(need, value),
+        "seam" => {
+            let seams: Vec<&str> = UpstreamSeam::ALL.iter().map(|s| s.as_str()).collect();
+            known("upstream seam", need, value, &seams, "")
+        }
         "fact" => {
             if value
                 .bytes()
