@@ -342,9 +342,9 @@ mod tests {
         .unwrap()
     }
 
-    #[test]
-    fn a_fact_not_given_skips_a_case_only_where_its_rules_are_judged_through_a_served_seam() {
-        let target = |capabilities: &[&str]| Target {
+    /// An external target with these capabilities (as written) and nothing else.
+    fn target(capabilities: &[&str]) -> Target {
+        Target {
             kind: crate::host::TargetKind::External,
             base_url: "http://host".into(),
             headers: Vec::new(),
@@ -359,7 +359,11 @@ mod tests {
             upstream: None,
             implementation: None,
             unjudgeable: BTreeMap::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn a_fact_not_given_skips_a_case_only_where_its_rules_are_judged_through_a_served_seam() {
         let mut covered = case("x.covered", &["fact:heartbeat_fresh_id"]);
         covered.judged_through =
             vec![crate::case::needs::CaseNeed::parse("seam:heartbeat-tick").unwrap()];
@@ -380,26 +384,11 @@ mod tests {
 
     #[test]
     fn a_plan_tells_run_skip_and_blocked_apart_and_lists_what_to_set_up() {
-        let target = Target {
-            kind: crate::host::TargetKind::External,
-            base_url: "http://host".into(),
-            headers: Vec::new(),
-            principals: BTreeMap::new(),
-            providers: BTreeMap::new(),
-            facts: BTreeMap::new(),
-            capabilities: [
-                "surface:execution",
-                "provider:text-primary",
-                "fixture:conformance-noop",
-            ]
-            .into_iter()
-            .map(|text| crate::capability::HostCapability::parse(text).unwrap())
-            .collect(),
-            canary: None,
-            upstream: None,
-            implementation: None,
-            unjudgeable: BTreeMap::new(),
-        };
+        let target = target(&[
+            "surface:execution",
+            "provider:text-primary",
+            "fixture:conformance-noop",
+        ]);
         let cases = [
             case("x.a", &["provider:text-primary"]),
             case("x.b", &["capability:heartbeat"]),

@@ -135,8 +135,7 @@ fn is_zero(n: &u64) -> bool {
 impl ResponseRecord {
     /// A stream read with a window whose connection the host held open without sending its
     /// headers (status 0): the host writes them with its first body byte, which had not come
-    /// when the window ended at `end_at_ms` (and, when the status is still 0, not by the
-    /// case's deadline either).
+    /// when the window ended at `end_at_ms`. The driver records it then, without waiting on.
     pub fn held_without_headers(end_at_ms: u64) -> Self {
         ResponseRecord {
             status: 0,
