@@ -14,6 +14,7 @@ use tokio::time::{Duration, Instant};
 
 use crate::capability::HostCapability;
 use crate::case::CaseSurface;
+use crate::case::UpstreamSeam;
 use crate::case::needs::Need;
 use crate::case::needs::NeedForm;
 use crate::driver::{HttpDriver, PreparedRequest, ReadMode};
@@ -605,11 +606,21 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                     .insert(HEARTBEAT_INTERVAL_FACT.into(), json!(interval));
             }
         }
+        // Upstream's test seams, asked only of a host with what they serve.
         if found
             .capabilities
             .contains(&capability("heartbeat", None, None))
         {
-            probe_heartbeat_tick_seam(&fetch, target, &mut found).await;
+            probe_upstream_seam(&fetch, target, &mut found, UpstreamSeam::HeartbeatTick).await;
+        }
+        if [
+            "conformance-envelope-retry-attempted",
+            "conformance-envelope-truncated",
+        ]
+        .iter()
+        .any(|id| found.capabilities.contains(&HostCapability::fixture(id)))
+        {
+            probe_upstream_seam(&fetch, target, &mut found, UpstreamSeam::LastDispatchBudget).await;
         }
         if found
             .capabilities
@@ -749,36 +760,38 @@ fn principal_a_headers(target: &Target, found: &ProbeFindings) -> Vec<(String, S
     headers
 }
 
-/// Whether a host advertising heartbeat serves upstream's heartbeat tick seam, asked as
-/// upstream's suite asks it: one tick of a heartbeat of the probe's own (a fresh id, an empty
-/// observed state). Served when it answers 200 with the tick's messages in `evaluated`; an
-/// unserved seam (404, 405, …) is a seam the host does not have (`seam:heartbeat-tick` SKIP).
-async fn probe_heartbeat_tick_seam<F, Fut>(fetch: &F, target: &Target, found: &mut ProbeFindings)
-where
+/// Whether the host serves an upstream test seam, asked as upstream's suite asks it but with a
+/// question of the probe's own (a fresh heartbeat or node id). Served when it answers 200 with
+/// the seam's answer; an unserved seam (404, 405, …) is one the host does not have (a case
+/// needing `seam:<name>` is SKIP).
+async fn probe_upstream_seam<F, Fut>(
+    fetch: &F,
+    target: &Target,
+    found: &mut ProbeFindings,
+    seam: crate::case::UpstreamSeam,
+) where
     F: Fn(PreparedRequest) -> Fut,
     Fut: std::future::Future<Output = crate::transcript::Exchange>,
 {
-    let seam = crate::case::UpstreamSeam::HeartbeatTick;
+    let own_id = format!("conformance-probe-{}", uuid::Uuid::new_v4().simple());
+    let (method, path, body) = seam.probe_request(&own_id);
     let mut headers = principal_a_headers(target, found);
-    headers.push(("content-type".into(), "application/json".into()));
-    let heartbeat_id = format!("conformance-probe-{}", uuid::Uuid::new_v4().simple());
-    let tick = fetch(PreparedRequest {
-        method: reqwest::Method::POST,
-        url: format!("{}{}", target.base_url, seam.path()),
+    if body.is_some() {
+        headers.push(("content-type".into(), "application/json".into()));
+    }
+    let answer = fetch(PreparedRequest {
+        method,
+        url: format!("{}{path}", target.base_url),
         headers,
-        body: Some(
-            json!({"heartbeatId": heartbeat_id, "observedState": {}})
-                .to_string()
-                .into_bytes(),
-        ),
+        body: body.map(|b| b.to_string().into_bytes()),
     })
     .await;
-    let served = tick
+    let served = answer
         .response
         .as_ref()
         .filter(|r| r.status == 200)
         .and_then(|r| r.json.as_ref())
-        .is_some_and(|body| body.get("evaluated").is_some_and(Value::is_array));
+        .is_some_and(|body| seam.answered_by(body));
     if served {
         found.capabilities.insert(Need::Seam(seam).into());
     }
