@@ -67,12 +67,6 @@ struct PendingFrame {
     raw: String,
 }
 
-impl PendingFrame {
-    fn is_empty(&self) -> bool {
-        self.id.is_none() && self.event.is_none() && self.data.is_none() && self.retry.is_none()
-    }
-}
-
 impl SseTokenizer {
     /// A tokenizer at the start of a stream.
     pub(crate) fn new(limits: SseLimits) -> Self {
@@ -164,7 +158,10 @@ impl SseTokenizer {
             if let Some(data) = frame.data.as_mut() {
                 data.pop();
             }
-            if !frame.is_empty() {
+            // A block with no `data:` field dispatches no event (WHATWG SSE: its `retry:` or
+            // `id:` lines only set the reconnection time or the last event id), so it is no
+            // frame: a host may open a stream with `retry: 2500` alone.
+            if frame.data.is_some() {
                 let json = frame
                     .data
                     .as_deref()
@@ -324,6 +321,12 @@ mod tests {
             tokenizer.feed(many_lines.as_bytes(), 0),
             Err(SseError::FrameTooLarge { limit: 64 })
         );
+    }
+
+    #[test]
+    fn a_block_without_data_dispatches_no_frame() {
+        let (frames, _, _) = tokenize(&[b"retry: 2500\n\n: hello\n\nid: 1\ndata: {}\n\n"]);
+        assert_eq!(events(&frames), [(Some("1".into()), None, "{}".into())]);
     }
 
     #[test]
