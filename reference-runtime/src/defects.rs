@@ -357,6 +357,8 @@ defects! {
         "heartbeat.stateChanged is emitted on unchanged ticks too (from and to equal)."),
     WHostEventsWrongAddress => ("w-host-events-wrong-address", "W", Other, "events.host-events.default-address",
         "The host channel is served at /host/stream while discovery declares /host/events (which answers 404)."),
+    WHostChannelAddressObject => ("w-host-channel-address-object", "W", Other, "events.host-events.every-channel-has-address",
+        "Discovery declares heartbeat.deliveryChannel as an object {address} instead of the channel's address."),
     WHostEventsCarryRunData => ("w-host-events-carry-run-data", "W", Redaction, "events.host-events.no-run-data",
         "Heartbeat messages carry the id of the host's most recently created run (runId)."),
     WPollHonoursLastSequence => ("w-poll-honours-last-sequence", "W", Cursor, "events.poll.last-sequence-not-a-parameter",

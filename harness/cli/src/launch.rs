@@ -227,6 +227,7 @@ impl BuiltInProfile {
                 openwop.envelopes.advertise_kinds = false;
                 openwop.feedback.advertise_signals = false;
                 openwop.provider_usage.advertise = false;
+                openwop.choices.host_channel = HostChannelAddress::Undeclared;
             }
             BuiltInProfile::Strict => openwop.envelopes.strictness = Strictness::Strict,
             BuiltInProfile::Deferred => {

@@ -96,6 +96,7 @@ impl CaseRunner {
             counterexample: None,
             served: Vec::new(),
             canary_leak: None,
+            rule_outcomes: 0,
         };
         if let Err(error) = self.register_scripts(case, &mut state) {
             return CaseExecution {
@@ -105,6 +106,7 @@ impl CaseRunner {
         }
         self.run_steps(&case.steps, "/steps".to_string(), &mut state)
             .await;
+        not_provoked(&mut state);
         self.implicit_checks(&mut state);
         CaseExecution {
             checks: state.checks,
@@ -455,6 +457,7 @@ impl CaseRunner {
                     outcome
                 }));
             } else {
+                state.rule_outcomes += outcomes.len();
                 state.checks.extend(outcomes);
             }
         }
@@ -668,6 +671,29 @@ impl CaseRunner {
         state.checks.push(outcome);
     }
 }
+
+/// A case whose every check was conditional on a premise the host's path did not take (a
+/// `when` that did not hold) exercised none of its rules: SKIP with that reason, never a PASS
+/// on preconditions alone. A case stopped early already has its verdict (BLOCKED, ERROR).
+fn not_provoked(state: &mut CaseState<'_>) {
+    if state.rule_outcomes > 0 || state.stopped || state.error.is_some() {
+        return;
+    }
+    state.checks.push(CheckOutcome {
+        check: NOT_PROVOKED.into(),
+        location: NOT_PROVOKED.into(),
+        step: None,
+        level: state.case.level,
+        requirements: state.case.requirements.clone(),
+        verdict: Verdict::Skip,
+        message: "not provoked: the premise (`when`) of every check failed on the path the host took, so no rule of the case was exercised".into(),
+        expected: None,
+        actual: None,
+    });
+}
+
+/// The implicit outcome of a case none of whose checks applied.
+const NOT_PROVOKED: &str = "implicit:not-provoked";
 
 /// What later steps can refer to as `${steps.<id>.…}`.
 pub(crate) fn step_view(record: &StepRecord) -> Value {

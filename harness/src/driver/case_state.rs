@@ -29,4 +29,7 @@ pub(crate) struct CaseState<'a> {
     /// Where the canary was found in a record since cut to an excerpt (the implicit check
     /// reads it with the records still whole).
     pub(crate) canary_leak: Option<String>,
+    /// How many outcomes the case's own checks gave, preconditions aside: none means no rule of
+    /// the case was exercised (every check's `when` premise failed on the host's path).
+    pub(crate) rule_outcomes: usize,
 }

@@ -1,6 +1,6 @@
 //! The harness library's integration tests, one binary: the reports (formats, console,
 //! snapshots, over one hand-built sample report), the baseline, requirement coverage and its
-//! gate, a hostile host, a finished log that keeps growing, the published case and report schemas,
+//! gate, a hostile host, a finished log that keeps growing, cases not provoked, the published case and report schemas,
 //! the rules of the codebase and the facade (few public modules, no binary-only dependency).
 
 mod baseline_rules;
@@ -9,6 +9,7 @@ mod coverage_report;
 mod facade;
 mod hostile_host;
 mod hygiene;
+mod not_provoked;
 mod published_schemas;
 mod raw_host;
 mod report_console;

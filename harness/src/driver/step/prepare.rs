@@ -59,6 +59,19 @@ impl StepContext<'_> {
         let path = scope.interpolate(&request.path)?;
         let mut url = match reqwest::Url::parse(&format!("{}{}", self.target.base_url, path)) {
             Ok(url) => url,
+            // A path the case writes is linted; one that expands to no path took a value the
+            // host sent (an address discovery declares) that is not one: the case cannot go on.
+            Err(e) if request.path.contains("${") => {
+                let expression = request
+                    .path
+                    .split_once("${")
+                    .and_then(|(_, rest)| rest.rsplit_once('}'))
+                    .map_or(request.path.as_str(), |(inner, _)| inner);
+                return Err(TemplateError::Missing(
+                    expression.to_string(),
+                    format!("what the host sent does not make a request path (`{path}`: {e})"),
+                ));
+            }
             Err(e) => {
                 return Err(TemplateError::Syntax(
                     request.path.clone(),

@@ -101,8 +101,14 @@ pub(super) fn supported(envelope: &mut Value, rewrites: &WireRewrites) {
 }
 
 /// The discovery document as the rewrites say: `envelopes.reliability.events` without
-/// `envelope.refusal` or with an event never emitted, `providerUsage.currency` not ISO 4217.
+/// `envelope.refusal` or with an event never emitted, `providerUsage.currency` not ISO 4217,
+/// `heartbeat.deliveryChannel` an object around the address.
 pub(super) fn discovery(document: &mut Value, rewrites: &WireRewrites) {
+    if rewrites.host_channel_address_object()
+        && let Some(channel) = document.pointer_mut("/heartbeat/deliveryChannel")
+    {
+        *channel = json!({ "address": channel.take() });
+    }
     if let Some(events) = document
         .pointer_mut("/envelopes/reliability/events")
         .and_then(Value::as_array_mut)
@@ -172,6 +178,12 @@ mod tests {
         let mut usd = document.clone();
         discovery(&mut usd, &rewrites(Defect::WCurrencyNotIso));
         assert_eq!(usd["providerUsage"]["currency"], json!("usd"));
+        let mut wrapped = json!({ "heartbeat": { "deliveryChannel": "/host/events" } });
+        discovery(&mut wrapped, &rewrites(Defect::WHostChannelAddressObject));
+        assert_eq!(
+            wrapped["heartbeat"]["deliveryChannel"],
+            json!({ "address": "/host/events" })
+        );
         let refusal =
             json!({ "error": "unsupported_stream_mode", "details": { "supported": ["updates"] } });
         let mut missing = refusal.clone();

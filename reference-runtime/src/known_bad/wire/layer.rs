@@ -105,7 +105,8 @@ async fn answer(
         (Exchange::Discovery, StatusCode::OK)
             if rewrites.reliability_list_omits_refusal()
                 || rewrites.reliability_list_overlisted()
-                || rewrites.currency_not_iso() =>
+                || rewrites.currency_not_iso()
+                || rewrites.host_channel_address_object() =>
         {
             rewrite_json(response, |document| {
                 json::discovery(document, rewrites);

@@ -45,6 +45,7 @@ decisions! {
         currency_not_iso => WCurrencyNotIso,
         reliability_list_overlisted => WReliabilityEventsOverlisted,
         poll_honours_last_sequence => WPollHonoursLastSequence,
+        host_channel_address_object => WHostChannelAddressObject,
         // Surface W: the era-2 seed seam's rows.
         era2_drops_silently => WEra2SilentDrop,
     }

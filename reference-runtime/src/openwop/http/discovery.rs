@@ -81,6 +81,19 @@ fn record(witness: &str, facets: Value) -> Value {
     record
 }
 
+/// The `heartbeat` record's facets: the intervals and, unless the host leaves it to the default,
+/// the host channel's address.
+fn heartbeat_facets(config: &OpenWopConfig) -> Value {
+    let mut facets = json!({
+        "minIntervalSec": config.heartbeat.min_interval_sec,
+        "maxRuntimeMs": config.heartbeat.max_runtime_ms,
+    });
+    if let Some(address) = config.choices.host_channel.declared() {
+        facets["deliveryChannel"] = json!(address);
+    }
+    facets
+}
+
 /// The document: versions, implementation, seeded fixtures, mock providers, and the capability
 /// records of `providerUsage` (when advertised), `heartbeat`, `scheduling` and `limits`.
 pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
@@ -103,11 +116,7 @@ pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
             "costEstimates": true,
             "currency": pricing::CURRENCY,
         })),
-        "heartbeat": record("witnessable-gated", json!({
-            "minIntervalSec": config.heartbeat.min_interval_sec,
-            "maxRuntimeMs": config.heartbeat.max_runtime_ms,
-            "deliveryChannel": config.choices.host_channel.path(),
-        })),
+        "heartbeat": record("witnessable-gated", heartbeat_facets(config)),
         "scheduling": record("claims-check", scheduling_facets()),
         "limits": record("claims-check", json!({
             "clarificationRounds": 0,

@@ -21,7 +21,7 @@
 //! messages_batching = "applied"              # or "ignored" (the default)
 //! keep_alive_comment = "bare-colon"          # or "keep-alive-text" (the default)
 //! after_terminal = "vendor-event"            # or "nothing" (the default)
-//! host_channel = "declared"                  # or "default-address" (the default)
+//! host_channel = "declared"                  # or "undeclared", or "default-address" (the default)
 //! usage_currency = "omitted"                 # or "stated" (the default)
 //! error_details = "annotated"                # or "plain" (the default)
 //! implemented_modes = "updates-only"         # or "all-four" (the default)
@@ -373,15 +373,24 @@ pub enum HostChannelAddress {
     DefaultAddress,
     /// `/host/channel`, declared under `heartbeat.deliveryChannel`.
     Declared,
+    /// `/host/events`, with no `heartbeat.deliveryChannel` in discovery (the seed: the default
+    /// address applies; upstream's `HeartbeatRecord` requires the member, open point
+    /// `w.host-events.address`).
+    Undeclared,
 }
 
 impl HostChannelAddress {
     /// The path.
     pub fn path(self) -> &'static str {
         match self {
-            HostChannelAddress::DefaultAddress => "/host/events",
+            HostChannelAddress::DefaultAddress | HostChannelAddress::Undeclared => "/host/events",
             HostChannelAddress::Declared => "/host/channel",
         }
+    }
+
+    /// The address discovery declares under `heartbeat.deliveryChannel`, if any.
+    pub fn declared(self) -> Option<&'static str> {
+        (self != HostChannelAddress::Undeclared).then(|| self.path())
     }
 }
 

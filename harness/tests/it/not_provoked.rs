@@ -1,0 +1,110 @@
+//! Evidence: a case none of whose checks applied (every `when` premise failed on the host's
+//! path) is SKIP, never a PASS on its preconditions alone; a path the host's value makes no
+//! request of is BLOCKED (the case cannot go on), never an ERROR of the harness.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use harness::case::lint_case;
+use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use harness::verdict::Verdict;
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpListener;
+
+use super::raw_host::{external_target, request_path};
+
+/// A host answering every request with `document` (and a stream path that never serves).
+async fn document_host(document: Value) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let body = document.to_string();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let body = body.clone();
+            tokio::spawn(async move {
+                if request_path(&mut socket).await.is_none() {
+                    return;
+                }
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = socket.write_all(response.as_bytes()).await;
+            });
+        }
+    });
+    format!("http://{address}")
+}
+
+/// Reads `/doc` and judges `/channel` only when the host declares it; then, with `follow`,
+/// reads the declared channel.
+async fn run(document: Value, follow: bool) -> (Verdict, harness::run::CaseExecution) {
+    let mut steps = vec![json!({"id": "doc", "request": {"path": "/doc"}, "expect": [
+        {"precondition": true, "status": 200},
+        {
+            "when": {"step": "doc", "json": {"pointer": "/body/channel", "present": true}},
+            "json": {"pointer": "/channel", "type": "string", "matches": "^/"}
+        }
+    ]})];
+    if follow {
+        steps.push(json!({"id": "follow", "request": {"path": "${steps.doc.body.channel|or:/doc}"}, "expect": [{"status": 200}]}));
+    }
+    let case = json!({
+        "id": "w.provoked.probe", "title": "provoked", "requirements": ["events.host-events.every-channel-has-address"],
+        "level": "MUST", "surface": "openwop", "timeout_ms": 1500, "steps": steps
+    });
+    let case = lint_case("provoked.json", case.to_string().as_bytes())
+        .unwrap()
+        .case;
+    let runner = CaseRunner {
+        driver: HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap(),
+        target: Arc::new(external_target(document_host(document).await)),
+        time_scale: 1.0,
+        proptest_seed: 1,
+        regressions_dir: None,
+    };
+    let execution = tokio::time::timeout(Duration::from_secs(60), runner.run(&case))
+        .await
+        .expect("the harness hung");
+    let (verdict, _) = harness::run::judge(&execution);
+    (verdict, execution)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_case_whose_every_premise_failed_is_skip_not_pass() {
+    let (verdict, execution) = run(json!({"other": 1}), false).await;
+    assert_eq!(verdict, Verdict::Skip, "{execution:#?}");
+    assert!(
+        execution
+            .checks
+            .iter()
+            .any(|c| c.check == "implicit:not-provoked" && c.message.starts_with("not provoked")),
+        "{:#?}",
+        execution.checks
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provoked_case_is_judged_on_what_the_host_sent() {
+    let (verdict, execution) = run(json!({"channel": "/doc"}), false).await;
+    assert_eq!(verdict, Verdict::Pass, "{execution:#?}");
+    let (verdict, execution) = run(json!({"channel": {"address": "/doc"}}), false).await;
+    assert_eq!(verdict, Verdict::Fail, "{execution:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_value_that_makes_no_path_blocks_the_case_without_an_error() {
+    let (verdict, execution) = run(json!({"channel": {"address": "/doc"}}), true).await;
+    // The declared value is judged (FAIL) before the step that cannot use it stops the case.
+    assert_eq!(verdict, Verdict::Fail, "{execution:#?}");
+    assert!(execution.error.is_none(), "{:?}", execution.error);
+    assert!(
+        execution
+            .checks
+            .iter()
+            .any(|c| c.check == "implicit:value-available" && c.verdict == Verdict::Blocked),
+        "{:#?}",
+        execution.checks
+    );
+}
