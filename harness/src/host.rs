@@ -299,7 +299,7 @@ impl Target {
                     "text-capable model"
                 };
                 NeedStatus::Lacking(format!(
-                    "the host lists no {capable} for role `{role}` in GET /v1/providers"
+                    "the host lists no {capable} for role `{role}` in GET /v1/providers and the operator bound none (--provider-role {role}=ID or --bind, with the host's provider pointed at the fake providers)"
                 ))
             }
             Need::Seam(seam) => NeedStatus::Lacking(format!(

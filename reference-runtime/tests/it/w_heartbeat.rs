@@ -300,9 +300,12 @@ async fn the_tick_seam_evaluates_one_tick_of_the_named_heartbeat_by_the_same_rul
         json!([{"heartbeatId": "hb-seam", "status": "ok", "changed": true}])
     );
     assert_eq!(first["stateChanged"][0]["from"], json!({}));
+    // Its heartbeat asks for a run on every tick: created on a transition only.
+    assert_eq!(first["enqueuedRuns"], 1);
     let unchanged = tick(&host, body(json!({"n": 0}))).await;
     assert_eq!(unchanged["evaluated"][0]["changed"], false);
     assert_eq!(unchanged["stateChanged"], json!([]));
+    assert_eq!(unchanged["enqueuedRuns"], 0);
     let changed = tick(&host, body(json!({"n": 1}))).await;
     assert_eq!(
         changed["stateChanged"][0]["from"],

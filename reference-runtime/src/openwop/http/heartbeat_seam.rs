@@ -34,7 +34,8 @@ struct TickRequest {
 }
 
 /// `POST /conformance/seams/sample/heartbeat/tick`: `200 {heartbeatId, skipped, evaluated,
-/// stateChanged}`, the messages the tick emitted (also sent on the host channel).
+/// stateChanged, enqueuedRuns}`, the messages the tick emitted (also sent on the host channel)
+/// and the runs it created (its heartbeat asks for one on every tick, as upstream's seam does).
 pub(crate) async fn tick(
     State(state): State<Arc<WState>>,
     caller: Result<Caller, ApiError>,
@@ -44,7 +45,7 @@ pub(crate) async fn tick(
     if !state.config.seams_enabled {
         return Err(ApiError::not_found());
     }
-    caller?;
+    let caller = caller?;
     let (request, _): (TickRequest, Value) = json_body(&headers, &body, "heartbeat tick")?;
     if request.heartbeat_id.is_empty() || request.simulate_slow_ms > MAX_SIMULATED_MS {
         return Err(ApiError::validation(format!(
@@ -54,6 +55,7 @@ pub(crate) async fn tick(
     let tick = tick_on_request(
         &state,
         &request.heartbeat_id,
+        &caller.tenant,
         request.observed_state,
         request.simulate_slow_ms,
     )
@@ -63,6 +65,7 @@ pub(crate) async fn tick(
         "skipped": tick.skipped,
         "evaluated": tick.evaluated,
         "stateChanged": tick.state_changed,
+        "enqueuedRuns": tick.enqueued_runs,
     }))
     .into_response())
 }

@@ -328,6 +328,19 @@ pub enum PredicateConfig {
         /// The tenant that owns the runs.
         tenant: String,
     },
+    /// The tick seam's predicate (built per request, never configured): state `{"value":
+    /// value}`, the state the request says is observed, asking on every tick for a run of
+    /// `workflow_id` in `tenant`, as upstream's seam enqueues one on each transition; the host
+    /// creates it on a transition only.
+    #[serde(skip)]
+    Requested {
+        /// The observed state.
+        value: Value,
+        /// The workflow (a seeded fixture id).
+        workflow_id: String,
+        /// The tenant that owns the runs (the caller's).
+        tenant: String,
+    },
 }
 
 fn default_constant() -> Value {

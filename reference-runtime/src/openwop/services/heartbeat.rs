@@ -100,6 +100,17 @@ pub(crate) fn predicate(
                     }),
             }
         }
+        PredicateConfig::Requested {
+            value,
+            workflow_id,
+            tenant,
+        } => Decision {
+            state: object(json!({ "value": value })),
+            create_run: Some(RunRequest {
+                workflow_id: workflow_id.clone(),
+                tenant: tenant.clone(),
+            }),
+        },
         PredicateConfig::Toggle => {
             let was_on = prior
                 .and_then(|p| p.get("on"))
@@ -151,15 +162,19 @@ pub(crate) struct RequestedTick {
     pub(crate) evaluated: Vec<Value>,
     /// Its `heartbeat.stateChanged` messages.
     pub(crate) state_changed: Vec<Value>,
+    /// How many runs it created (upstream's seam: `enqueuedRuns`).
+    pub(crate) enqueued_runs: usize,
 }
 
 /// One tick of the heartbeat `heartbeat_id`, on request (upstream's tick seam): its predicate
-/// observes `observed` (its state is `{"value": observed}`), observing takes `observe_ms`, the
+/// observes `observed` (its state is `{"value": observed}`) and asks for a run in `tenant` (the
+/// host creates it on a transition only), observing takes `observe_ms`, the
 /// evaluation is bounded by the advertised `heartbeat.maxRuntimeMs`, and its prior state is the
 /// store's, as a host heartbeat's. Its messages go to the host channel and into the answer.
 pub(crate) async fn tick_on_request(
     state: &Arc<WState>,
     heartbeat_id: &str,
+    tenant: &str,
     observed: Map<String, Value>,
     observe_ms: u64,
 ) -> RequestedTick {
@@ -173,6 +188,7 @@ pub(crate) async fn tick_on_request(
             skipped: true,
             evaluated: Vec::new(),
             state_changed: Vec::new(),
+            enqueued_runs: 0,
         };
     }
     let answer = Arc::new(Mutex::new(Vec::new()));
@@ -183,8 +199,10 @@ pub(crate) async fn tick_on_request(
             interval_sec: state.config.heartbeat.min_interval_sec,
             max_runtime_ms: state.config.heartbeat.max_runtime_ms,
             observe_delay_ms: observe_ms,
-            predicate: PredicateConfig::Constant {
+            predicate: PredicateConfig::Requested {
                 value: Value::Object(observed),
+                workflow_id: REQUESTED_TICK_WORKFLOW.to_string(),
+                tenant: tenant.to_string(),
             },
         },
         sink: Sink::HostAndAnswer(Arc::clone(&answer)),
@@ -204,8 +222,15 @@ pub(crate) async fn tick_on_request(
         skipped: false,
         evaluated: of("heartbeat.evaluated"),
         state_changed: of("heartbeat.stateChanged"),
+        enqueued_runs: of(RUN_ENQUEUED).len(),
     }
 }
+
+/// The workflow of the runs a requested tick's heartbeat asks for (seeded in both catalogues).
+const REQUESTED_TICK_WORKFLOW: &str = "conformance-noop";
+
+/// The answer's record of a run the tick created (never published: the tick seam counts it).
+const RUN_ENQUEUED: &str = "run.enqueued";
 
 /// Where a heartbeat's prior state lives.
 enum PriorState {
@@ -394,8 +419,16 @@ async fn evaluate(state: Arc<WState>, beat: Arc<Heartbeat>) {
             crate::openwop::infra::auth::workload_owner(&run.tenant, owner_subject(&beat.id));
         let created = NewRun::for_host(&state, &run.workflow_id, owner, Map::new())
             .and_then(|new_run| create_run(&state, new_run));
-        if let Err(error) = created {
-            tracing::error!(heartbeat = %beat.id, code = error.code(), "the heartbeat's run was not created");
+        match created {
+            Ok(run_id) => {
+                if let Sink::HostAndAnswer(answer) = &beat.sink {
+                    let mut answer = answer.lock().unwrap_or_else(|p| p.into_inner());
+                    answer.push((RUN_ENQUEUED.to_string(), json!(run_id)));
+                }
+            }
+            Err(error) => {
+                tracing::error!(heartbeat = %beat.id, code = error.code(), "the heartbeat's run was not created");
+            }
         }
     }
 }

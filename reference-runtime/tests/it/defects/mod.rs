@@ -98,6 +98,7 @@ defect_table! {
         w_heartbeat_evaluated_only_on_change: WHeartbeatEvaluatedOnlyOnChange => w_heartbeats::evaluated_every_tick, w_heartbeats::constant();
         w_heartbeat_renotify_on_unchanged: WHeartbeatRenotifyOnUnchanged => w_heartbeats::one_state_change, w_heartbeats::constant();
         w_host_events_wrong_address: WHostEventsWrongAddress => w_heartbeats::channel_at_default_address, w_heartbeats::constant();
+        w_host_channel_address_object: WHostChannelAddressObject => w_heartbeats::channel_address_is_a_path, w_heartbeats::constant();
         w_host_events_carry_run_data: WHostEventsCarryRunData => w_heartbeats::no_run_data, w_heartbeats::constant();
         w_poll_honours_last_sequence: WPollHonoursLastSequence => w_heartbeats::last_sequence_ignored, OpenWopConfig::default();
         w_heartbeat_queues_overlapping_ticks: WHeartbeatQueuesOverlappingTicks => w_heartbeats::overlapping_ticks_skipped, w_heartbeats::busy();

@@ -124,6 +124,19 @@ pub(super) async fn channel_at_default_address(host: &Host) -> bool {
             .is_ok_and(|t| t.starts_with("text/event-stream"))
 }
 
+/// Discovery declares the channel's address as its address: a string path.
+pub(super) async fn channel_address_is_a_path(host: &Host) -> bool {
+    let doc: Value = host
+        .get("/.well-known/openwop", None, &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    doc["heartbeat"]["deliveryChannel"]
+        .as_str()
+        .is_some_and(|address| address.starts_with('/'))
+}
+
 /// The channel never names a run, even just after one was created.
 pub(super) async fn no_run_data(host: &Host) -> bool {
     let run_id = host.create_fixture("conformance-noop").await;
