@@ -227,11 +227,12 @@ impl BuiltInProfile {
                 openwop.envelopes.advertise_kinds = false;
                 openwop.feedback.advertise_signals = false;
                 openwop.provider_usage.advertise = false;
-                openwop.choices.host_channel = HostChannelAddress::Undeclared;
             }
             BuiltInProfile::Strict => openwop.envelopes.strictness = Strictness::Strict,
             BuiltInProfile::Deferred => {
                 openwop.choices.upstream_contradictions = UpstreamContradictions::OtherSide;
+                // The seed's default address against upstream's required `deliveryChannel`.
+                openwop.choices.host_channel = HostChannelAddress::Undeclared;
             }
             BuiltInProfile::UpdatesOnly => {
                 openwop.choices.implemented_modes = ImplementedModes::UpdatesOnly;

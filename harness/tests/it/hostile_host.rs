@@ -14,7 +14,7 @@ use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
-use super::raw_host::{external_target, request_path};
+use super::raw_host::{external_target, judge_on, request_path};
 
 /// Serves one behaviour per path, on raw TCP so nothing tidies the bytes up.
 async fn hostile_host() -> String {
@@ -172,19 +172,8 @@ async fn judge_case(case: harness::case::Case) -> (Verdict, harness::run::CaseEx
         max_stream_read_bytes: 8 * 1024 * 1024,
         ..Limits::default()
     };
-    let runner = CaseRunner {
-        driver: HttpDriver::new(&ClientOptions::default(), limits).unwrap(),
-        target: Arc::new(external_target(base)),
-        time_scale: 1.0,
-        proptest_seed: 1,
-        regressions_dir: None,
-    };
     // A liveness guard, far above the case's 1.5 s budget: the harness must never hang.
-    let execution = tokio::time::timeout(Duration::from_secs(60), runner.run(&case))
-        .await
-        .expect("the harness hung");
-    let (verdict, _) = harness::run::judge(&execution);
-    (verdict, execution)
+    judge_on(&case, base, limits).await
 }
 
 fn end_of(execution: &harness::run::CaseExecution) -> Option<BodyEnd> {

@@ -2,17 +2,14 @@
 //! path) is SKIP, never a PASS on its preconditions alone; a path the host's value makes no
 //! request of is BLOCKED (the case cannot go on), never an ERROR of the harness.
 
-use std::sync::Arc;
-use std::time::Duration;
-
 use harness::case::lint_case;
-use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use harness::run::Limits;
 use harness::verdict::Verdict;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 
-use super::raw_host::{external_target, request_path};
+use super::raw_host::{judge_on, request_path};
 
 /// A host answering every request with `document` (and a stream path that never serves).
 async fn document_host(document: Value) -> String {
@@ -57,18 +54,7 @@ async fn run(document: Value, follow: bool) -> (Verdict, harness::run::CaseExecu
     let case = lint_case("provoked.json", case.to_string().as_bytes())
         .unwrap()
         .case;
-    let runner = CaseRunner {
-        driver: HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap(),
-        target: Arc::new(external_target(document_host(document).await)),
-        time_scale: 1.0,
-        proptest_seed: 1,
-        regressions_dir: None,
-    };
-    let execution = tokio::time::timeout(Duration::from_secs(60), runner.run(&case))
-        .await
-        .expect("the harness hung");
-    let (verdict, _) = harness::run::judge(&execution);
-    (verdict, execution)
+    judge_on(&case, document_host(document).await, Limits::default()).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

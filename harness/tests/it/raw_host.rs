@@ -1,9 +1,14 @@
-//! What the raw-TCP hosts of these tests share: reading a request's path off the socket, and
-//! the target that points the harness at such a host.
+//! What the raw-TCP hosts of these tests share: reading a request's path off the socket, the
+//! target that points the harness at such a host, and running one case against it.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
 
+use harness::case::Case;
+use harness::run::{CaseExecution, CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::target::Target;
+use harness::verdict::Verdict;
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 
@@ -37,4 +42,21 @@ pub fn external_target(base_url: String) -> Target {
         implementation: None,
         unjudgeable: Default::default(),
     }
+}
+
+/// Runs `case` against the host at `base_url` with the driver's `limits`, and judges it. A
+/// liveness guard far above any case's budget fails the test if the harness hangs.
+pub async fn judge_on(case: &Case, base_url: String, limits: Limits) -> (Verdict, CaseExecution) {
+    let runner = CaseRunner {
+        driver: HttpDriver::new(&ClientOptions::default(), limits).unwrap(),
+        target: Arc::new(external_target(base_url)),
+        time_scale: 1.0,
+        proptest_seed: 1,
+        regressions_dir: None,
+    };
+    let execution = tokio::time::timeout(Duration::from_secs(60), runner.run(case))
+        .await
+        .expect("the harness hung");
+    let (verdict, _) = harness::run::judge(&execution);
+    (verdict, execution)
 }

@@ -5,16 +5,15 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::Duration;
 
 use harness::case::lint_case;
-use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits, STEP_COMPLETED};
+use harness::run::{Limits, STEP_COMPLETED};
 use harness::verdict::Verdict;
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
-use super::raw_host::{external_target, request_path};
+use super::raw_host::{judge_on, request_path};
 
 /// How the fake host's finished log grows.
 #[derive(Clone, Copy)]
@@ -75,18 +74,7 @@ async fn run(growth: Growth) -> (Verdict, harness::run::CaseExecution) {
     let case = lint_case("settled.json", case.to_string().as_bytes())
         .unwrap()
         .case;
-    let runner = CaseRunner {
-        driver: HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap(),
-        target: Arc::new(external_target(finished_run_host(growth).await)),
-        time_scale: 1.0,
-        proptest_seed: 1,
-        regressions_dir: None,
-    };
-    let execution = tokio::time::timeout(Duration::from_secs(60), runner.run(&case))
-        .await
-        .expect("the harness hung");
-    let (verdict, _) = harness::run::judge(&execution);
-    (verdict, execution)
+    judge_on(&case, finished_run_host(growth).await, Limits::default()).await
 }
 
 /// The request paths of the first step (the wait), in order.

@@ -108,14 +108,18 @@ pub(super) async fn one_state_change(host: &Host) -> bool {
     changes.len() == 1 && changes[0].payload["from"] != changes[0].payload["to"]
 }
 
-/// The channel is at its default address, which discovery declares.
-pub(super) async fn channel_at_default_address(host: &Host) -> bool {
-    let doc: Value = host
-        .get("/.well-known/openwop", None, &[])
+/// The discovery document.
+async fn discovery(host: &Host) -> Value {
+    host.get("/.well-known/openwop", None, &[])
         .await
         .json()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// The channel is at its default address, which discovery declares.
+pub(super) async fn channel_at_default_address(host: &Host) -> bool {
+    let doc = discovery(host).await;
     let channel = host.get("/host/events", Some(KEY_A), &[]).await;
     doc["heartbeat"]["deliveryChannel"] == "/host/events"
         && channel.status() == 200
@@ -126,12 +130,7 @@ pub(super) async fn channel_at_default_address(host: &Host) -> bool {
 
 /// Discovery declares the channel's address as its address: a string path.
 pub(super) async fn channel_address_is_a_path(host: &Host) -> bool {
-    let doc: Value = host
-        .get("/.well-known/openwop", None, &[])
-        .await
-        .json()
-        .await
-        .unwrap();
+    let doc = discovery(host).await;
     doc["heartbeat"]["deliveryChannel"]
         .as_str()
         .is_some_and(|address| address.starts_with('/'))
