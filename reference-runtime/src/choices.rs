@@ -25,6 +25,6 @@ pub use crate::openwop::infra::choices::{
     ErrorDetails, EventIdForm, FixtureNodeIds, HostChannelAddress, HostEventFraming,
     ImplementedModes, InterruptIdForm, KeepAliveComment, MessagesBatching, MixedMessagesData,
     MultiAdmitted, NEGOTIATED_MCP_VERSION, OpenWopChoices, PollCursorRange, PollForeignParameters,
-    PollPage, RunIdForm, RunStartedTiming, SseHeaderTiming, StreamValidationOrder,
+    PollPage, RunIdForm, RunStartedTiming, SseHeaderTiming, StreamValidationOrder, TickSeamRuns,
     UpstreamContradictions, UsageCurrency, ValuesResumeAtEnd, VersionDefault,
 };

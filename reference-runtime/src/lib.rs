@@ -43,7 +43,8 @@ pub use choices::{
 };
 pub use choices::{
     FixtureNodeIds, HostEventFraming, ImplementedModes, MixedMessagesData, PollCursorRange,
-    PollForeignParameters, PollPage, SseHeaderTiming, UpstreamContradictions, VersionDefault,
+    PollForeignParameters, PollPage, SseHeaderTiming, TickSeamRuns, UpstreamContradictions,
+    VersionDefault,
 };
 pub use config::StoreKind;
 pub use config::{Config, ModelConfig, ProviderConfig, ProviderKind};

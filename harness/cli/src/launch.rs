@@ -25,7 +25,8 @@ use reference_runtime::{
 };
 use reference_runtime::{
     FixtureNodeIds, HostEventFraming, ImplementedModes, MixedMessagesData, PollCursorRange,
-    PollForeignParameters, PollPage, SseHeaderTiming, UpstreamContradictions, VersionDefault,
+    PollForeignParameters, PollPage, SseHeaderTiming, TickSeamRuns, UpstreamContradictions,
+    VersionDefault,
 };
 use serde_json::json;
 use spec::execution::Modality;
@@ -266,6 +267,7 @@ impl BuiltInProfile {
                 choices.poll_page = PollPage::FourEvents;
                 choices.poll_foreign_parameters = PollForeignParameters::Refused;
                 choices.poll_cursor_range = PollCursorRange::SafeInteger;
+                choices.tick_seam_runs = TickSeamRuns::Ids;
                 // No subscriber limit (so no `subscriber_limit` fact: the 429 case SKIPs).
                 openwop.max_subscribers_per_run = 0;
             }

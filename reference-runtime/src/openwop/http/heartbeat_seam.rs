@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::extract::json_body;
 use crate::openwop::infra::auth::Caller;
+use crate::openwop::infra::choices::TickSeamRuns;
 use crate::openwop::infra::error::ApiError;
 use crate::openwop::services::heartbeat::tick_on_request;
 use crate::openwop::services::state::WState;
@@ -65,7 +66,10 @@ pub(crate) async fn tick(
         "skipped": tick.skipped,
         "evaluated": tick.evaluated,
         "stateChanged": tick.state_changed,
-        "enqueuedRuns": tick.enqueued_runs,
+        "enqueuedRuns": match state.config.choices.tick_seam_runs {
+            TickSeamRuns::Count => json!(tick.enqueued_runs.len()),
+            TickSeamRuns::Ids => json!(tick.enqueued_runs),
+        },
     }))
     .into_response())
 }

@@ -30,6 +30,7 @@
 //! poll_page = "four-events"                  # or "whole" (the default)
 //! poll_foreign_parameters = "refused"        # or "ignored" (the default)
 //! poll_cursor_range = "safe-integer"         # or "any" (the default)
+//! tick_seam_runs = "ids"                     # or "count" (the default)
 //! ```
 
 use serde::Deserialize;
@@ -92,6 +93,21 @@ pub struct OpenWopChoices {
     pub poll_foreign_parameters: PollForeignParameters,
     /// Which `afterSequence` values a poll reads.
     pub poll_cursor_range: PollCursorRange,
+    /// How the heartbeat tick seam reports the runs a tick enqueued.
+    pub tick_seam_runs: TickSeamRuns,
+}
+
+/// How upstream's heartbeat tick seam answers `enqueuedRuns`, the runs a tick enqueued: the
+/// seam is upstream's test surface, not the chapter's; upstream's answers a count, and an
+/// independent host listed the runs' ids. The cases read either.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TickSeamRuns {
+    /// A count, as upstream's seam answers it.
+    #[default]
+    Count,
+    /// The ids of the runs.
+    Ids,
 }
 
 /// How many events one poll answers (open point `w.poll.page-size`): the chapter gives poll no

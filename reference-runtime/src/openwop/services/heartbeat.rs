@@ -162,8 +162,8 @@ pub(crate) struct RequestedTick {
     pub(crate) evaluated: Vec<Value>,
     /// Its `heartbeat.stateChanged` messages.
     pub(crate) state_changed: Vec<Value>,
-    /// How many runs it created (upstream's seam: `enqueuedRuns`).
-    pub(crate) enqueued_runs: usize,
+    /// The ids of the runs it created (upstream's seam: `enqueuedRuns`).
+    pub(crate) enqueued_runs: Vec<String>,
 }
 
 /// One tick of the heartbeat `heartbeat_id`, on request (upstream's tick seam): its predicate
@@ -188,7 +188,7 @@ pub(crate) async fn tick_on_request(
             skipped: true,
             evaluated: Vec::new(),
             state_changed: Vec::new(),
-            enqueued_runs: 0,
+            enqueued_runs: Vec::new(),
         };
     }
     let answer = Arc::new(Mutex::new(Vec::new()));
@@ -222,7 +222,10 @@ pub(crate) async fn tick_on_request(
         skipped: false,
         evaluated: of("heartbeat.evaluated"),
         state_changed: of("heartbeat.stateChanged"),
-        enqueued_runs: of(RUN_ENQUEUED).len(),
+        enqueued_runs: of(RUN_ENQUEUED)
+            .iter()
+            .filter_map(|id| id.as_str().map(str::to_string))
+            .collect(),
     }
 }
 
