@@ -62,13 +62,10 @@ impl StepContext<'_> {
             // A path the case writes is linted; one that expands to no path took a value the
             // host sent (an address discovery declares) that is not one: the case cannot go on.
             Err(e) if request.path.contains("${") => {
-                let expression = request
-                    .path
-                    .split_once("${")
-                    .and_then(|(_, rest)| rest.rsplit_once('}'))
-                    .map_or(request.path.as_str(), |(inner, _)| inner);
+                let mut expressions = Vec::new();
+                crate::template::expressions_in_text(&request.path, &mut expressions);
                 return Err(TemplateError::Missing(
-                    expression.to_string(),
+                    expressions.join("}`, `${"),
                     format!("what the host sent does not make a request path (`{path}`: {e})"),
                 ));
             }

@@ -148,7 +148,8 @@ enum Sink {
     Host,
     /// One subscription (a per-subscription heartbeat's instance).
     Subscription(mpsc::UnboundedSender<SseFrame>),
-    /// The host channel, and the answer of the tick seam's request: `(type, message)`.
+    /// The host channel, and the answer of the tick seam's request: `(type, message)` for each
+    /// message, and `(RUN_ENQUEUED, run id)` for each run the tick created.
     HostAndAnswer(Arc<Mutex<Vec<(String, Value)>>>),
 }
 
