@@ -748,6 +748,14 @@ pub struct JsonExpect {
     /// An array, string or object of exactly this length.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length: Option<u64>,
+    /// An array, string or object of at least this length (a number, or an expression
+    /// expanding to one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_length: Option<Value>,
+    /// An array, string or object of at most this length (a number, or an expression
+    /// expanding to one, e.g. a limit the host advertised).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<Value>,
     /// An array containing this (expanded) value, or a string containing this substring.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contains: Option<Value>,

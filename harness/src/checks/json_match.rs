@@ -67,6 +67,8 @@ pub(crate) fn json_condition(
         || expect.min.is_some()
         || expect.max.is_some()
         || expect.length.is_some()
+        || expect.min_length.is_some()
+        || expect.max_length.is_some()
         || expect.contains.is_some()
         || expect.keys.is_some()
         || expect.in_registry.is_some()
@@ -135,15 +137,21 @@ pub(crate) fn json_condition(
             return mismatch(format!("a number ≤ {max}"));
         }
     }
-    if let Some(length) = expect.length {
-        let actual = match value {
-            Value::Array(a) => Some(a.len()),
-            Value::String(s) => Some(s.chars().count()),
-            Value::Object(o) => Some(o.len()),
-            _ => None,
-        };
-        if actual != Some(length as usize) {
-            return mismatch(format!("length {length}"));
+    if let Some(length) = expect.length
+        && length_of(value) != Some(length as usize)
+    {
+        return mismatch(format!("length {length}"));
+    }
+    if let Some(min) = &expect.min_length {
+        let min = number_bound(min, scope)?;
+        if !length_of(value).is_some_and(|l| l as f64 >= min) {
+            return mismatch(format!("a length ≥ {min}"));
+        }
+    }
+    if let Some(max) = &expect.max_length {
+        let max = number_bound(max, scope)?;
+        if !length_of(value).is_some_and(|l| l as f64 <= max) {
+            return mismatch(format!("a length ≤ {max}"));
         }
     }
     if let Some(needle) = &expect.contains {
@@ -180,6 +188,16 @@ pub(crate) fn json_condition(
     Ok(Ok(()))
 }
 
+/// The length of an array (items), string (characters) or object (members); none for the rest.
+fn length_of(value: &Value) -> Option<usize> {
+    match value {
+        Value::Array(a) => Some(a.len()),
+        Value::String(s) => Some(s.chars().count()),
+        Value::Object(o) => Some(o.len()),
+        _ => None,
+    }
+}
+
 /// Whether `needle` occurs in a string, member name or number within `value`.
 fn holds_text(value: &Value, needle: &str) -> bool {
     match value {
@@ -193,7 +211,7 @@ fn holds_text(value: &Value, needle: &str) -> bool {
     }
 }
 
-/// A `min`/`max` bound, expanded: a number, or an expression whose value is one.
+/// A `min`/`max` (or length) bound, expanded: a number, or an expression whose value is one.
 fn number_bound(bound: &Value, scope: &Scope) -> Result<f64, TemplateError> {
     let expanded = scope.expand(bound)?;
     expanded.as_f64().ok_or_else(|| {
@@ -203,7 +221,7 @@ fn number_bound(bound: &Value, scope: &Scope) -> Result<f64, TemplateError> {
             .map_or_else(|| bound.to_string(), str::to_string);
         TemplateError::Missing(
             expression,
-            format!("a `min`/`max` bound must be a number, not {expanded}"),
+            format!("a `min`/`max` (or length) bound must be a number, not {expanded}"),
         )
     })
 }
@@ -327,6 +345,30 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn a_length_may_be_bounded_by_an_expression() {
+        let mut scope = Scope::default();
+        scope.vars.insert("rounds".into(), json!(3));
+        let judge = |calls: usize, expect: Value| {
+            let expect: JsonExpect = serde_json::from_value(expect).unwrap();
+            let doc = json!({"calls": vec![json!({}); calls]});
+            json_condition(Some(&doc), &expect, &scope).map(|r| r.is_ok())
+        };
+        let within =
+            json!({"pointer": "/calls", "min_length": 1, "max_length": "${var.rounds + 1}"});
+        assert_eq!(judge(1, within.clone()), Ok(true));
+        assert_eq!(judge(4, within.clone()), Ok(true));
+        assert_eq!(judge(5, within.clone()), Ok(false));
+        assert_eq!(judge(0, within), Ok(false));
+        // A number has no length: not within any bound.
+        let expect: JsonExpect =
+            serde_json::from_value(json!({"pointer": "/n", "max_length": 9})).unwrap();
+        assert!(matches!(
+            json_condition(Some(&json!({"n": 3})), &expect, &scope),
+            Ok(Err(_))
+        ));
     }
 
     #[test]
