@@ -51,6 +51,11 @@ pub(super) fn w_refusal(status: StatusCode, code: &str, message: &str) -> Respon
     response
 }
 
+/// Whether a rewrite touches poll's page ([`poll_page`] does nothing otherwise).
+pub(super) fn rewrites_poll_page(rewrites: &WireRewrites) -> bool {
+    rewrites.poll_last_sequence_off_by_one() || rewrites.poll_past_end_404()
+}
+
 /// Poll's page as the rewrites say: a cursor past the end answered 404 instead of an empty
 /// page, `lastSequence` one less than the highest sequence.
 pub(super) fn poll_page(
@@ -76,6 +81,11 @@ pub(super) fn poll_page(
     None
 }
 
+/// Whether a rewrite touches a 400's `details.supported` ([`supported`] does nothing otherwise).
+pub(super) fn rewrites_supported(rewrites: &WireRewrites) -> bool {
+    rewrites.supported_omitted() || rewrites.supported_lists_combinations()
+}
+
 /// `details.supported` of a 400 `unsupported_stream_mode`, as the rewrites say: omitted, or
 /// listing combinations too.
 pub(super) fn supported(envelope: &mut Value, rewrites: &WireRewrites) {
@@ -98,6 +108,14 @@ pub(super) fn supported(envelope: &mut Value, rewrites: &WireRewrites) {
         supported.push(json!("updates,messages"));
         supported.push(json!("updates,debug"));
     }
+}
+
+/// Whether a rewrite touches the discovery document ([`discovery`] does nothing otherwise).
+pub(super) fn rewrites_discovery(rewrites: &WireRewrites) -> bool {
+    rewrites.reliability_list_omits_refusal()
+        || rewrites.reliability_list_overlisted()
+        || rewrites.currency_not_iso()
+        || rewrites.host_channel_address_object()
 }
 
 /// The discovery document as the rewrites say: `envelopes.reliability.events` without

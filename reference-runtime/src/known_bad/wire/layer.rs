@@ -64,9 +64,7 @@ async fn answer(
             *response.status_mut() = StatusCode::OK;
             response
         }
-        (Exchange::Poll, StatusCode::OK)
-            if rewrites.poll_last_sequence_off_by_one() || rewrites.poll_past_end_404() =>
-        {
+        (Exchange::Poll, StatusCode::OK) if json::rewrites_poll_page(rewrites) => {
             rewrite_json(response, |page| {
                 json::poll_page(page, asked.after_sequence, rewrites)
             })
@@ -85,9 +83,7 @@ async fn answer(
                 "Last-Event-ID must be a non-negative integer (a sequence)",
             )
         }
-        (Exchange::Stream, StatusCode::BAD_REQUEST)
-            if rewrites.supported_omitted() || rewrites.supported_lists_combinations() =>
-        {
+        (Exchange::Stream, StatusCode::BAD_REQUEST) if json::rewrites_supported(rewrites) => {
             rewrite_json(response, |envelope| {
                 json::supported(envelope, rewrites);
                 None
@@ -102,12 +98,7 @@ async fn answer(
         (Exchange::HostChannel, StatusCode::OK) if rewrites.keep_alive_suppressed() => {
             sse::without_comments(response)
         }
-        (Exchange::Discovery, StatusCode::OK)
-            if rewrites.reliability_list_omits_refusal()
-                || rewrites.reliability_list_overlisted()
-                || rewrites.currency_not_iso()
-                || rewrites.host_channel_address_object() =>
-        {
+        (Exchange::Discovery, StatusCode::OK) if json::rewrites_discovery(rewrites) => {
             rewrite_json(response, |document| {
                 json::discovery(document, rewrites);
                 None
