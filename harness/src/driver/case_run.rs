@@ -440,9 +440,10 @@ impl CaseRunner {
                 state.checks.extend(outcomes.into_iter().map(|mut outcome| {
                     if !outcome.passed() && outcome.verdict != Verdict::Error {
                         outcome.verdict = Verdict::Blocked;
-                        // A step's precondition text says what the case needed (and what to
-                        // fix); a check's own flag has only the check's message.
-                        outcome.message = match precondition {
+                        // A step's precondition text, or the precondition check's note, says
+                        // what the case needed (and what to fix); without either there is only
+                        // the check's message.
+                        outcome.message = match precondition.or(check.note.as_deref()) {
                             Some(what) => format!(
                                 "the precondition `{what}` did not hold, so the case was not judged: {}",
                                 outcome.message
