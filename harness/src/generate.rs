@@ -29,6 +29,7 @@ pub(crate) fn strategy(kind: Strategy) -> BoxedStrategy<Value> {
         Strategy::ValidStreamMode => valid_stream_mode().prop_map(Value::String).boxed(),
         Strategy::MalformedCursor => malformed_cursor().prop_map(Value::String).boxed(),
         Strategy::WellFormedCursor => well_formed_cursor().prop_map(Value::String).boxed(),
+        Strategy::SafeWellFormedCursor => safe_well_formed_cursor().prop_map(Value::String).boxed(),
         Strategy::InvalidExecutionRequest => invalid_execution_request().boxed(),
         Strategy::FaultSequence => fault_sequence().boxed(),
     }
@@ -102,6 +103,18 @@ fn well_formed_cursor() -> impl proptest::strategy::Strategy<Value = String> {
         (1000u64..u32::MAX as u64).prop_map(|n| n.to_string()),
         Just(u64::MAX.to_string()),
         "[1-9][0-9]{20,30}",
+    ]
+}
+
+/// The largest integer a JSON number holds exactly.
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+fn safe_well_formed_cursor() -> impl proptest::strategy::Strategy<Value = String> {
+    prop_oneof![
+        (0u64..64).prop_map(|n| n.to_string()),
+        (1000u64..u32::MAX as u64).prop_map(|n| n.to_string()),
+        (u32::MAX as u64..=MAX_SAFE_INTEGER).prop_map(|n| n.to_string()),
+        Just(MAX_SAFE_INTEGER.to_string()),
     ]
 }
 
@@ -412,6 +425,10 @@ mod tests {
                 text.bytes().all(|b| b.is_ascii_digit()) && (text == "0" || !text.starts_with('0')),
                 "{text}"
             );
+        }
+        for value in sample(Strategy::SafeWellFormedCursor, 200) {
+            let cursor: u64 = value.as_str().unwrap().parse().unwrap();
+            assert!(cursor <= MAX_SAFE_INTEGER, "{cursor}");
         }
     }
 

@@ -21,10 +21,11 @@ pub use crate::execution::choices::{
     SequenceForm, SubmissionStatus, UnsatisfiableRequirements, UsageFacts, ValidationOrder,
 };
 pub use crate::openwop::infra::choices::{
-    AfterTerminalEvents, CancelAnswer, CancelledPayload, CrossTenantAnswer, EnvelopeFields,
-    ErrorDetails, EventIdForm, FixtureNodeIds, HostChannelAddress, HostEventFraming,
-    ImplementedModes, InterruptIdForm, KeepAliveComment, MessagesBatching, MixedMessagesData,
-    MultiAdmitted, NEGOTIATED_MCP_VERSION, OpenWopChoices, PollCursorRange, PollForeignParameters,
-    PollPage, RunIdForm, RunStartedTiming, SseHeaderTiming, StreamValidationOrder, TickSeamRuns,
-    UpstreamContradictions, UsageCurrency, ValuesResumeAtEnd, VersionDefault,
+    AfterTerminalEvents, CancelAnswer, CancelledPayload, CrossTenantAnswer, CursorRange,
+    EnvelopeFields, ErrorDetails, EventIdForm, FixtureNodeIds, HostChannelAddress,
+    HostEventFraming, ImplementedModes, InterruptIdForm, KeepAliveComment, MessagesBatching,
+    MixedMessagesData, MultiAdmitted, NEGOTIATED_MCP_VERSION, OpenWopChoices,
+    PollForeignParameters, PollPage, RunIdForm, RunStartedTiming, SseHeaderTiming,
+    StreamValidationOrder, TickSeamRuns, UpstreamContradictions, UsageCurrency, ValuesResumeAtEnd,
+    VersionDefault,
 };

@@ -42,7 +42,7 @@ pub use choices::{
     ReplayStatus, RunIdForm, UnsatisfiableRequirements,
 };
 pub use choices::{
-    FixtureNodeIds, HostEventFraming, ImplementedModes, MixedMessagesData, PollCursorRange,
+    CursorRange, FixtureNodeIds, HostEventFraming, ImplementedModes, MixedMessagesData,
     PollForeignParameters, PollPage, SseHeaderTiming, TickSeamRuns, UpstreamContradictions,
     VersionDefault,
 };

@@ -24,7 +24,7 @@ use reference_runtime::{
     Strictness, UnsatisfiableRequirements, start,
 };
 use reference_runtime::{
-    FixtureNodeIds, HostEventFraming, ImplementedModes, MixedMessagesData, PollCursorRange,
+    CursorRange, FixtureNodeIds, HostEventFraming, ImplementedModes, MixedMessagesData,
     PollForeignParameters, PollPage, SseHeaderTiming, TickSeamRuns, UpstreamContradictions,
     VersionDefault,
 };
@@ -266,7 +266,7 @@ impl BuiltInProfile {
                 choices.error_details = ErrorDetails::Annotated;
                 choices.poll_page = PollPage::FourEvents;
                 choices.poll_foreign_parameters = PollForeignParameters::Refused;
-                choices.poll_cursor_range = PollCursorRange::SafeInteger;
+                choices.cursor_range = CursorRange::SafeInteger;
                 choices.tick_seam_runs = TickSeamRuns::Ids;
                 // No subscriber limit (so no `subscriber_limit` fact: the 429 case SKIPs).
                 openwop.max_subscribers_per_run = 0;

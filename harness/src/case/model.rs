@@ -433,6 +433,9 @@ pub enum Strategy {
     MalformedCursor,
     /// Well-formed non-negative integer cursors, including past the end.
     WellFormedCursor,
+    /// Well-formed non-negative integer cursors a host reading JSON numbers holds exactly (to
+    /// 2^53 - 1, open point `w.cursor.range`), including past the end and the bound itself.
+    SafeWellFormedCursor,
     /// Execution request bodies that violate the closed request schema.
     InvalidExecutionRequest,
     /// A provider role's whole call list: zero to three retryable faults (429, 503, 500, 529,

@@ -4,9 +4,9 @@
 
 use reference_runtime::openwop::OpenWopConfig;
 use reference_runtime::{
-    AfterTerminalEvents, CancelledPayload, EnvelopeFields, ErrorDetails, EventIdForm,
-    FixtureNodeIds, HostChannelAddress, InterruptIdForm, PollCursorRange, PollForeignParameters,
-    PollPage, StreamValidationOrder, UsageCurrency,
+    AfterTerminalEvents, CancelledPayload, CursorRange, EnvelopeFields, ErrorDetails, EventIdForm,
+    FixtureNodeIds, HostChannelAddress, InterruptIdForm, PollForeignParameters, PollPage,
+    StreamValidationOrder, UsageCurrency,
 };
 use serde_json::{Value, json};
 
@@ -195,11 +195,12 @@ async fn envelope_fixtures_name_their_mock_nodes_as_the_chosen_catalogue_edition
 }
 
 #[tokio::test]
-async fn a_poll_pages_refuses_foreign_parameters_and_reads_safe_integer_cursors() {
+async fn a_poll_pages_refuses_foreign_parameters_and_reads_safe_integer_cursors_on_poll_and_stream()
+{
     let mut config = OpenWopConfig::default();
     config.choices.poll_page = PollPage::FourEvents;
     config.choices.poll_foreign_parameters = PollForeignParameters::Refused;
-    config.choices.poll_cursor_range = PollCursorRange::SafeInteger;
+    config.choices.cursor_range = CursorRange::SafeInteger;
     let host = host_with(config, &[]).await;
     let run = host.create_fixture("conformance-multi-node").await;
     // Read on from each page's last event until the pages reach lastSequence.
@@ -240,4 +241,25 @@ async fn a_poll_pages_refuses_foreign_parameters_and_reads_safe_integer_cursors(
     }
     let at_bound = host.poll(&run, "afterSequence=9007199254740991").await;
     assert_eq!(at_bound["events"], json!([]));
+    // The same range on a stream's Last-Event-ID: past it 400, at it a resumption past the end.
+    let events = format!("{}/events", run_path(&run));
+    let beyond = host
+        .get(
+            &events,
+            Some(KEY_A),
+            &[("last-event-id", "18446744073709551615")],
+        )
+        .await;
+    assert_eq!(beyond.status(), 400);
+    let body: Value = beyond.json().await.unwrap();
+    assert_eq!(body["error"], "validation_error", "{body}");
+    let at_bound = host
+        .get(
+            &events,
+            Some(KEY_A),
+            &[("last-event-id", "9007199254740991")],
+        )
+        .await;
+    assert_eq!(at_bound.status(), 200);
+    assert!(!at_bound.text().await.unwrap().contains("data:"));
 }

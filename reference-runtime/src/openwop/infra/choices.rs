@@ -29,7 +29,7 @@
 //! fixture_node_ids = "per-fixture"           # or "shared" (the default)
 //! poll_page = "four-events"                  # or "whole" (the default)
 //! poll_foreign_parameters = "refused"        # or "ignored" (the default)
-//! poll_cursor_range = "safe-integer"         # or "any" (the default)
+//! cursor_range = "safe-integer"             # or "any" (the default)
 //! tick_seam_runs = "ids"                     # or "count" (the default)
 //! ```
 
@@ -91,8 +91,8 @@ pub struct OpenWopChoices {
     pub poll_page: PollPage,
     /// What a poll does with `lastSequence` and `since`, which are not its parameters.
     pub poll_foreign_parameters: PollForeignParameters,
-    /// Which `afterSequence` values a poll reads.
-    pub poll_cursor_range: PollCursorRange,
+    /// Which cursors (poll's `afterSequence`, a stream's `Last-Event-ID`) the host reads.
+    pub cursor_range: CursorRange,
     /// How the heartbeat tick seam reports the runs a tick enqueued.
     pub tick_seam_runs: TickSeamRuns,
 }
@@ -136,16 +136,30 @@ pub enum PollForeignParameters {
     Refused,
 }
 
-/// Which `afterSequence` values a poll reads (open point `w.poll.cursor-range`): the chapter
-/// bounds no cursor; a host reading JSON numbers holds integers to 2^53 - 1.
+/// Which cursors the host reads, poll's `afterSequence` and a stream's `Last-Event-ID` alike
+/// (open point `w.cursor.range`): the chapter bounds no cursor; a host reading JSON numbers holds
+/// integers to 2^53 - 1.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum PollCursorRange {
+pub enum CursorRange {
     /// Any non-negative integer (past the end of every log beyond `u64`).
     #[default]
     Any,
     /// Integers to 2^53 - 1; a larger one is refused with 400 `validation_error`.
     SafeInteger,
+}
+
+impl CursorRange {
+    /// The largest cursor a host reading JSON numbers holds exactly (2^53 - 1).
+    const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+    /// Whether the host reads `cursor` (a well-formed one, saturated at `u64::MAX`).
+    pub(crate) fn admits(self, cursor: u64) -> bool {
+        match self {
+            CursorRange::Any => true,
+            CursorRange::SafeInteger => cursor <= Self::MAX_SAFE_INTEGER,
+        }
+    }
 }
 
 /// Which edition of upstream's fixture catalogue the seeded envelope fixtures' mock-provider

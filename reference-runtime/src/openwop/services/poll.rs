@@ -7,16 +7,14 @@
 //! the highest sequence at the time of the response (−1 for an empty log); a cursor past the end
 //! answers 200 with `events: []`. Three host choices shape the answer: its page
 //! (`poll_page`), what it does with `lastSequence`/`since` (`poll_foreign_parameters`) and the
-//! cursors it reads (`poll_cursor_range`).
+//! cursors it reads (`cursor_range`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::openwop::infra::choices::{
-    AfterTerminalEvents, PollCursorRange, PollForeignParameters, PollPage,
-};
+use crate::openwop::infra::choices::{AfterTerminalEvents, PollForeignParameters, PollPage};
 use crate::store::StoredEvent;
 
 use super::state::WState;
@@ -42,9 +40,6 @@ pub(crate) struct PollParams<'a> {
     pub(crate) names_foreign_parameters: bool,
 }
 
-/// The largest cursor a host reading JSON numbers holds exactly (2^53 - 1).
-const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
-
 /// One poll of the run `meta` (a run the caller may read): the closed poll response.
 pub(crate) async fn poll(
     state: &Arc<WState>,
@@ -67,9 +62,7 @@ pub(crate) async fn poll(
                 ApiError::validation("afterSequence must be a non-negative integer")
             })?),
         };
-    if choices.poll_cursor_range == PollCursorRange::SafeInteger
-        && after.is_some_and(|after| after > MAX_SAFE_INTEGER)
-    {
+    if after.is_some_and(|after| !choices.cursor_range.admits(after)) {
         return Err(ApiError::validation(
             "afterSequence must be an integer from 0 to 2^53 - 1",
         ));

@@ -85,6 +85,11 @@ pub(crate) fn open(
         }
     };
     let cursor = stream_params::last_event_id(request.last_event_id)?;
+    if cursor.is_some_and(|cursor| !state.config.choices.cursor_range.admits(cursor)) {
+        return Err(ApiError::validation(
+            "Last-Event-ID must be an integer from 0 to 2^53 - 1",
+        ));
+    }
     // Every reader translates an era-2 log; one that cannot be read fails here, before any
     // SSE byte (a log this host wrote needs no translation).
     if meta.event_log_schema_version.is_some() {
