@@ -5,7 +5,7 @@
 //!
 //! | root | value |
 //! |---|---|
-//! | `steps.<id>` | what a step recorded: `status`, `headers.<name>`, `body`, `events`, `sequences`, `first_sequence`, `last_sequence`, `count`, `frames`, `responses[i]` |
+//! | `steps.<id>` | what a step recorded: `status`, `headers.<name>`, `body`, `events`, `sequences`, `first_sequence`, `last_sequence`, `count`, `frames`, `answered_in_ms` (when the answer ended, ms since its request), `responses[i]` |
 //! | `var.<name>` | a `repeat` or `generate` variable |
 //! | `defs.<name>` | a reusable value of the case |
 //! | `uuid.<name>` | a fresh UUID per case run, the same for the same name |

@@ -696,7 +696,8 @@ pub struct HeaderExpect {
 #[serde(untagged)]
 pub enum Premise {
     /// A condition on the view of a step (`{"step": "disc", "json": {…}}`), as `${steps.<id>}`
-    /// reads it: `/status`, `/headers/…`, `/body/…`, `/events/…`, `/frames/…`, `/count`. The
+    /// reads it: `/status`, `/headers/…`, `/body/…`, `/events/…`, `/frames/…`, `/count`,
+    /// `/answered_in_ms` (when the answer ended, since its request was sent). The
     /// step is an earlier one, one listed before it in the same `parallel`, or the check's own
     /// (a stream's premise on what it read: `/events/*/type` with `text_absent`).
     OfStep(StepPremise),

@@ -724,6 +724,9 @@ fn exchange_view(exchange: &Exchange) -> Value {
         .collect();
     json!({
         "status": response.status,
+        // When the answer ended, in milliseconds since its request was sent: how long the host
+        // took, at least (a premise that something ran that long, never a timing verdict).
+        "answered_in_ms": response.end_at_ms,
         "headers": headers,
         "body": response.json.clone().unwrap_or_else(|| Value::String(response.body.clone())),
         "events": observed.events.iter().map(|e| e.doc.clone()).collect::<Vec<_>>(),

@@ -1,6 +1,7 @@
 //! Evidence: a case none of whose checks applied (every `when` premise failed on the host's
 //! path) is SKIP, never a PASS on its preconditions alone; a path the host's value makes no
-//! request of is BLOCKED (the case cannot go on), never an ERROR of the harness.
+//! request of is BLOCKED (the case cannot go on), never an ERROR of the harness; how long an
+//! answer took (`answered_in_ms`) decides whether a check applies, never its verdict.
 
 use harness::case::lint_case;
 use harness::run::Limits;
@@ -93,4 +94,63 @@ async fn a_host_value_that_makes_no_path_blocks_the_case_without_an_error() {
         "{:#?}",
         execution.checks
     );
+}
+
+/// A host answering every request with `document` after `delay`.
+async fn slow_document_host(document: Value, delay: std::time::Duration) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let body = document.to_string();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let body = body.clone();
+            tokio::spawn(async move {
+                if request_path(&mut socket).await.is_none() {
+                    return;
+                }
+                tokio::time::sleep(delay).await;
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = socket.write_all(response.as_bytes()).await;
+            });
+        }
+    });
+    format!("http://{address}")
+}
+
+/// Judges `/status` is `timeout` only on an answer that took at least `ran_ms`: the premise that
+/// the work ran that long (`w.heartbeat.tick-seam-overrun`'s reading of an overrun).
+async fn judge_overrun(delay_ms: u64, ran_ms: u64) -> (Verdict, harness::run::CaseExecution) {
+    let case = json!({
+        "id": "w.provoked.overrun", "title": "overrun", "requirements": ["events.heartbeat.overrun-status-timeout"],
+        "level": "MUST", "surface": "openwop", "timeout_ms": 3000,
+        "steps": [{"id": "tick", "request": {"path": "/tick"}, "expect": [
+            {"precondition": true, "status": 200},
+            {
+                "when": {"step": "tick", "json": {"pointer": "/answered_in_ms", "min": ran_ms}},
+                "json": {"pointer": "/status", "equals": "timeout"}
+            }
+        ]}]
+    });
+    let case = lint_case("overrun.json", case.to_string().as_bytes())
+        .unwrap()
+        .case;
+    let host = slow_document_host(
+        json!({"status": "ok"}),
+        std::time::Duration::from_millis(delay_ms),
+    )
+    .await;
+    judge_on(&case, host, Limits::default()).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn how_long_an_answer_took_is_a_premise_not_a_verdict() {
+    // Answered at once: nothing ran as long as the premise asks, so nothing is judged.
+    let (verdict, execution) = judge_overrun(0, 10_000).await;
+    assert_eq!(verdict, Verdict::Skip, "{execution:#?}");
+    // Answered after the work ran past the bound, and still `ok`: the rule was broken.
+    let (verdict, execution) = judge_overrun(300, 200).await;
+    assert_eq!(verdict, Verdict::Fail, "{execution:#?}");
 }
