@@ -108,6 +108,8 @@ impl WrittenValues for JsonExpect {
         jsons(self.one_of.iter().flatten(), visit);
         jsons(&self.min, visit);
         jsons(&self.max, visit);
+        jsons(&self.min_length, visit);
+        jsons(&self.max_length, visit);
         texts(&self.matches, visit);
         jsons(&self.contains, visit);
         texts(self.keys.iter().flatten(), visit);
