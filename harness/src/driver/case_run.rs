@@ -75,6 +75,7 @@ impl CaseRunner {
         .mul_f64(self.time_scale.max(0.01));
         let mut state = CaseState {
             case,
+            driver: self.driver.with_own_connections(),
             scope: Scope {
                 defs: case.defs.clone().into_iter().collect(),
                 providers: (self.target.providers.iter())
@@ -601,7 +602,7 @@ impl CaseRunner {
         state: &'a CaseState<'_>,
     ) -> StepContext<'a> {
         StepContext {
-            driver: &self.driver,
+            driver: &state.driver,
             target: &self.target,
             time_scale: self.time_scale,
             name,

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use tokio::time::Instant;
 
 use crate::case::Case;
+use crate::driver::HttpDriver;
 use crate::report::{Counterexample, ServedScript};
 use crate::template::Scope;
 use crate::transcript::StepRecord;
@@ -13,6 +14,8 @@ use crate::verdict::CheckOutcome;
 /// The mutable state of one case run.
 pub(crate) struct CaseState<'a> {
     pub(crate) case: &'a Case,
+    /// The case's own driver (its own connections).
+    pub(crate) driver: HttpDriver,
     pub(crate) scope: Scope,
     pub(crate) transcript: Vec<StepRecord>,
     pub(crate) by_id: BTreeMap<String, StepRecord>,

@@ -123,53 +123,106 @@ pub struct PreparedRequest {
     pub body: Option<Vec<u8>>,
 }
 
-/// The HTTP driver: one client for the whole run.
+/// The HTTP driver: the client of the probe, and of every case its own
+/// ([`HttpDriver::with_own_connections`]).
 #[derive(Debug, Clone)]
 pub struct HttpDriver {
     client: reqwest::Client,
+    config: ClientConfig,
     limits: Limits,
     /// Looked for in the stream frames folded past the kept ones (they are not kept, so the
     /// case's canary check cannot look afterwards).
     canary: Option<std::sync::Arc<str>>,
 }
 
-impl HttpDriver {
-    /// Builds the driver. Loopback targets never go through a system proxy; `--proxy` is
-    /// explicit. Redirects are not followed (a redirect is a response to judge).
-    pub fn new(options: &ClientOptions, limits: Limits) -> Result<Self, ClientError> {
+/// What every client of a driver is built from, read once from [`ClientOptions`].
+#[derive(Debug, Clone)]
+struct ClientConfig {
+    proxy: Option<reqwest::Proxy>,
+    ca_cert: Option<reqwest::Certificate>,
+    insecure: bool,
+}
+
+impl ClientConfig {
+    fn read(options: &ClientOptions) -> Result<Self, ClientError> {
+        let proxy = match &options.proxy {
+            None => None,
+            Some(proxy) => Some(
+                reqwest::Proxy::all(proxy)
+                    .map_err(|e| ClientError::Proxy(e.without_url().to_string()))?,
+            ),
+        };
+        let ca_cert = match &options.ca_cert {
+            None => None,
+            Some(path) => {
+                let pem = std::fs::read(path).map_err(|e| ClientError::CaCert {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
+                Some(
+                    reqwest::Certificate::from_pem(&pem).map_err(|e| ClientError::CaCert {
+                        path: path.clone(),
+                        message: e.to_string(),
+                    })?,
+                )
+            }
+        };
+        Ok(ClientConfig {
+            proxy,
+            ca_cert,
+            insecure: options.insecure,
+        })
+    }
+
+    /// A client with a connection pool of its own. Loopback targets never go through a system
+    /// proxy; the proxy is explicit. Redirects are not followed (a redirect is a response to
+    /// judge).
+    fn build(&self) -> Result<reqwest::Client, ClientError> {
         let mut builder = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .pool_idle_timeout(Duration::from_secs(30))
             .tcp_nodelay(true);
-        if let Some(proxy) = &options.proxy {
-            builder = builder.proxy(
-                reqwest::Proxy::all(proxy)
-                    .map_err(|e| ClientError::Proxy(e.without_url().to_string()))?,
-            );
+        if let Some(proxy) = &self.proxy {
+            builder = builder.proxy(proxy.clone());
         }
-        if let Some(path) = &options.ca_cert {
-            let pem = std::fs::read(path).map_err(|e| ClientError::CaCert {
-                path: path.clone(),
-                message: e.to_string(),
-            })?;
-            let cert = reqwest::Certificate::from_pem(&pem).map_err(|e| ClientError::CaCert {
-                path: path.clone(),
-                message: e.to_string(),
-            })?;
-            builder = builder.add_root_certificate(cert);
+        if let Some(cert) = &self.ca_cert {
+            builder = builder.add_root_certificate(cert.clone());
         }
-        if options.insecure {
+        if self.insecure {
             builder = builder.danger_accept_invalid_certs(true);
         }
-        let client = builder
+        builder
             .build()
-            .map_err(|e| ClientError::Build(e.to_string()))?;
+            .map_err(|e| ClientError::Build(e.to_string()))
+    }
+}
+
+impl HttpDriver {
+    /// Builds the driver.
+    pub fn new(options: &ClientOptions, limits: Limits) -> Result<Self, ClientError> {
+        let config = ClientConfig::read(options)?;
         Ok(HttpDriver {
-            client,
+            client: config.build()?,
+            config,
             limits,
             canary: None,
         })
+    }
+
+    /// The same driver with connections of its own, for one case: a connection a host left in
+    /// a bad state (a request body it never read, a stream it never ended) harms only the case
+    /// that met it, and no verdict depends on which cases ran before or beside it.
+    pub fn with_own_connections(&self) -> Self {
+        match self.config.build() {
+            Ok(client) => HttpDriver {
+                client,
+                ..self.clone()
+            },
+            // The same configuration built once already; should it not build again, sharing
+            // the first client is still correct.
+            Err(_) => self.clone(),
+        }
     }
 
     /// The same driver, looking for the canary credential in the stream frames it folds and

@@ -4,6 +4,7 @@
 //! the rules of the codebase and the facade (few public modules, no binary-only dependency).
 
 mod baseline_rules;
+mod case_isolation;
 mod coverage_gate;
 mod coverage_report;
 mod facade;

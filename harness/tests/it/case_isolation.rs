@@ -1,0 +1,90 @@
+//! Isolation: every case has connections of its own, so a host that leaves a connection in a
+//! bad state (here: a request body it never read, which it then parses as the head of the next
+//! request on that connection) harms only the case that met it, never a later one.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use harness::case::lint_case;
+use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use harness::verdict::Verdict;
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use super::raw_host::external_target;
+
+/// A keep-alive host that answers `POST /refuse` 404 without reading its body: the body's
+/// bytes stay in its buffer and begin the next "request" it parses on that connection, which
+/// it answers 501, as a naive server does. Any other request is answered 200 `ok`.
+async fn undrained_body_host() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut pending: Vec<u8> = Vec::new();
+                let mut buffer = [0u8; 8192];
+                loop {
+                    let head_end = loop {
+                        if let Some(at) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
+                            break at + 4;
+                        }
+                        match socket.read(&mut buffer).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => pending.extend_from_slice(&buffer[..n]),
+                        }
+                    };
+                    let head = String::from_utf8_lossy(&pending[..head_end]).to_string();
+                    pending.drain(..head_end);
+                    let answer: &[u8] = if head.starts_with("POST /refuse ") {
+                        b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n"
+                    } else if head.starts_with("GET ") || head.starts_with("POST ") {
+                        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 4\r\n\r\n\"ok\""
+                    } else {
+                        b"HTTP/1.1 501 Not Implemented\r\ncontent-length: 0\r\n\r\n"
+                    };
+                    if socket.write_all(answer).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    format!("http://{address}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_one_case_spoiled_is_never_another_cases() {
+    let case = |id: &str, step: serde_json::Value| {
+        let case = json!({
+            "id": id, "title": id, "requirements": ["events.poll.cursor-past-end-empty"],
+            "level": "MUST", "surface": "openwop", "timeout_ms": 3000, "steps": [step]
+        });
+        lint_case("isolation.json", case.to_string().as_bytes())
+            .unwrap()
+            .case
+    };
+    let spoiler = case(
+        "w.isolation.spoiler",
+        json!({"request": {"method": "POST", "path": "/refuse", "json": {"a": "b"}}, "expect": [{"status": 404}]}),
+    );
+    let victim = case(
+        "w.isolation.victim",
+        json!({"request": {"path": "/ok"}, "expect": [{"status": 200}]}),
+    );
+    let runner = CaseRunner {
+        driver: HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap(),
+        target: Arc::new(external_target(undrained_body_host().await)),
+        time_scale: 1.0,
+        proptest_seed: 1,
+        regressions_dir: None,
+    };
+    for (case, want) in [(&spoiler, Verdict::Pass), (&victim, Verdict::Pass)] {
+        let execution = tokio::time::timeout(Duration::from_secs(30), runner.run(case))
+            .await
+            .expect("the harness hung");
+        let (verdict, _) = harness::run::judge(&execution);
+        assert_eq!(verdict, want, "{}: {execution:#?}", case.id);
+    }
+}
