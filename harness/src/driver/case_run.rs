@@ -370,6 +370,21 @@ impl CaseRunner {
             state.transcript.push(record);
             return;
         }
+        // Every refused stream of a `parallel` is one, whether or not an earlier one stopped
+        // the case.
+        if let Some(outcome) = refused_subscription(step, location, &record, state) {
+            // The host refused a subscription for resource protection, which the seed allows
+            // (the subscriber cases judge the limit itself): what the case wanted to read from
+            // this stream cannot be judged, so the case is not judged from here on.
+            state.checks.push(outcome);
+            state.stopped = true;
+            if let Some(id) = &step.id {
+                state.scope.steps.insert(id.clone(), step_view(&record));
+                state.by_id.insert(id.clone(), record.clone());
+            }
+            state.transcript.push(record);
+            return;
+        }
         let precondition = step.precondition.as_deref();
         if let Some(what) = precondition
             && !state.stopped
@@ -737,6 +752,41 @@ fn exchange_view(exchange: &Exchange) -> Value {
         "count": observed.events.len(),
         "frames": frames,
         "frame_ids": frames.iter().filter_map(|f| f.get("id").cloned()).collect::<Vec<_>>(),
+    })
+}
+
+/// A `stream` step the host answered 429 with `Retry-After`: a subscriber limit for resource
+/// protection, which the seed allows ("MUST NOT limit subscribers per run except for resource
+/// protection, and then MUST answer 429 rate_limited with Retry-After"). The case needs more
+/// subscribers of one run than the host serves at once, an optional capacity it lacks: SKIP.
+/// (`w.subscribers.*` judge the limit with `concurrent` steps, never here.)
+fn refused_subscription(
+    step: &Step,
+    location: &str,
+    record: &StepRecord,
+    state: &CaseState<'_>,
+) -> Option<CheckOutcome> {
+    if !matches!(step.action, StepAction::Stream(_)) {
+        return None;
+    }
+    let response = record.exchanges.last()?.response.as_ref()?;
+    let retry_after = response
+        .headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("retry-after"))?;
+    (response.status == 429).then(|| CheckOutcome {
+        check: "implicit:subscriber-limit".into(),
+        location: location.to_string(),
+        step: Some(record.step.clone()),
+        level: state.case.level,
+        requirements: state.case.requirements.clone(),
+        verdict: Verdict::Skip,
+        message: format!(
+            "not judged: the host refused the subscription of step `{}` with 429 and Retry-After: {} (a subscriber limit for resource protection, which the seed allows; w.subscribers.several-per-run judges it), so the case met fewer subscribers of one run at once than it needs",
+            record.step, retry_after.value
+        ),
+        expected: Some("the subscription served".into()),
+        actual: Some(format!("429, Retry-After: {}", retry_after.value)),
     })
 }
 

@@ -1,7 +1,8 @@
 //! Evidence: a case none of whose checks applied (every `when` premise failed on the host's
 //! path) is SKIP, never a PASS on its preconditions alone; a path the host's value makes no
 //! request of is BLOCKED (the case cannot go on), never an ERROR of the harness; how long an
-//! answer took (`answered_in_ms`) decides whether a check applies, never its verdict.
+//! answer took (`answered_in_ms`) decides whether a check applies, never its verdict; a
+//! subscription refused with 429 and `Retry-After` (a subscriber limit) is SKIP, not FAIL.
 
 use harness::case::lint_case;
 use harness::run::Limits;
@@ -153,4 +154,63 @@ async fn how_long_an_answer_took_is_a_premise_not_a_verdict() {
     // Answered after the work ran past the bound, and still `ok`: the rule was broken.
     let (verdict, execution) = judge_overrun(300, 200).await;
     assert_eq!(verdict, Verdict::Fail, "{execution:#?}");
+}
+
+/// A host refusing every subscription with 429 and `Retry-After` (a subscriber limit for
+/// resource protection) and serving everything else.
+async fn subscriber_limited_host() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let Some(path) = request_path(&mut socket).await else {
+                    return;
+                };
+                let response = if path.starts_with("/events") {
+                    let body = r#"{"error":"rate_limited","message":"one subscriber per run"}"#;
+                    format!(
+                        "HTTP/1.1 429 Too Many Requests\r\nretry-after: 1\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                } else {
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}".to_string()
+                };
+                let _ = socket.write_all(response.as_bytes()).await;
+            });
+        }
+    });
+    format!("http://{address}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscription_refused_for_resource_protection_is_not_judged() {
+    let case = json!({
+        "id": "w.provoked.subscriber", "title": "subscriber", "requirements": ["events.sse.close-after-terminal"],
+        "level": "MUST", "surface": "openwop", "timeout_ms": 3000,
+        "steps": [
+            {"id": "doc", "request": {"path": "/doc"}, "expect": [{"status": 200}]},
+            {"parallel": [
+                {"id": "first", "stream": {"path": "/events"}, "expect": [{"status": 200}, {"closed_by_server": true}]},
+                {"id": "second", "stream": {"path": "/events"}, "expect": [{"status": 200}]}
+            ]}
+        ]
+    });
+    let case = lint_case("subscriber.json", case.to_string().as_bytes())
+        .unwrap()
+        .case;
+    let (verdict, execution) =
+        judge_on(&case, subscriber_limited_host().await, Limits::default()).await;
+    assert_eq!(verdict, Verdict::Skip, "{execution:#?}");
+    let refused: Vec<_> = execution
+        .checks
+        .iter()
+        .filter(|c| c.check == "implicit:subscriber-limit")
+        .collect();
+    assert_eq!(refused.len(), 2, "{:#?}", execution.checks);
+    assert!(
+        execution.checks.iter().all(|c| c.verdict != Verdict::Fail),
+        "{:#?}",
+        execution.checks
+    );
 }
