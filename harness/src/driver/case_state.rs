@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use tokio::time::Instant;
 
 use crate::case::Case;
-use crate::driver::HttpDriver;
+use crate::driver::http::HttpDriver;
 use crate::report::{Counterexample, ServedScript};
 use crate::template::Scope;
 use crate::transcript::StepRecord;
