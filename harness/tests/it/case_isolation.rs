@@ -1,6 +1,8 @@
 //! Isolation: every case has connections of its own, so a host that leaves a connection in a
 //! bad state (here: a request body it never read, which it then parses as the head of the next
-//! request on that connection) harms only the case that met it, never a later one.
+//! request on that connection) harms only the case that met it, never a later one; and a
+//! request without credentials, which hosts often refuse before reading its body, ends its
+//! connection, so it does not spoil its own case's next request either.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -87,4 +89,84 @@ async fn a_connection_one_case_spoiled_is_never_another_cases() {
         let (verdict, _) = harness::run::judge(&execution);
         assert_eq!(verdict, want, "{}: {execution:#?}", case.id);
     }
+}
+
+/// A keep-alive host that refuses a request without `Authorization` with 401 before reading
+/// its body, which then begins the next "request" it parses on that connection (answered
+/// 501); a request with credentials is read whole and answered 200.
+async fn refuses_before_the_body_host() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut pending: Vec<u8> = Vec::new();
+                let mut buffer = [0u8; 8192];
+                loop {
+                    let head_end = loop {
+                        if let Some(at) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
+                            break at + 4;
+                        }
+                        match socket.read(&mut buffer).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => pending.extend_from_slice(&buffer[..n]),
+                        }
+                    };
+                    let head = String::from_utf8_lossy(&pending[..head_end]).to_lowercase();
+                    pending.drain(..head_end);
+                    let answer: &[u8] = if !head.starts_with("get ") && !head.starts_with("post ") {
+                        b"HTTP/1.1 501 Not Implemented\r\ncontent-length: 0\r\n\r\n"
+                    } else if !head.contains("\r\nauthorization:") {
+                        b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\n\r\n"
+                    } else {
+                        let length: usize = head
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length:"))
+                            .and_then(|v| v.trim().parse().ok())
+                            .unwrap_or(0);
+                        while pending.len() < length {
+                            match socket.read(&mut buffer).await {
+                                Ok(0) | Err(_) => return,
+                                Ok(n) => pending.extend_from_slice(&buffer[..n]),
+                            }
+                        }
+                        pending.drain(..length);
+                        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 4\r\n\r\n\"ok\""
+                    };
+                    if socket.write_all(answer).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    format!("http://{address}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_before_the_body_is_read_does_not_spoil_the_cases_next_request() {
+    let case = json!({
+        "id": "w.isolation.unauthenticated", "title": "unauthenticated",
+        "requirements": ["events.poll.cursor-past-end-empty"],
+        "level": "MUST", "surface": "openwop", "timeout_ms": 3000, "steps": [
+            {"request": {"method": "POST", "path": "/seed", "auth": "none", "json": {"a": "b"}}, "expect": [{"status": 401}]},
+            {"request": {"method": "POST", "path": "/seed", "auth": "invalid", "json": {"a": "b"}}, "expect": [{"status": 200}]},
+            {"request": {"path": "/ok", "auth": "invalid"}, "expect": [{"status": 200}]}
+        ]
+    });
+    let case = lint_case("isolation.json", case.to_string().as_bytes())
+        .unwrap()
+        .case;
+    let runner = CaseRunner {
+        driver: HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap(),
+        target: Arc::new(external_target(refuses_before_the_body_host().await)),
+        time_scale: 1.0,
+        proptest_seed: 1,
+        regressions_dir: None,
+    };
+    let execution = tokio::time::timeout(Duration::from_secs(30), runner.run(&case))
+        .await
+        .expect("the harness hung");
+    let (verdict, _) = harness::run::judge(&execution);
+    assert_eq!(verdict, Verdict::Pass, "{execution:#?}");
 }
