@@ -355,27 +355,18 @@ impl CaseRunner {
             state.error = Some(format!("{location}: the target could not be reached"));
             state.stopped = true;
         }
-        if !state.stopped
-            && let Some(outcome) = self.missing_evidence(step, location, &record, state)
-        {
-            // The step's checks depend on a provider behaviour the host never consumed: they
-            // would judge a path the host did not take (or one it could not reach), so none of
-            // them is evaluated and the case is BLOCKED with the cause.
-            state.checks.push(outcome);
-            state.stopped = true;
-            if let Some(id) = &step.id {
-                state.scope.steps.insert(id.clone(), step_view(&record));
-                state.by_id.insert(id.clone(), record.clone());
-            }
-            state.transcript.push(record);
-            return;
-        }
-        // Every refused stream of a `parallel` is one, whether or not an earlier one stopped
-        // the case.
-        if let Some(outcome) = refused_subscription(step, location, &record, state) {
+        // The step's checks depend on a provider behaviour the host never consumed: they would
+        // judge a path the host did not take (or one it could not reach), so none of them is
+        // evaluated and the case is BLOCKED with the cause.
+        let unjudged = (!state.stopped)
+            .then(|| self.missing_evidence(step, location, &record, state))
+            .flatten()
             // The host refused a subscription for resource protection, which the seed allows
             // (the subscriber cases judge the limit itself): what the case wanted to read from
-            // this stream cannot be judged, so the case is not judged from here on.
+            // this stream cannot be judged. Every refused stream of a `parallel` is one,
+            // whether or not an earlier one stopped the case.
+            .or_else(|| refused_subscription(step, location, &record, state));
+        if let Some(outcome) = unjudged {
             state.checks.push(outcome);
             state.stopped = true;
             if let Some(id) = &step.id {

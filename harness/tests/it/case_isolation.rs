@@ -16,10 +16,18 @@ use tokio::net::TcpListener;
 
 use super::raw_host::external_target;
 
-/// A keep-alive host that answers `POST /refuse` 404 without reading its body: the body's
-/// bytes stay in its buffer and begin the next "request" it parses on that connection, which
-/// it answers 501, as a naive server does. Any other request is answered 200 `ok`.
-async fn undrained_body_host() -> String {
+/// What a keep-alive host does with a request head (lowercased): answer at once, leaving any
+/// body unread in its buffer (where it begins the next "request" it parses on that
+/// connection), or read the body first.
+enum Reply {
+    Now(&'static [u8]),
+    AfterTheBody(&'static [u8]),
+}
+
+/// A keep-alive host parsing requests off each connection as a naive server does, answering
+/// each as `reply` says; what it cannot parse as a request (a body it left unread) it answers
+/// 501.
+async fn keep_alive_host(reply: fn(&str) -> Reply) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     tokio::spawn(async move {
@@ -37,14 +45,29 @@ async fn undrained_body_host() -> String {
                             Ok(n) => pending.extend_from_slice(&buffer[..n]),
                         }
                     };
-                    let head = String::from_utf8_lossy(&pending[..head_end]).to_string();
+                    let head = String::from_utf8_lossy(&pending[..head_end]).to_lowercase();
                     pending.drain(..head_end);
-                    let answer: &[u8] = if head.starts_with("POST /refuse ") {
-                        b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n"
-                    } else if head.starts_with("GET ") || head.starts_with("POST ") {
-                        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 4\r\n\r\n\"ok\""
-                    } else {
+                    let answer = if !head.starts_with("get ") && !head.starts_with("post ") {
                         b"HTTP/1.1 501 Not Implemented\r\ncontent-length: 0\r\n\r\n"
+                    } else {
+                        match reply(&head) {
+                            Reply::Now(answer) => answer,
+                            Reply::AfterTheBody(answer) => {
+                                let length: usize = head
+                                    .lines()
+                                    .find_map(|l| l.strip_prefix("content-length:"))
+                                    .and_then(|v| v.trim().parse().ok())
+                                    .unwrap_or(0);
+                                while pending.len() < length {
+                                    match socket.read(&mut buffer).await {
+                                        Ok(0) | Err(_) => return,
+                                        Ok(n) => pending.extend_from_slice(&buffer[..n]),
+                                    }
+                                }
+                                pending.drain(..length);
+                                answer
+                            }
+                        }
                     };
                     if socket.write_all(answer).await.is_err() {
                         return;
@@ -54,6 +77,21 @@ async fn undrained_body_host() -> String {
         }
     });
     format!("http://{address}")
+}
+
+const OK: &[u8] =
+    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 4\r\n\r\n\"ok\"";
+
+/// Answers `POST /refuse` 404 without reading its body; reads every other request whole.
+async fn undrained_body_host() -> String {
+    keep_alive_host(|head| {
+        if head.starts_with("post /refuse ") {
+            Reply::Now(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
+        } else {
+            Reply::AfterTheBody(OK)
+        }
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -91,56 +129,17 @@ async fn a_connection_one_case_spoiled_is_never_another_cases() {
     }
 }
 
-/// A keep-alive host that refuses a request without `Authorization` with 401 before reading
-/// its body, which then begins the next "request" it parses on that connection (answered
-/// 501); a request with credentials is read whole and answered 200.
+/// Refuses a request without `Authorization` with 401 before reading its body; reads one with
+/// credentials whole.
 async fn refuses_before_the_body_host() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let mut pending: Vec<u8> = Vec::new();
-                let mut buffer = [0u8; 8192];
-                loop {
-                    let head_end = loop {
-                        if let Some(at) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
-                            break at + 4;
-                        }
-                        match socket.read(&mut buffer).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => pending.extend_from_slice(&buffer[..n]),
-                        }
-                    };
-                    let head = String::from_utf8_lossy(&pending[..head_end]).to_lowercase();
-                    pending.drain(..head_end);
-                    let answer: &[u8] = if !head.starts_with("get ") && !head.starts_with("post ") {
-                        b"HTTP/1.1 501 Not Implemented\r\ncontent-length: 0\r\n\r\n"
-                    } else if !head.contains("\r\nauthorization:") {
-                        b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\n\r\n"
-                    } else {
-                        let length: usize = head
-                            .lines()
-                            .find_map(|l| l.strip_prefix("content-length:"))
-                            .and_then(|v| v.trim().parse().ok())
-                            .unwrap_or(0);
-                        while pending.len() < length {
-                            match socket.read(&mut buffer).await {
-                                Ok(0) | Err(_) => return,
-                                Ok(n) => pending.extend_from_slice(&buffer[..n]),
-                            }
-                        }
-                        pending.drain(..length);
-                        b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 4\r\n\r\n\"ok\""
-                    };
-                    if socket.write_all(answer).await.is_err() {
-                        return;
-                    }
-                }
-            });
+    keep_alive_host(|head| {
+        if head.contains("\r\nauthorization:") {
+            Reply::AfterTheBody(OK)
+        } else {
+            Reply::Now(b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\n\r\n")
         }
-    });
-    format!("http://{address}")
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

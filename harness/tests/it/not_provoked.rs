@@ -4,36 +4,19 @@
 //! answer took (`answered_in_ms`) decides whether a check applies, never its verdict; a
 //! subscription refused with 429 and `Retry-After` (a subscriber limit) is SKIP, not FAIL.
 
+use std::time::Duration;
+
 use harness::case::lint_case;
 use harness::run::Limits;
 use harness::verdict::Verdict;
 use serde_json::{Value, json};
-use tokio::io::AsyncWriteExt;
-use tokio::net::TcpListener;
 
-use super::raw_host::{judge_on, request_path};
+use super::raw_host::{answering, json_response, judge_on};
 
-/// A host answering every request with `document` (and a stream path that never serves).
+/// A host answering every request with `document`.
 async fn document_host(document: Value) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
     let body = document.to_string();
-    tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            let body = body.clone();
-            tokio::spawn(async move {
-                if request_path(&mut socket).await.is_none() {
-                    return;
-                }
-                let response = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = socket.write_all(response.as_bytes()).await;
-            });
-        }
-    });
-    format!("http://{address}")
+    answering(Duration::ZERO, move |_| json_response("200 OK", "", &body)).await
 }
 
 /// Reads `/doc` and judges `/channel` only when the host declares it; then, with `follow`,
@@ -97,30 +80,6 @@ async fn a_host_value_that_makes_no_path_blocks_the_case_without_an_error() {
     );
 }
 
-/// A host answering every request with `document` after `delay`.
-async fn slow_document_host(document: Value, delay: std::time::Duration) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let body = document.to_string();
-    tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            let body = body.clone();
-            tokio::spawn(async move {
-                if request_path(&mut socket).await.is_none() {
-                    return;
-                }
-                tokio::time::sleep(delay).await;
-                let response = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = socket.write_all(response.as_bytes()).await;
-            });
-        }
-    });
-    format!("http://{address}")
-}
-
 /// Judges `/status` is `timeout` only on an answer that took at least `ran_ms`: the premise that
 /// the work ran that long (`w.heartbeat.tick-seam-overrun`'s reading of an overrun).
 async fn judge_overrun(delay_ms: u64, ran_ms: u64) -> (Verdict, harness::run::CaseExecution) {
@@ -138,10 +97,9 @@ async fn judge_overrun(delay_ms: u64, ran_ms: u64) -> (Verdict, harness::run::Ca
     let case = lint_case("overrun.json", case.to_string().as_bytes())
         .unwrap()
         .case;
-    let host = slow_document_host(
-        json!({"status": "ok"}),
-        std::time::Duration::from_millis(delay_ms),
-    )
+    let host = answering(Duration::from_millis(delay_ms), |_| {
+        json_response("200 OK", "", r#"{"status":"ok"}"#)
+    })
     .await;
     judge_on(&case, host, Limits::default()).await
 }
@@ -159,28 +117,18 @@ async fn how_long_an_answer_took_is_a_premise_not_a_verdict() {
 /// A host refusing every subscription with 429 and `Retry-After` (a subscriber limit for
 /// resource protection) and serving everything else.
 async fn subscriber_limited_host() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let Some(path) = request_path(&mut socket).await else {
-                    return;
-                };
-                let response = if path.starts_with("/events") {
-                    let body = r#"{"error":"rate_limited","message":"one subscriber per run"}"#;
-                    format!(
-                        "HTTP/1.1 429 Too Many Requests\r\nretry-after: 1\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                        body.len()
-                    )
-                } else {
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}".to_string()
-                };
-                let _ = socket.write_all(response.as_bytes()).await;
-            });
+    answering(Duration::ZERO, |path| {
+        if path.starts_with("/events") {
+            json_response(
+                "429 Too Many Requests",
+                "retry-after: 1\r\n",
+                r#"{"error":"rate_limited","message":"one subscriber per run"}"#,
+            )
+        } else {
+            json_response("200 OK", "", "{}")
         }
-    });
-    format!("http://{address}")
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

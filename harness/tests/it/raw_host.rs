@@ -9,8 +9,8 @@ use harness::case::Case;
 use harness::run::{CaseExecution, CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::target::Target;
 use harness::verdict::Verdict;
-use tokio::io::AsyncReadExt;
-use tokio::net::TcpStream;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
 
 /// Reads a request head off the socket and returns its path (`None` when the peer closed
 /// before the head was complete).
@@ -25,6 +25,39 @@ pub async fn request_path(socket: &mut TcpStream) -> Option<String> {
     }
     let head = String::from_utf8_lossy(&buffer[..read]).to_string();
     Some(head.split_whitespace().nth(1).unwrap_or("/").to_string())
+}
+
+/// A host answering each request (one per connection) with what `respond` makes of its path,
+/// `delay` after reading it.
+pub async fn answering(
+    delay: Duration,
+    respond: impl Fn(&str) -> String + Send + Sync + 'static,
+) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let respond = Arc::new(respond);
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let respond = Arc::clone(&respond);
+            tokio::spawn(async move {
+                let Some(path) = request_path(&mut socket).await else {
+                    return;
+                };
+                tokio::time::sleep(delay).await;
+                let _ = socket.write_all(respond(&path).as_bytes()).await;
+            });
+        }
+    });
+    format!("http://{address}")
+}
+
+/// A whole HTTP/1.1 response closing its connection: `status` (`200 OK`), extra header lines
+/// (each ending in CRLF), a JSON body.
+pub fn json_response(status: &str, headers: &str, body: &str) -> String {
+    format!(
+        "HTTP/1.1 {status}\r\n{headers}content-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
 }
 
 /// An external target at `base_url` with nothing configured.
