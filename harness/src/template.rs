@@ -22,7 +22,9 @@
 //! Filters: `path` (a tenant-bound id encoded for a URL path segment, `/` → `~2F`), `pct`
 //! (the same id percent-encoded, `/` → `%2F`), `segment` (any string percent-encoded as one URL
 //! path segment: every byte outside RFC 3986's unreserved set), `json` (the value as JSON
-//! text), `len`, `or:TEXT` (the text when the path has no value: a default the seed states,
+//! text), `len`, `times:N` (an integer times `N`: a window of `N` intervals,
+//! `${target.heartbeat_interval_ms|times:3 + 2000}`), `or:TEXT` (the text when the path has no
+//! value: a default the seed states,
 //! e.g. `${steps.discovery.body.heartbeat.deliveryChannel|or:/host/events}`).
 //! A string that is exactly one expression becomes the value itself (a number stays a number);
 //! otherwise values are interpolated as text. An array of two or more lone `${provider.<role>}`
@@ -262,11 +264,15 @@ fn parse(expression: &str) -> Result<Parsed, TemplateError> {
     let path_text = parts.next().unwrap_or_default().trim();
     let filters: Vec<String> = parts.map(|f| f.trim().to_string()).collect();
     for filter in &filters {
+        let times = filter
+            .strip_prefix("times:")
+            .is_some_and(|n| n.trim().parse::<i64>().is_ok());
         if !matches!(filter.as_str(), "path" | "pct" | "segment" | "json" | "len")
             && !filter.starts_with("or:")
+            && !times
         {
             return Err(syntax(
-                "unknown filter (path, pct, segment, json, len, or:TEXT)",
+                "unknown filter (path, pct, segment, json, len, times:N, or:TEXT)",
             ));
         }
     }
@@ -413,7 +419,16 @@ fn apply_filter(expression: &str, filter: &str, value: Value) -> Result<Value, T
             Value::Object(o) => o.len(),
             _ => return Err(missing("`len` needs an array, string or object")),
         }),
-        _ => unreachable!("filters are checked at parse time"),
+        times => {
+            let n: i64 = times
+                .strip_prefix("times:")
+                .and_then(|n| n.trim().parse().ok())
+                .expect("filters are checked at parse time");
+            let base = value
+                .as_i64()
+                .ok_or_else(|| missing("`times` needs an integer"))?;
+            Value::from(base.saturating_mul(n))
+        }
     })
 }
 
@@ -581,6 +596,22 @@ mod tests {
             s.expand_str("${steps.create.events|len}").unwrap(),
             json!(2)
         );
+    }
+
+    #[test]
+    fn an_integer_may_be_multiplied_before_its_offset() {
+        let mut s = Scope::default();
+        s.target.insert("interval".into(), json!(1500));
+        assert_eq!(
+            s.expand_str("${target.interval|times:3 + 2000}").unwrap(),
+            json!(6500)
+        );
+        assert!(s.expand_str("${target.interval|times:x}").is_err());
+        s.target.insert("text".into(), json!("slow"));
+        assert!(matches!(
+            s.expand_str("${target.text|times:2}"),
+            Err(TemplateError::Missing(..))
+        ));
     }
 
     #[test]
