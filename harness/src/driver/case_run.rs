@@ -761,10 +761,7 @@ fn refused_subscription(
         return None;
     }
     let response = record.exchanges.last()?.response.as_ref()?;
-    let retry_after = response
-        .headers
-        .iter()
-        .find(|h| h.name.eq_ignore_ascii_case("retry-after"))?;
+    let retry_after = response.header("retry-after")?;
     (response.status == 429).then(|| CheckOutcome {
         check: "implicit:subscriber-limit".into(),
         location: location.to_string(),
@@ -774,10 +771,10 @@ fn refused_subscription(
         verdict: Verdict::Skip,
         message: format!(
             "not judged: the host refused the subscription of step `{}` with 429 and Retry-After: {} (a subscriber limit for resource protection, which the seed allows; w.subscribers.several-per-run judges it), so the case met fewer subscribers of one run at once than it needs",
-            record.step, retry_after.value
+            record.step, retry_after
         ),
         expected: Some("the subscription served".into()),
-        actual: Some(format!("429, Retry-After: {}", retry_after.value)),
+        actual: Some(format!("429, Retry-After: {retry_after}")),
     })
 }
 
