@@ -106,15 +106,12 @@ fn well_formed_cursor() -> impl proptest::strategy::Strategy<Value = String> {
     ]
 }
 
-/// The largest integer a JSON number holds exactly.
-const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
-
 fn safe_well_formed_cursor() -> impl proptest::strategy::Strategy<Value = String> {
     prop_oneof![
         (0u64..64).prop_map(|n| n.to_string()),
         (1000u64..u32::MAX as u64).prop_map(|n| n.to_string()),
-        (u32::MAX as u64..=MAX_SAFE_INTEGER).prop_map(|n| n.to_string()),
-        Just(MAX_SAFE_INTEGER.to_string()),
+        (u32::MAX as u64..=spec::openwop::MAX_EXACT_CURSOR).prop_map(|n| n.to_string()),
+        Just(spec::openwop::MAX_EXACT_CURSOR.to_string()),
     ]
 }
 
@@ -428,7 +425,7 @@ mod tests {
         }
         for value in sample(Strategy::SafeWellFormedCursor, 200) {
             let cursor: u64 = value.as_str().unwrap().parse().unwrap();
-            assert!(cursor <= MAX_SAFE_INTEGER, "{cursor}");
+            assert!(cursor <= spec::openwop::MAX_EXACT_CURSOR, "{cursor}");
         }
     }
 

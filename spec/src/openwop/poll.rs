@@ -5,6 +5,11 @@ use serde::{Deserialize, Serialize};
 
 use super::run_event::RunEventDoc;
 
+/// The largest cursor a JSON number holds exactly, 2^53 - 1: a host reading cursors (poll's
+/// `afterSequence`, a stream's `Last-Event-ID`) as JSON numbers may refuse larger ones as not
+/// well-formed (open point `w.cursor.range`); the chapter itself bounds no cursor.
+pub const MAX_EXACT_CURSOR: u64 = (1 << 53) - 1;
+
 /// The closed poll response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

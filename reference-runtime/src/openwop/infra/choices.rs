@@ -150,14 +150,11 @@ pub enum CursorRange {
 }
 
 impl CursorRange {
-    /// The largest cursor a host reading JSON numbers holds exactly (2^53 - 1).
-    const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
-
     /// Whether the host reads `cursor` (a well-formed one, saturated at `u64::MAX`).
     pub(crate) fn admits(self, cursor: u64) -> bool {
         match self {
             CursorRange::Any => true,
-            CursorRange::SafeInteger => cursor <= Self::MAX_SAFE_INTEGER,
+            CursorRange::SafeInteger => cursor <= spec::openwop::MAX_EXACT_CURSOR,
         }
     }
 }
