@@ -148,14 +148,14 @@ enum Sink {
     Host,
     /// One subscription (a per-subscription heartbeat's instance).
     Subscription(mpsc::UnboundedSender<SseFrame>),
-    /// The host channel, and the answer of the tick seam's request: `(type, message)` for each
-    /// message, and `(RUN_ENQUEUED, run id)` for each run the tick created.
-    HostAndAnswer(Arc<Mutex<Vec<(String, Value)>>>),
+    /// The host channel, and the answer of the tick seam's request (its messages and the runs
+    /// the tick created).
+    HostAndAnswer(Arc<Mutex<RequestedTick>>),
 }
 
 /// What one tick on request did: the messages it emitted, or that it was skipped because the
 /// prior evaluation of the same heartbeat was still running.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct RequestedTick {
     /// The tick fell while the prior evaluation ran: nothing was evaluated.
     pub(crate) skipped: bool,
@@ -165,6 +165,17 @@ pub(crate) struct RequestedTick {
     pub(crate) state_changed: Vec<Value>,
     /// The ids of the runs it created (upstream's seam: `enqueuedRuns`).
     pub(crate) enqueued_runs: Vec<String>,
+}
+
+impl RequestedTick {
+    /// Records a message the tick emitted, by its type.
+    fn record(&mut self, event_type: &str, message: Value) {
+        match event_type {
+            "heartbeat.evaluated" => self.evaluated.push(message),
+            "heartbeat.stateChanged" => self.state_changed.push(message),
+            _ => {}
+        }
+    }
 }
 
 /// One tick of the heartbeat `heartbeat_id`, on request (upstream's tick seam): its predicate
@@ -187,12 +198,10 @@ pub(crate) async fn tick_on_request(
     if !state.requested_ticks.start(heartbeat_id) {
         return RequestedTick {
             skipped: true,
-            evaluated: Vec::new(),
-            state_changed: Vec::new(),
-            enqueued_runs: Vec::new(),
+            ..RequestedTick::default()
         };
     }
-    let answer = Arc::new(Mutex::new(Vec::new()));
+    let answer = Arc::new(Mutex::new(RequestedTick::default()));
     let beat = Arc::new(Heartbeat {
         id: heartbeat_id.to_string(),
         config: HeartbeatConfig {
@@ -211,30 +220,11 @@ pub(crate) async fn tick_on_request(
     });
     evaluate(Arc::clone(state), Arc::clone(&beat)).await;
     state.requested_ticks.finish(heartbeat_id);
-    let messages = std::mem::take(&mut *answer.lock().unwrap_or_else(|p| p.into_inner()));
-    let of = |wanted: &str| -> Vec<Value> {
-        messages
-            .iter()
-            .filter(|(event_type, _)| event_type == wanted)
-            .map(|(_, message)| message.clone())
-            .collect()
-    };
-    RequestedTick {
-        skipped: false,
-        evaluated: of("heartbeat.evaluated"),
-        state_changed: of("heartbeat.stateChanged"),
-        enqueued_runs: of(RUN_ENQUEUED)
-            .iter()
-            .filter_map(|id| id.as_str().map(str::to_string))
-            .collect(),
-    }
+    std::mem::take(&mut *answer.lock().unwrap_or_else(|p| p.into_inner()))
 }
 
 /// The workflow of the runs a requested tick's heartbeat asks for (seeded in both catalogues).
 const REQUESTED_TICK_WORKFLOW: &str = "conformance-noop";
-
-/// The answer's record of a run the tick created (never published: the tick seam counts it).
-const RUN_ENQUEUED: &str = "run.enqueued";
 
 /// Where a heartbeat's prior state lives.
 enum PriorState {
@@ -427,7 +417,7 @@ async fn evaluate(state: Arc<WState>, beat: Arc<Heartbeat>) {
             Ok(run_id) => {
                 if let Sink::HostAndAnswer(answer) = &beat.sink {
                     let mut answer = answer.lock().unwrap_or_else(|p| p.into_inner());
-                    answer.push((RUN_ENQUEUED.to_string(), json!(run_id)));
+                    answer.enqueued_runs.push(run_id);
                 }
             }
             Err(error) => {
@@ -523,7 +513,7 @@ fn publish(
             answer
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .push((event.event_type.clone(), event.payload.clone()));
+                .record(&event.event_type, event.payload.clone());
             state.host_events.publish(&beat.id, &event, framing);
         }
         Sink::Subscription(frames) => {
