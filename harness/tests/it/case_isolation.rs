@@ -4,17 +4,14 @@
 //! request without credentials, which hosts often refuse before reading its body, ends its
 //! connection, so it does not spoil its own case's next request either.
 
-use std::sync::Arc;
-use std::time::Duration;
-
 use harness::case::lint_case;
-use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
+use harness::run::Limits;
 use harness::verdict::Verdict;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use super::raw_host::external_target;
+use super::raw_host::{judge_on, judge_with, runner_for};
 
 /// What a keep-alive host does with a request head (lowercased): answer at once, leaving any
 /// body unread in its buffer (where it begins the next "request" it parses on that
@@ -113,18 +110,10 @@ async fn a_connection_one_case_spoiled_is_never_another_cases() {
         "w.isolation.victim",
         json!({"request": {"path": "/ok"}, "expect": [{"status": 200}]}),
     );
-    let runner = CaseRunner {
-        driver: HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap(),
-        target: Arc::new(external_target(undrained_body_host().await)),
-        time_scale: 1.0,
-        proptest_seed: 1,
-        regressions_dir: None,
-    };
+    // One runner for both cases, as a run shares one: each case still gets its own connections.
+    let runner = runner_for(undrained_body_host().await, Limits::default());
     for (case, want) in [(&spoiler, Verdict::Pass), (&victim, Verdict::Pass)] {
-        let execution = tokio::time::timeout(Duration::from_secs(30), runner.run(case))
-            .await
-            .expect("the harness hung");
-        let (verdict, _) = harness::run::judge(&execution);
+        let (verdict, execution) = judge_with(&runner, case).await;
         assert_eq!(verdict, want, "{}: {execution:#?}", case.id);
     }
 }
@@ -156,16 +145,11 @@ async fn a_refusal_before_the_body_is_read_does_not_spoil_the_cases_next_request
     let case = lint_case("isolation.json", case.to_string().as_bytes())
         .unwrap()
         .case;
-    let runner = CaseRunner {
-        driver: HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap(),
-        target: Arc::new(external_target(refuses_before_the_body_host().await)),
-        time_scale: 1.0,
-        proptest_seed: 1,
-        regressions_dir: None,
-    };
-    let execution = tokio::time::timeout(Duration::from_secs(30), runner.run(&case))
-        .await
-        .expect("the harness hung");
-    let (verdict, _) = harness::run::judge(&execution);
+    let (verdict, execution) = judge_on(
+        &case,
+        refuses_before_the_body_host().await,
+        Limits::default(),
+    )
+    .await;
     assert_eq!(verdict, Verdict::Pass, "{execution:#?}");
 }

@@ -77,19 +77,28 @@ pub fn external_target(base_url: String) -> Target {
     }
 }
 
-/// Runs `case` against the host at `base_url` with the driver's `limits`, and judges it. A
-/// liveness guard far above any case's budget fails the test if the harness hangs.
-pub async fn judge_on(case: &Case, base_url: String, limits: Limits) -> (Verdict, CaseExecution) {
-    let runner = CaseRunner {
+/// A runner for the host at `base_url`, its driver reading within `limits`.
+pub fn runner_for(base_url: String, limits: Limits) -> CaseRunner {
+    CaseRunner {
         driver: HttpDriver::new(&ClientOptions::default(), limits).unwrap(),
         target: Arc::new(external_target(base_url)),
         time_scale: 1.0,
         proptest_seed: 1,
         regressions_dir: None,
-    };
+    }
+}
+
+/// Runs `case` with `runner` and judges it. A liveness guard far above any case's budget fails
+/// the test if the harness hangs.
+pub async fn judge_with(runner: &CaseRunner, case: &Case) -> (Verdict, CaseExecution) {
     let execution = tokio::time::timeout(Duration::from_secs(60), runner.run(case))
         .await
         .expect("the harness hung");
     let (verdict, _) = harness::run::judge(&execution);
     (verdict, execution)
+}
+
+/// Runs `case` against the host at `base_url` with the driver's `limits`, and judges it.
+pub async fn judge_on(case: &Case, base_url: String, limits: Limits) -> (Verdict, CaseExecution) {
+    judge_with(&runner_for(base_url, limits), case).await
 }
