@@ -369,6 +369,8 @@ defects! {
         "An evaluation stopped at maxRuntimeMs is reported with status error instead of timeout."),
     WHeartbeatMaxRuntimeIgnored => ("w-heartbeat-max-runtime-ignored", "W", Other, "events.heartbeat.bound-by-max-runtime",
         "An evaluation is not bounded by maxRuntimeMs: an overrun runs to completion and reports ok."),
+    WHeartbeatMaxRuntimeOverRunCeiling => ("w-heartbeat-max-runtime-over-run-ceiling", "W", Other, "events.heartbeat.max-runtime-capped-by-max-run-duration",
+        "Discovery advertises heartbeat.maxRuntimeMs a second past limits.maxRunDurationMs: the evaluation budget is not capped by the run ceiling."),
     WHeartbeatIntervalBelowMin => ("w-heartbeat-interval-below-min", "W", Other, "events.heartbeat.interval-at-least-min",
         "Heartbeats tick twice per configured interval, below minIntervalSec."),
     WHeartbeatPriorStateNotPassed => ("w-heartbeat-prior-state-not-passed", "W", Other, "events.heartbeat.pass-prior-state",

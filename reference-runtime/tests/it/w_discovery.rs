@@ -78,3 +78,20 @@ async fn a_facet_the_family_does_not_admit_is_refused_by_the_schema() {
         "a record without a facet its family requires is refused"
     );
 }
+
+#[tokio::test]
+async fn the_run_ceiling_is_advertised_when_set_and_caps_the_heartbeat_budget() {
+    let doc = discovery(OpenWopConfig::default()).await;
+    validate_doc(Published::Discovery, &doc);
+    assert_eq!(doc["limits"]["maxRunDurationMs"], 600_000);
+    assert!(
+        doc["heartbeat"]["maxRuntimeMs"].as_u64().unwrap() <= 600_000,
+        "maxRuntimeMs is capped by limits.maxRunDurationMs"
+    );
+    let none = discovery(OpenWopConfig {
+        max_run_duration_ms: 0,
+        ..OpenWopConfig::default()
+    })
+    .await;
+    assert!(none["limits"].get("maxRunDurationMs").is_none());
+}

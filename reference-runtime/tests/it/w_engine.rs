@@ -513,3 +513,46 @@ async fn defects_are_off_unless_switched_on() {
         "the switched-on defect shows"
     );
 }
+
+/// A host whose runs may take at most `ceiling_ms`.
+async fn host_with_ceiling(ceiling_ms: u64) -> Host {
+    let mut config = OpenWopConfig {
+        max_run_duration_ms: ceiling_ms,
+        ..OpenWopConfig::default()
+    };
+    config.heartbeat.max_runtime_ms = ceiling_ms;
+    host_with(config, &[]).await
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_run_past_its_ceiling_fails_with_cap_breached_and_run_timeout() {
+    let host = host_with_ceiling(1000).await;
+    let run_id = host
+        .create(json!({"workflowId": "conformance-delay", "inputs": {"delayMs": 20_000}}))
+        .await;
+    let log = host.finished_log(&run_id).await;
+    check_log(&log, &run_id);
+    assert_eq!(
+        types(&log),
+        ["run.started", "node.started", "cap.breached", "run.failed"]
+    );
+    let breached = &log[2]["payload"];
+    assert_eq!(breached["kind"], "run-duration");
+    assert_eq!(breached["limit"], 1000);
+    assert!(breached["observed"].as_u64().unwrap() >= 1000);
+    assert_eq!(log[3]["payload"]["error"]["code"], "run_timeout");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_run_within_its_ceiling_is_untouched() {
+    let host = host_with_ceiling(1000).await;
+    let run_id = host
+        .create(json!({"workflowId": "conformance-delay", "inputs": {"delayMs": 900}}))
+        .await;
+    let log = host.finished_log(&run_id).await;
+    check_log(&log, &run_id);
+    assert_eq!(
+        types(&log).last().map(String::as_str),
+        Some("run.completed")
+    );
+}

@@ -116,12 +116,22 @@ pub(super) fn rewrites_discovery(rewrites: &WireRewrites) -> bool {
         || rewrites.reliability_list_overlisted()
         || rewrites.currency_not_iso()
         || rewrites.host_channel_address_object()
+        || rewrites.heartbeat_budget_over_run_ceiling()
 }
 
 /// The discovery document as the rewrites say: `envelopes.reliability.events` without
 /// `envelope.refusal` or with an event never emitted, `providerUsage.currency` not ISO 4217,
-/// `heartbeat.deliveryChannel` an object around the address.
+/// `heartbeat.deliveryChannel` an object around the address, `heartbeat.maxRuntimeMs` a second
+/// past `limits.maxRunDurationMs`.
 pub(super) fn discovery(document: &mut Value, rewrites: &WireRewrites) {
+    if rewrites.heartbeat_budget_over_run_ceiling()
+        && let Some(ceiling) = document
+            .pointer("/limits/maxRunDurationMs")
+            .and_then(Value::as_u64)
+        && let Some(budget) = document.pointer_mut("/heartbeat/maxRuntimeMs")
+    {
+        *budget = json!(ceiling + 1000);
+    }
     if rewrites.host_channel_address_object()
         && let Some(channel) = document.pointer_mut("/heartbeat/deliveryChannel")
     {
@@ -202,6 +212,15 @@ mod tests {
             wrapped["heartbeat"]["deliveryChannel"],
             json!({ "address": "/host/events" })
         );
+        let mut uncapped = json!({
+            "heartbeat": { "maxRuntimeMs": 30_000 },
+            "limits": { "maxRunDurationMs": 600_000 },
+        });
+        discovery(
+            &mut uncapped,
+            &rewrites(Defect::WHeartbeatMaxRuntimeOverRunCeiling),
+        );
+        assert_eq!(uncapped["heartbeat"]["maxRuntimeMs"], json!(601_000));
         let refusal =
             json!({ "error": "unsupported_stream_mode", "details": { "supported": ["updates"] } });
         let mut missing = refusal.clone();

@@ -46,6 +46,7 @@ decisions! {
         reliability_list_overlisted => WReliabilityEventsOverlisted,
         poll_honours_last_sequence => WPollHonoursLastSequence,
         host_channel_address_object => WHostChannelAddressObject,
+        heartbeat_budget_over_run_ceiling => WHeartbeatMaxRuntimeOverRunCeiling,
         // Surface W: the era-2 seed seam's rows.
         era2_drops_silently => WEra2SilentDrop,
     }

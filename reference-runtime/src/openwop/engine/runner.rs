@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value, json};
 use spec::openwop::payloads::{
-    ErrorObject, NodeCompleted, NodeFailed, NodeStarted, RunCompleted, RunFailed,
+    CapBreached, ErrorObject, NodeCompleted, NodeFailed, NodeStarted, RunCompleted, RunFailed,
 };
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -27,7 +27,7 @@ use super::workflow::{NodeDef, NodeKind, delay_ms};
 /// Starts a run's task.
 pub(crate) fn spawn(ctx: RunContext) {
     tokio::spawn(async move {
-        run(&ctx).await;
+        run_within_ceiling(&ctx).await;
         ctx.env.live.finish(ctx.run_id());
     });
 }
@@ -39,7 +39,7 @@ pub(crate) fn spawn_after_started(ctx: RunContext, started: Value) {
     tokio::spawn(async move {
         tokio::time::sleep(RUN_STARTED_DELAY).await;
         match ctx.recorder.record("run.started", None, started) {
-            Ok(_) => run(&ctx).await,
+            Ok(_) => run_within_ceiling(&ctx).await,
             Err(error) => tracing::info!(%error, "a run ended before its run.started"),
         }
         ctx.env.live.finish(ctx.run_id());
@@ -50,8 +50,47 @@ pub(crate) fn spawn_after_started(ctx: RunContext, started: Value) {
 /// appends `run.started`.
 const RUN_STARTED_DELAY: std::time::Duration = std::time::Duration::from_millis(20);
 
-async fn run(ctx: &RunContext) {
+/// Runs the workflow within the host's run ceiling (`limits.maxRunDurationMs`): a run still going
+/// when it passes is stopped where it waits and fails with `cap.breached {kind: run-duration}`
+/// then `run.failed` with error `run_timeout` (upstream's capabilities schema: "Breach emits
+/// `cap.breached { kind: 'run-duration' }` + error `run_timeout`").
+async fn run_within_ceiling(ctx: &RunContext) {
     let started = Instant::now();
+    let Some(ceiling) = ctx.env.config.run_duration_ceiling() else {
+        return run(ctx, started).await;
+    };
+    if tokio::time::timeout(ceiling, run(ctx, started))
+        .await
+        .is_ok()
+    {
+        return;
+    }
+    let observed = elapsed_ms(started);
+    let breached = CapBreached {
+        kind: "run-duration".into(),
+        limit: json!(ceiling.as_millis()),
+        observed: json!(observed),
+        node_id: None,
+    };
+    // A run that ended on its own (or was cancelled) at the ceiling keeps its terminal event:
+    // the log refuses both appends.
+    if ctx.record("cap.breached", None, json!(breached)).is_err() {
+        return;
+    }
+    let failed = RunFailed {
+        error: ErrorObject {
+            code: "run_timeout".into(),
+            message: format!("the run passed its ceiling of {} ms", ceiling.as_millis()),
+            details: None,
+            retryable: Some(false),
+        },
+        failed_node_id: None,
+        duration_ms: Some(observed),
+    };
+    let _ = ctx.record("run.failed", None, json!(failed));
+}
+
+async fn run(ctx: &RunContext, started: Instant) {
     if ctx.env.config.choices.upstream_contradictions == UpstreamContradictions::OtherSide
         && record_negotiation(ctx).is_err()
     {

@@ -118,12 +118,7 @@ pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
         })),
         "heartbeat": record("witnessable-gated", heartbeat_facets(config)),
         "scheduling": record("claims-check", scheduling_facets()),
-        "limits": record("claims-check", json!({
-            "clarificationRounds": 0,
-            "schemaRounds": config.envelopes.schema_rounds,
-            "envelopesPerTurn": 1,
-            "maxRequestBodyBytes": MAX_BODY_BYTES,
-        })),
+        "limits": record("claims-check", limits_facets(config)),
     });
     if config.choices.usage_currency == crate::openwop::infra::choices::UsageCurrency::Omitted
         && let Some(usage) = document
@@ -138,6 +133,22 @@ pub(crate) fn document(config: &OpenWopConfig, fixtures: Vec<String>) -> Value {
         families.remove("providerUsage");
     }
     document
+}
+
+/// The `limits` record's facets: the envelope limits, the request body ceiling and, when the
+/// host sets one, each run's wall-clock ceiling (`maxRunDurationMs`, which also caps
+/// `heartbeat.maxRuntimeMs`).
+fn limits_facets(config: &OpenWopConfig) -> Value {
+    let mut facets = json!({
+        "clarificationRounds": 0,
+        "schemaRounds": config.envelopes.schema_rounds,
+        "envelopesPerTurn": 1,
+        "maxRequestBodyBytes": MAX_BODY_BYTES,
+    });
+    if config.max_run_duration_ms > 0 {
+        facets["maxRunDurationMs"] = json!(config.max_run_duration_ms);
+    }
+    facets
 }
 
 /// The `scheduling` record's facets: of the four upstream's `scheduling` record admits (`cron`,

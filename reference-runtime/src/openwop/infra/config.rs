@@ -64,6 +64,7 @@ pub const MAX_KEEP_ALIVE_SECS: u64 = 30;
 /// | `keep_alive_secs` | 15 (1–30) |
 /// | `max_subscribers_per_run` | 64 concurrent event streams per run (0 = unlimited) |
 /// | `subscriber_retry_after_secs` | 1 (the `Retry-After` of the 429) |
+/// | `max_run_duration_ms` | 600 000 (each run's wall-clock ceiling, advertised as `limits.maxRunDurationMs`; 0 = none) |
 /// | `public_base_url` | none: `eventsUrl`/`statusUrl` use `http://<Host header>` |
 /// | `heartbeat.min_interval_sec` | 1 |
 /// | `heartbeat.max_runtime_ms` | 30 000 (the cap on every heartbeat's `max_runtime_ms`) |
@@ -119,6 +120,12 @@ pub struct OpenWopConfig {
     pub max_subscribers_per_run: usize,
     /// `Retry-After` seconds of the subscriber-limit 429.
     pub subscriber_retry_after_secs: u64,
+    /// Each run's wall-clock ceiling in milliseconds (at least 1000), advertised as
+    /// `limits.maxRunDurationMs` and enforced: a run still going when it passes fails with
+    /// `cap.breached {kind: run-duration}` and error `run_timeout` (upstream's capabilities
+    /// schema). It caps `heartbeat.max_runtime_ms` (the chapter). `0` sets no ceiling and
+    /// advertises none.
+    pub max_run_duration_ms: u64,
     /// Absolute base URL for `eventsUrl`/`statusUrl` (e.g. `https://host.example`); when unset,
     /// `http://<Host header>`.
     pub public_base_url: Option<String>,
@@ -149,6 +156,7 @@ impl Default for OpenWopConfig {
             keep_alive_secs: 15,
             max_subscribers_per_run: 64,
             subscriber_retry_after_secs: 1,
+            max_run_duration_ms: DEFAULT_MAX_RUN_DURATION_MS,
             public_base_url: None,
             heartbeat: HeartbeatSettings::default(),
             scheduling: SchedulingSettings::default(),
@@ -368,7 +376,20 @@ pub struct CreateRunOnTransition {
 #[error("invalid [openwop] configuration: {0}")]
 pub struct ConfigError(pub String);
 
+/// The default run ceiling, `max_run_duration_ms` (ten minutes, the figure upstream's host
+/// advertises).
+pub const DEFAULT_MAX_RUN_DURATION_MS: u64 = 600_000;
+
+/// The smallest run ceiling upstream's `limits.maxRunDurationMs` admits.
+pub const MIN_RUN_DURATION_MS: u64 = 1000;
+
 impl OpenWopConfig {
+    /// Each run's wall-clock ceiling, when the host sets one.
+    pub fn run_duration_ceiling(&self) -> Option<std::time::Duration> {
+        (self.max_run_duration_ms > 0)
+            .then(|| std::time::Duration::from_millis(self.max_run_duration_ms))
+    }
+
     /// Checks every range the chapter and this host impose. That every advertised envelope kind
     /// is one the envelope catalog holds a schema for is checked where the catalog is known, by
     /// the runtime's [`crate::config::Config::validate`].
@@ -406,6 +427,18 @@ impl OpenWopConfig {
         let hb = &self.heartbeat;
         if hb.min_interval_sec == 0 {
             return fail("heartbeat.min_interval_sec must be at least 1".to_string());
+        }
+        let ceiling = self.max_run_duration_ms;
+        if ceiling > 0 && ceiling < MIN_RUN_DURATION_MS {
+            return fail(format!(
+                "max_run_duration_ms must be 0 (none) or at least {MIN_RUN_DURATION_MS}"
+            ));
+        }
+        if ceiling > 0 && hb.max_runtime_ms > ceiling {
+            return fail(
+                "heartbeat.max_runtime_ms must not exceed max_run_duration_ms (the chapter caps maxRuntimeMs by limits.maxRunDurationMs)"
+                    .to_string(),
+            );
         }
         let lists = [
             ("heartbeat.heartbeats", &hb.heartbeats),
@@ -523,6 +556,7 @@ struct RawOpenWopConfig {
     keep_alive_secs: u64,
     max_subscribers_per_run: usize,
     subscriber_retry_after_secs: u64,
+    max_run_duration_ms: u64,
     public_base_url: Option<String>,
     heartbeat: HeartbeatSettings,
     scheduling: SchedulingSettings,
@@ -543,6 +577,7 @@ impl Default for RawOpenWopConfig {
             keep_alive_secs: d.keep_alive_secs,
             max_subscribers_per_run: d.max_subscribers_per_run,
             subscriber_retry_after_secs: d.subscriber_retry_after_secs,
+            max_run_duration_ms: d.max_run_duration_ms,
             public_base_url: d.public_base_url,
             heartbeat: d.heartbeat,
             scheduling: d.scheduling,
@@ -566,6 +601,7 @@ impl TryFrom<RawOpenWopConfig> for OpenWopConfig {
             keep_alive_secs: raw.keep_alive_secs,
             max_subscribers_per_run: raw.max_subscribers_per_run,
             subscriber_retry_after_secs: raw.subscriber_retry_after_secs,
+            max_run_duration_ms: raw.max_run_duration_ms,
             public_base_url: raw.public_base_url,
             heartbeat: raw.heartbeat,
             scheduling: raw.scheduling,
@@ -611,6 +647,24 @@ mod tests {
         let ok = below_min.replace("interval_sec = 1", "interval_sec = 5");
         let config: OpenWopConfig = toml::from_str(&ok).unwrap();
         assert_eq!(config.heartbeat.heartbeats[0].interval_sec, 5);
+    }
+
+    #[test]
+    fn the_run_ceiling_has_upstreams_floor_and_caps_the_heartbeat_budget() {
+        for refused in ["max_run_duration_ms = 999", "max_run_duration_ms = 20000"] {
+            assert!(
+                toml::from_str::<OpenWopConfig>(refused).is_err(),
+                "{refused}: below 1000, or under heartbeat.max_runtime_ms (30 000)"
+            );
+        }
+        for accepted in ["max_run_duration_ms = 0", "max_run_duration_ms = 30000"] {
+            assert!(
+                toml::from_str::<OpenWopConfig>(accepted).is_ok(),
+                "{accepted}"
+            );
+        }
+        let lowered = "max_run_duration_ms = 1000\n[heartbeat]\nmax_runtime_ms = 1000";
+        assert!(toml::from_str::<OpenWopConfig>(lowered).is_ok());
     }
 
     #[test]
