@@ -104,6 +104,7 @@ defect_table! {
         w_heartbeat_queues_overlapping_ticks: WHeartbeatQueuesOverlappingTicks => w_heartbeats::overlapping_ticks_skipped, w_heartbeats::busy();
         w_heartbeat_no_timeout_status: WHeartbeatNoTimeoutStatus => w_heartbeats::overrun_status_timeout, w_heartbeats::overrun();
         w_heartbeat_max_runtime_ignored: WHeartbeatMaxRuntimeIgnored => w_heartbeats::bounded_by_max_runtime, w_heartbeats::overrun();
+        w_heartbeat_max_runtime_over_run_ceiling: WHeartbeatMaxRuntimeOverRunCeiling => w_heartbeats::budget_within_run_ceiling, OpenWopConfig::default();
         w_heartbeat_interval_below_min: WHeartbeatIntervalBelowMin => w_heartbeats::interval_at_least_min, w_heartbeats::constant();
         w_heartbeat_prior_state_not_passed: WHeartbeatPriorStateNotPassed => w_heartbeats::toggle_flips_every_tick, w_heartbeats::toggle();
         w_heartbeat_first_tick_not_a_transition: WHeartbeatFirstTickNotATransition => w_heartbeats::first_tick_from_empty, w_heartbeats::constant();

@@ -136,6 +136,14 @@ pub(super) async fn channel_address_is_a_path(host: &Host) -> bool {
         .is_some_and(|address| address.starts_with('/'))
 }
 
+/// Discovery's heartbeat budget is within the run ceiling it advertises.
+pub(super) async fn budget_within_run_ceiling(host: &Host) -> bool {
+    let doc = discovery(host).await;
+    let budget = doc["heartbeat"]["maxRuntimeMs"].as_u64();
+    let ceiling = doc["limits"]["maxRunDurationMs"].as_u64();
+    budget.zip(ceiling).is_some_and(|(b, c)| b <= c)
+}
+
 /// The channel never names a run, even just after one was created.
 pub(super) async fn no_run_data(host: &Host) -> bool {
     let run_id = host.create_fixture("conformance-noop").await;
