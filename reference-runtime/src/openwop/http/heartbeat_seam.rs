@@ -1,8 +1,8 @@
 //! The HTTP side of upstream's heartbeat tick seam (`POST /conformance/seams/sample/heartbeat/tick`;
 //! upstream's v1 `/v1/host/sample/heartbeat/tick`, moved by its seams-v2 profile), with which
 //! upstream's suite drives its heartbeat scenarios: one tick of the heartbeat the body names, its
-//! predicate observing `observedState`, its observation taking `simulateSlowMs`. Off unless
-//! `seams_enabled` (404). The tick itself is `services::heartbeat::tick_on_request`.
+//! predicate observing `observedState`, its observation taking `simulateSlowMs`. Routed only when
+//! `seams_enabled` (otherwise 404). The tick itself is `services::heartbeat::tick_on_request`.
 
 use std::sync::Arc;
 
@@ -43,9 +43,6 @@ pub(crate) async fn tick(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    if !state.config.seams_enabled {
-        return Err(ApiError::not_found());
-    }
     let caller = caller?;
     let (request, _): (TickRequest, Value) = json_body(&headers, &body, "heartbeat tick")?;
     if request.heartbeat_id.is_empty() || request.simulate_slow_ms > MAX_SIMULATED_MS {

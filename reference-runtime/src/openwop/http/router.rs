@@ -151,15 +151,22 @@ pub fn router(deps: Dependencies) -> Router {
         .route(
             "/conformance/seams/sample/test/mock-ai/last-dispatch-budget",
             get(super::seam_program::last_dispatch_budget),
-        )
-        .route(
-            "/conformance/seams/sample/event-log/seed",
-            post(era2_seam::seed),
-        )
-        .route(
-            "/conformance/seams/sample/heartbeat/tick",
-            post(super::heartbeat_seam::tick),
         );
+    // The sample seams (upstream's seams-v2 profile) exist only on a host that mounts them:
+    // elsewhere their paths are unrouted and answer the fallback's 404.
+    let router = if state.config.seams_enabled {
+        router
+            .route(
+                "/conformance/seams/sample/event-log/seed",
+                post(era2_seam::seed),
+            )
+            .route(
+                "/conformance/seams/sample/heartbeat/tick",
+                post(super::heartbeat_seam::tick),
+            )
+    } else {
+        router
+    };
     let router = crate::known_bad::wire::wire(router, &state.defects)
         .layer(axum::extract::DefaultBodyLimit::max(
             config::MAX_BODY_BYTES + 1,
