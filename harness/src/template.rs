@@ -128,12 +128,15 @@ impl Scope {
     /// Evaluates one expression (without `${` `}`).
     pub fn evaluate(&self, expression: &str) -> Result<Value, TemplateError> {
         let parsed = parse(expression)?;
-        let fallback = parsed.filters.iter().find_map(|f| f.strip_prefix("or:"));
+        let fallback = parsed.filters.iter().find_map(|f| match f {
+            Filter::Or(text) => Some(text),
+            _ => None,
+        });
         let mut value = match (self.resolve(expression, &parsed.path), fallback) {
             (Err(TemplateError::Missing(..)), Some(text)) => Value::String(text.to_string()),
             (resolved, _) => resolved?,
         };
-        for filter in parsed.filters.iter().filter(|f| !f.starts_with("or:")) {
+        for filter in &parsed.filters {
             value = apply_filter(expression, filter, value)?;
         }
         if let Some(offset) = parsed.offset {
@@ -237,8 +240,46 @@ enum Segment {
 
 struct Parsed {
     path: Vec<Segment>,
-    filters: Vec<String>,
+    filters: Vec<Filter>,
     offset: Option<i64>,
+}
+
+/// A filter after `|`, parsed once with its expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Filter {
+    /// `path`: the run id encoded for a path segment.
+    Path,
+    /// `pct`: `/` as `%2F`.
+    Pct,
+    /// `segment`: every byte outside the unreserved set percent-encoded.
+    Segment,
+    /// `json`: the value as JSON text.
+    Json,
+    /// `len`: the length of an array, string or object.
+    Len,
+    /// `times:N`: an integer times `N`.
+    Times(i64),
+    /// `or:TEXT`: the text when the path has no value.
+    Or(String),
+}
+
+impl Filter {
+    fn parse(text: &str) -> Option<Filter> {
+        Some(match text {
+            "path" => Filter::Path,
+            "pct" => Filter::Pct,
+            "segment" => Filter::Segment,
+            "json" => Filter::Json,
+            "len" => Filter::Len,
+            _ => {
+                if let Some(fallback) = text.strip_prefix("or:") {
+                    Filter::Or(fallback.to_string())
+                } else {
+                    Filter::Times(text.strip_prefix("times:")?.trim().parse().ok()?)
+                }
+            }
+        })
+    }
 }
 
 fn parse(expression: &str) -> Result<Parsed, TemplateError> {
@@ -262,20 +303,13 @@ fn parse(expression: &str) -> Result<Parsed, TemplateError> {
     };
     let mut parts = body.split('|');
     let path_text = parts.next().unwrap_or_default().trim();
-    let filters: Vec<String> = parts.map(|f| f.trim().to_string()).collect();
-    for filter in &filters {
-        let times = filter
-            .strip_prefix("times:")
-            .is_some_and(|n| n.trim().parse::<i64>().is_ok());
-        if !matches!(filter.as_str(), "path" | "pct" | "segment" | "json" | "len")
-            && !filter.starts_with("or:")
-            && !times
-        {
-            return Err(syntax(
-                "unknown filter (path, pct, segment, json, len, times:N, or:TEXT)",
-            ));
-        }
-    }
+    let filters = parts
+        .map(|f| {
+            Filter::parse(f.trim()).ok_or_else(|| {
+                syntax("unknown filter (path, pct, segment, json, len, times:N, or:TEXT)")
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut path = Vec::new();
     for piece in split_outside_brackets(path_text) {
         let (name, mut indices) = match piece.find('[') {
@@ -386,19 +420,19 @@ fn descend(mut value: Value, path: &[Segment]) -> Result<Value, String> {
     Ok(value)
 }
 
-fn apply_filter(expression: &str, filter: &str, value: Value) -> Result<Value, TemplateError> {
+fn apply_filter(expression: &str, filter: &Filter, value: Value) -> Result<Value, TemplateError> {
     let missing = |why: &str| TemplateError::Missing(expression.to_string(), why.to_string());
     Ok(match filter {
-        "path" => Value::String(spec::openwop::encode_run_id_for_path(
+        Filter::Path => Value::String(spec::openwop::encode_run_id_for_path(
             value.as_str().ok_or_else(|| missing("not a string"))?,
         )),
-        "pct" => Value::String(
+        Filter::Pct => Value::String(
             value
                 .as_str()
                 .ok_or_else(|| missing("not a string"))?
                 .replace('/', "%2F"),
         ),
-        "segment" => Value::String(
+        Filter::Segment => Value::String(
             value
                 .as_str()
                 .ok_or_else(|| missing("not a string"))?
@@ -412,23 +446,21 @@ fn apply_filter(expression: &str, filter: &str, value: Value) -> Result<Value, T
                 })
                 .collect(),
         ),
-        "json" => Value::String(value.to_string()),
-        "len" => Value::from(match &value {
+        Filter::Json => Value::String(value.to_string()),
+        Filter::Len => Value::from(match &value {
             Value::Array(a) => a.len(),
             Value::String(s) => s.chars().count(),
             Value::Object(o) => o.len(),
             _ => return Err(missing("`len` needs an array, string or object")),
         }),
-        times => {
-            let n: i64 = times
-                .strip_prefix("times:")
-                .and_then(|n| n.trim().parse().ok())
-                .expect("filters are checked at parse time");
+        Filter::Times(n) => {
             let base = value
                 .as_i64()
                 .ok_or_else(|| missing("`times` needs an integer"))?;
-            Value::from(base.saturating_mul(n))
+            Value::from(base.saturating_mul(*n))
         }
+        // The fallback is taken before any filter runs.
+        Filter::Or(_) => value,
     })
 }
 
