@@ -22,9 +22,9 @@ pub use crate::execution::choices::{
 };
 pub use crate::openwop::infra::choices::{
     AfterTerminalEvents, CancelAnswer, CancelledPayload, CrossTenantAnswer, CursorRange,
-    EnvelopeFields, ErrorDetails, EventIdForm, FixtureNodeIds, HostChannelAddress,
-    HostEventFraming, ImplementedModes, InterruptIdForm, KeepAliveComment, MessagesBatching,
-    MixedMessagesData, MultiAdmitted, NEGOTIATED_MCP_VERSION, OpenWopChoices,
+    EmptyLastEventId, EnvelopeFields, ErrorDetails, EventIdForm, FixtureNodeIds,
+    HostChannelAddress, HostEventFraming, ImplementedModes, InterruptIdForm, KeepAliveComment,
+    MessagesBatching, MixedMessagesData, MultiAdmitted, NEGOTIATED_MCP_VERSION, OpenWopChoices,
     PollForeignParameters, PollPage, RunIdForm, RunStartedTiming, SseHeaderTiming,
     StreamValidationOrder, TickSeamRuns, UpstreamContradictions, UsageCurrency, ValuesResumeAtEnd,
     VersionDefault,

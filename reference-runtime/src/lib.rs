@@ -42,9 +42,9 @@ pub use choices::{
     ReplayStatus, RunIdForm, UnsatisfiableRequirements,
 };
 pub use choices::{
-    CursorRange, FixtureNodeIds, HostEventFraming, ImplementedModes, MixedMessagesData,
-    PollForeignParameters, PollPage, SseHeaderTiming, TickSeamRuns, UpstreamContradictions,
-    VersionDefault,
+    CursorRange, EmptyLastEventId, FixtureNodeIds, HostEventFraming, ImplementedModes,
+    MixedMessagesData, PollForeignParameters, PollPage, SseHeaderTiming, TickSeamRuns,
+    UpstreamContradictions, VersionDefault,
 };
 pub use config::StoreKind;
 pub use config::{Config, ModelConfig, ProviderConfig, ProviderKind};

@@ -24,9 +24,9 @@ use reference_runtime::{
     Strictness, UnsatisfiableRequirements, start,
 };
 use reference_runtime::{
-    CursorRange, FixtureNodeIds, HostEventFraming, ImplementedModes, MixedMessagesData,
-    PollForeignParameters, PollPage, SseHeaderTiming, TickSeamRuns, UpstreamContradictions,
-    VersionDefault,
+    CursorRange, EmptyLastEventId, FixtureNodeIds, HostEventFraming, ImplementedModes,
+    MixedMessagesData, PollForeignParameters, PollPage, SseHeaderTiming, TickSeamRuns,
+    UpstreamContradictions, VersionDefault,
 };
 use serde_json::json;
 use spec::execution::Modality;
@@ -267,6 +267,7 @@ impl BuiltInProfile {
                 choices.poll_page = PollPage::FourEvents;
                 choices.poll_foreign_parameters = PollForeignParameters::Refused;
                 choices.cursor_range = CursorRange::SafeInteger;
+                choices.empty_last_event_id = EmptyLastEventId::AsAbsent;
                 choices.tick_seam_runs = TickSeamRuns::Ids;
                 // No subscriber limit (so no `subscriber_limit` fact: the 429 case SKIPs).
                 openwop.max_subscribers_per_run = 0;

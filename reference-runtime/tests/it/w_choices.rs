@@ -4,9 +4,9 @@
 
 use reference_runtime::openwop::OpenWopConfig;
 use reference_runtime::{
-    AfterTerminalEvents, CancelledPayload, CursorRange, EnvelopeFields, ErrorDetails, EventIdForm,
-    FixtureNodeIds, HostChannelAddress, InterruptIdForm, PollForeignParameters, PollPage,
-    StreamValidationOrder, UsageCurrency,
+    AfterTerminalEvents, CancelledPayload, CursorRange, EmptyLastEventId, EnvelopeFields,
+    ErrorDetails, EventIdForm, FixtureNodeIds, HostChannelAddress, InterruptIdForm,
+    PollForeignParameters, PollPage, StreamValidationOrder, UsageCurrency,
 };
 use serde_json::{Value, json};
 
@@ -262,4 +262,34 @@ async fn a_poll_pages_refuses_foreign_parameters_and_reads_safe_integer_cursors_
         .await;
     assert_eq!(at_bound.status(), 200);
     assert!(!at_bound.text().await.unwrap().contains("data:"));
+}
+
+#[tokio::test]
+async fn an_empty_last_event_id_is_refused_or_read_as_none_as_the_choice_says() {
+    for (choice, status) in [
+        (EmptyLastEventId::Refused, 400),
+        (EmptyLastEventId::AsAbsent, 200),
+    ] {
+        let mut config = OpenWopConfig::default();
+        config.choices.empty_last_event_id = choice;
+        let host = host_with(config, &[]).await;
+        let run = host.create_fixture("conformance-noop").await;
+        host.finished_log(&run).await;
+        let events = format!("{}/events", run_path(&run));
+        let empty = host
+            .get(&events, Some(KEY_A), &[("last-event-id", "")])
+            .await;
+        assert_eq!(empty.status(), status, "{choice:?}");
+        let body = empty.text().await.unwrap();
+        if status == 200 {
+            let whole = host.get(&events, Some(KEY_A), &[]).await;
+            assert_eq!(
+                body,
+                whole.text().await.unwrap(),
+                "the whole log, as without a cursor"
+            );
+        } else {
+            assert!(body.contains("validation_error"), "{body}");
+        }
+    }
 }

@@ -30,6 +30,7 @@
 //! poll_page = "four-events"                  # or "whole" (the default)
 //! poll_foreign_parameters = "refused"        # or "ignored" (the default)
 //! cursor_range = "safe-integer"             # or "any" (the default)
+//! empty_last_event_id = "as-absent"          # or "refused" (the default)
 //! tick_seam_runs = "ids"                     # or "count" (the default)
 //! ```
 
@@ -93,6 +94,8 @@ pub struct OpenWopChoices {
     pub poll_foreign_parameters: PollForeignParameters,
     /// Which cursors (poll's `afterSequence`, a stream's `Last-Event-ID`) the host reads.
     pub cursor_range: CursorRange,
+    /// What an empty `Last-Event-ID` header is.
+    pub empty_last_event_id: EmptyLastEventId,
     /// How the heartbeat tick seam reports the runs a tick enqueued.
     pub tick_seam_runs: TickSeamRuns,
 }
@@ -147,6 +150,31 @@ pub enum CursorRange {
     Any,
     /// Integers to 2^53 - 1; a larger one is refused with 400 `validation_error`.
     SafeInteger,
+}
+
+/// What an empty `Last-Event-ID` header is (open point `w.cursor.empty-value`): the chapter
+/// refuses every value that is not a well-formed non-negative integer (SHOULD), and in SSE the
+/// empty last event id is the state of having none (an `EventSource` never sends the header
+/// empty, and an `id:` with no value resets it), so a host may read the empty header as no
+/// header.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EmptyLastEventId {
+    /// Refused with 400 `validation_error`, like any value that is not a cursor.
+    #[default]
+    Refused,
+    /// Read as no header: the stream starts at the beginning of the log.
+    AsAbsent,
+}
+
+impl EmptyLastEventId {
+    /// The header's value as the host reads it.
+    pub(crate) fn read(self, value: Option<&str>) -> Option<&str> {
+        match self {
+            EmptyLastEventId::Refused => value,
+            EmptyLastEventId::AsAbsent => value.filter(|v| !v.is_empty()),
+        }
+    }
 }
 
 impl CursorRange {

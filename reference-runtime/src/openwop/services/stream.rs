@@ -84,7 +84,12 @@ pub(crate) fn open(
             (mode()?, buffer)
         }
     };
-    let cursor = stream_params::last_event_id(request.last_event_id)?;
+    let header = state
+        .config
+        .choices
+        .empty_last_event_id
+        .read(request.last_event_id);
+    let cursor = stream_params::last_event_id(header)?;
     if cursor.is_some_and(|cursor| !state.config.choices.cursor_range.admits(cursor)) {
         return Err(ApiError::validation(
             "Last-Event-ID must be an integer from 0 to 2^53 - 1",
