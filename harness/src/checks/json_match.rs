@@ -245,6 +245,35 @@ pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// The JSON pointer of the first place where `a` and `b` differ (as [`json_equal`] compares
+/// them), `None` when they are equal. Members are visited in `a`'s order, then those only `b`
+/// has.
+pub(crate) fn first_difference(a: &Value, b: &Value) -> Option<String> {
+    let escape = |key: &str| key.replace('~', "~0").replace('/', "~1");
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) => {
+            let inner = x
+                .iter()
+                .zip(y)
+                .enumerate()
+                .find_map(|(i, (a, b))| first_difference(a, b).map(|p| format!("/{i}{p}")));
+            inner.or_else(|| (x.len() != y.len()).then(|| format!("/{}", x.len().min(y.len()))))
+        }
+        (Value::Object(x), Value::Object(y)) => x
+            .iter()
+            .find_map(|(k, v)| match y.get(k) {
+                Some(w) => first_difference(v, w).map(|p| format!("/{}{p}", escape(k))),
+                None => Some(format!("/{}", escape(k))),
+            })
+            .or_else(|| {
+                y.keys()
+                    .find(|k| !x.contains_key(*k))
+                    .map(|k| format!("/{}", escape(k)))
+            }),
+        _ => (!json_equal(a, b)).then(String::new),
+    }
+}
+
 fn is_type(value: &Value, kind: JsonType) -> bool {
     match kind {
         JsonType::Null => value.is_null(),
@@ -273,6 +302,41 @@ fn split_wildcard(pointer: &str) -> Option<(&str, &str)> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_first_difference_is_named_by_its_pointer() {
+        use super::first_difference;
+        use serde_json::json;
+        let doc = json!({"sequence": 3, "payload": {"chunk": "a/b", "meta": [1, 2]}});
+        assert_eq!(first_difference(&doc, &doc.clone()), None);
+        assert_eq!(
+            first_difference(&json!(1), &json!(1.0)),
+            None,
+            "numbers compare by value"
+        );
+        let mut other = doc.clone();
+        other["payload"]["meta"][1] = json!(3);
+        assert_eq!(
+            first_difference(&doc, &other).as_deref(),
+            Some("/payload/meta/1")
+        );
+        other = doc.clone();
+        other["payload"]["meta"] = json!([1, 2, 3]);
+        assert_eq!(
+            first_difference(&doc, &other).as_deref(),
+            Some("/payload/meta/2")
+        );
+        other = doc.clone();
+        other["payload"]["x/y"] = json!(true);
+        assert_eq!(
+            first_difference(&doc, &other).as_deref(),
+            Some("/payload/x~1y")
+        );
+        assert_eq!(
+            first_difference(&json!(1), &json!("1")).as_deref(),
+            Some("")
+        );
+    }
+
     #[test]
     fn a_wildcard_segment_holds_for_every_element() {
         use serde_json::json;

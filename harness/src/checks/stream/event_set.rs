@@ -9,7 +9,7 @@ use super::terminal::comparable_lengths;
 use crate::case::{EveryEventExpect, ListedTypesObservedExpect};
 use crate::checks::context::Outcome;
 use crate::checks::events::{ObservedEvent, observe};
-use crate::checks::json_match::{json_condition, json_equal};
+use crate::checks::json_match::{first_difference, json_condition, json_equal};
 use crate::transcript::StepRecord;
 use crate::verdict::CheckOutcome;
 
@@ -134,13 +134,45 @@ pub(in crate::checks) fn events_equal(
             .zip(&want)
             .all(|(a, b)| a.0 == b.0 && json_equal(a.1, b.1));
     if same {
-        out.pass(format!("the same {} event(s) as `{other}`", mine.len()))
-    } else {
-        out.fail(
-            format!("the events differ from `{other}`'s"),
-            render_types(&theirs.events),
-            render_types(&observed.events),
-        )
+        return out.pass(format!("the same {} event(s) as `{other}`", mine.len()));
+    }
+    // Where they first differ: a sequence, or a member of one event's document.
+    let first = mine.iter().zip(&want).find_map(|(a, b)| {
+        if a.0 != b.0 {
+            return Some(format!(
+                "the sequences first differ ({:?} where {:?})",
+                a.0, b.0
+            ));
+        }
+        let pointer = first_difference(b.1, a.1)?;
+        let at = |doc: &Value| {
+            doc.pointer(&pointer)
+                .map_or_else(|| "(absent)".to_string(), clipped)
+        };
+        Some(format!(
+            "the event of sequence {} differs at `{}`: {} where `{other}` has {}",
+            a.0.map_or_else(|| "?".to_string(), |s| s.to_string()),
+            if pointer.is_empty() { "/" } else { &pointer },
+            at(a.1),
+            at(b.1),
+        ))
+    });
+    let why = first
+        .unwrap_or_else(|| format!("{} event(s) where `{other}` has {}", mine.len(), want.len()));
+    out.fail(
+        format!("the events differ from `{other}`'s: {why}"),
+        render_types(&theirs.events),
+        render_types(&observed.events),
+    )
+}
+
+/// A value as JSON text, cut at 120 characters (a message names where two documents differ; the
+/// transcript holds them whole).
+fn clipped(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(120) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
     }
 }
 

@@ -66,7 +66,9 @@ impl StepContext<'_> {
                 crate::template::expressions_in_text(&request.path, &mut expressions);
                 return Err(TemplateError::Missing(
                     expressions.join("}`, `${"),
-                    format!("what the host sent does not make a request path (`{path}`: {e})"),
+                    format!(
+                        "what the host sent is not a request path: `{path}` (read as a URL: {e})"
+                    ),
                 ));
             }
             Err(e) => {
