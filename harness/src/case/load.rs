@@ -649,16 +649,16 @@ fn lint_steps(
             }
         }
         for (j, check) in step.expect.iter().enumerate() {
-            if let Some(Premise::OfStep(of)) = &check.when
-                && !defined.contains(&of.step)
-            {
-                report(
-                    &format!("{at}/expect/{j}/when/step"),
-                    format!(
-                        "the premise reads step `{}`, which is not judged before this check (an earlier step, one listed before it in the same parallel, or this one)",
-                        of.step
-                    ),
-                );
+            for of in check.when.iter().flat_map(Premise::of_steps) {
+                if !defined.contains(&of.step) {
+                    report(
+                        &format!("{at}/expect/{j}/when"),
+                        format!(
+                            "the premise reads step `{}`, which is not judged before this check (an earlier step, one listed before it in the same parallel, or this one)",
+                            of.step
+                        ),
+                    );
+                }
             }
             lint_check(
                 case,

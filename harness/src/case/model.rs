@@ -703,6 +703,28 @@ pub enum Premise {
     OfStep(StepPremise),
     /// A condition on the step's own last JSON body (`{"pointer": "/status", "equals": …}`).
     Body(JsonExpect),
+    /// Every premise of a list (`{"all": [{…}, {…}]}`): the check applies when each holds.
+    All(AllPremises),
+}
+
+/// Premises that must all hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AllPremises {
+    /// The premises, each a step's view or the step's own body.
+    #[schemars(length(min = 1))]
+    pub all: Vec<Premise>,
+}
+
+impl Premise {
+    /// The step premises among this one (itself, or those of its list), depth first.
+    pub fn of_steps(&self) -> Vec<&StepPremise> {
+        match self {
+            Premise::OfStep(of) => vec![of],
+            Premise::Body(_) => Vec::new(),
+            Premise::All(all) => all.all.iter().flat_map(Premise::of_steps).collect(),
+        }
+    }
 }
 
 /// A premise on the view of a named step.

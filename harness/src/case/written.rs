@@ -117,17 +117,29 @@ impl WrittenValues for JsonExpect {
     }
 }
 
+impl WrittenValues for Premise {
+    fn visit_written<'a>(&'a self, visit: &mut dyn FnMut(Written<'a>)) {
+        match self {
+            Premise::OfStep(premise) => {
+                visit(Written::Text(&premise.step));
+                premise.json.visit_written(visit);
+            }
+            Premise::Body(expect) => expect.visit_written(visit),
+            Premise::All(all) => {
+                for premise in &all.all {
+                    premise.visit_written(visit);
+                }
+            }
+        }
+    }
+}
+
 impl WrittenValues for Check {
     fn visit_written<'a>(&'a self, visit: &mut dyn FnMut(Written<'a>)) {
         texts(self.requirements.iter().flatten(), visit);
         texts(&self.note, visit);
-        match &self.when {
-            Some(Premise::OfStep(premise)) => {
-                visit(Written::Text(&premise.step));
-                premise.json.visit_written(visit);
-            }
-            Some(Premise::Body(expect)) => expect.visit_written(visit),
-            None => {}
+        if let Some(premise) = &self.when {
+            premise.visit_written(visit);
         }
         self.kind.visit_written(visit);
     }

@@ -9,6 +9,41 @@ use crate::case::{Check, CheckKind, Premise};
 use crate::template::TemplateError;
 use crate::verdict::CheckOutcome;
 
+/// Whether `premise` holds on the path the host took (each of a list); an error when the case
+/// reads what it cannot (a step not judged yet).
+fn premise_holds(premise: &Premise, ctx: &EvalContext<'_>) -> Result<bool, TemplateError> {
+    let (body, condition) = match premise {
+        Premise::All(all) => {
+            for premise in &all.all {
+                if !premise_holds(premise, ctx)? {
+                    return Ok(false);
+                }
+            }
+            return Ok(true);
+        }
+        Premise::Body(condition) => (
+            ctx.step
+                .exchanges
+                .last()
+                .and_then(|e| e.response.as_ref())
+                .and_then(|r| r.json.as_ref()),
+            condition,
+        ),
+        Premise::OfStep(of) => match ctx.scope.steps.get(&of.step) {
+            Some(view) => (Some(view), &of.json),
+            // A premise on a step not judged yet (a later one) cannot be read: the case is
+            // wrong, not the host.
+            None => {
+                return Err(TemplateError::Syntax(
+                    format!("steps.{}", of.step),
+                    "the premise (`when`) reads a step not judged before this check".into(),
+                ));
+            }
+        },
+    };
+    Ok(json_condition(body, condition, ctx.scope)?.is_ok())
+}
+
 /// Judges one check against a step's record. The match is over the closed vocabulary
 /// [`CheckKind`]: a new kind is a variant there and an arm here.
 pub(crate) fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome> {
@@ -23,30 +58,10 @@ pub(crate) fn evaluate(check: &Check, ctx: &EvalContext<'_>) -> Vec<CheckOutcome
     };
     let step = ctx.step;
     if let Some(premise) = &check.when {
-        let (body, premise) = match premise {
-            Premise::Body(condition) => (
-                step.exchanges
-                    .last()
-                    .and_then(|e| e.response.as_ref())
-                    .and_then(|r| r.json.as_ref()),
-                condition,
-            ),
-            Premise::OfStep(of) => match ctx.scope.steps.get(&of.step) {
-                Some(view) => (Some(view), &of.json),
-                // A premise on a step not judged yet (a later one) cannot be read: the case
-                // is wrong, not the host.
-                None => {
-                    return vec![out.template(&TemplateError::Syntax(
-                        format!("steps.{}", of.step),
-                        "the premise (`when`) reads a step not judged before this check".into(),
-                    ))];
-                }
-            },
-        };
-        match json_condition(body, premise, ctx.scope) {
-            Ok(Ok(())) => {}
+        match premise_holds(premise, ctx) {
+            Ok(true) => {}
             // The premise did not happen on the path the host took: nothing to judge there.
-            Ok(Err(_)) => return Vec::new(),
+            Ok(false) => return Vec::new(),
             Err(error) => return vec![out.template(&error)],
         }
     }

@@ -465,7 +465,15 @@ impl CaseRunner {
                     outcome
                 }));
             } else {
-                state.rule_outcomes += outcomes.len();
+                // A CONTRACT or MAY check on the way (a create's status, say) is no evidence
+                // that a MUST or SHOULD case exercised its rule.
+                state.rule_outcomes += outcomes
+                    .iter()
+                    .filter(|o| {
+                        matches!(o.level, Level::Must | Level::Should)
+                            || o.level == state.case.level
+                    })
+                    .count();
                 state.checks.extend(outcomes);
             }
         }
@@ -680,8 +688,8 @@ impl CaseRunner {
     }
 }
 
-/// A case whose every check was conditional on a premise the host's path did not take (a
-/// `when` that did not hold) exercised none of its rules: SKIP with that reason, never a PASS
+/// A case whose every check at its level (or at MUST or SHOULD) was conditional on a premise
+/// the host's path did not take (a `when` that did not hold) exercised none of its rules: SKIP with that reason, never a PASS
 /// on preconditions alone. A case stopped early already has its verdict (BLOCKED, ERROR).
 fn not_provoked(state: &mut CaseState<'_>) {
     if state.rule_outcomes > 0 || state.stopped || state.error.is_some() {

@@ -2,7 +2,8 @@
 //! path) is SKIP, never a PASS on its preconditions alone; a path the host's value makes no
 //! request of is BLOCKED (the case cannot go on), never an ERROR of the harness; how long an
 //! answer took (`answered_in_ms`) decides whether a check applies, never its verdict; a
-//! subscription refused with 429 and `Retry-After` (a subscriber limit) is SKIP, not FAIL.
+//! subscription refused with 429 and `Retry-After` (a subscriber limit) is SKIP, not FAIL; a
+//! CONTRACT check met on the way is no evidence; a list of premises applies when each holds.
 
 use std::time::Duration;
 
@@ -161,4 +162,46 @@ async fn a_subscription_refused_for_resource_protection_is_not_judged() {
         "{:#?}",
         execution.checks
     );
+}
+
+/// Reads `/doc` with a CONTRACT status check and one MUST check on `/channel` under `when`.
+async fn judge_with_premise(
+    document: Value,
+    when: Value,
+) -> (Verdict, harness::run::CaseExecution) {
+    let case = json!({
+        "id": "w.provoked.all", "title": "all", "requirements": ["events.host-events.every-channel-has-address"],
+        "level": "MUST", "surface": "openwop", "timeout_ms": 1500,
+        "steps": [{"id": "doc", "request": {"path": "/doc"}, "expect": [
+            {"level": "CONTRACT", "status": 200},
+            {"when": when, "json": {"pointer": "/channel", "type": "string", "matches": "^/"}}
+        ]}]
+    });
+    let case = lint_case("all.json", case.to_string().as_bytes())
+        .unwrap()
+        .case;
+    judge_on(&case, document_host(document).await, Limits::default()).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_contract_check_on_the_way_is_no_evidence_and_every_premise_of_a_list_must_hold() {
+    let both = json!({"all": [
+        {"step": "doc", "json": {"pointer": "/body/channel", "present": true}},
+        {"step": "doc", "json": {"pointer": "/body/declared", "present": true}}
+    ]});
+    // One premise of the two fails: the MUST check does not apply, and the CONTRACT status
+    // alone does not make the case judged.
+    let (verdict, execution) =
+        judge_with_premise(json!({"channel": {"address": "/doc"}}), both.clone()).await;
+    assert_eq!(verdict, Verdict::Skip, "{execution:#?}");
+    // Both hold: the check is judged (and the object is no path).
+    let (verdict, execution) = judge_with_premise(
+        json!({"channel": {"address": "/doc"}, "declared": true}),
+        both.clone(),
+    )
+    .await;
+    assert_eq!(verdict, Verdict::Fail, "{execution:#?}");
+    let (verdict, execution) =
+        judge_with_premise(json!({"channel": "/doc", "declared": true}), both).await;
+    assert_eq!(verdict, Verdict::Pass, "{execution:#?}");
 }
