@@ -65,6 +65,12 @@ pub struct Case {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(with = "Vec<String>")]
     pub judged_through: Vec<super::needs::CaseNeed>,
+    /// The harness's own canary check (`implicit:canary-absent`) is the case's evidence: the
+    /// case provokes an answer that could carry the deployed credential (the provider
+    /// manifests) and has no check of its own at its level. Without it a case judged only by
+    /// checks below its level is not provoked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub judged_by_canary: bool,
     /// Global host state the case writes (a test seam keyed by something other than the
     /// case's own runs): cases naming the same seam run one at a time against a target, others
     /// in parallel. `mock-ai-program`: upstream's mock-AI program seam (keyed by node id).

@@ -107,8 +107,8 @@ impl CaseRunner {
         }
         self.run_steps(&case.steps, "/steps".to_string(), &mut state)
             .await;
-        not_provoked(&mut state);
         self.implicit_checks(&mut state);
+        not_provoked(&mut state);
         CaseExecution {
             checks: state.checks,
             transcript: state.transcript,
@@ -656,13 +656,16 @@ impl CaseRunner {
         if self.target.canary.is_none() {
             return;
         }
-        let requirements: Vec<String> = match state.case.surface {
+        let mut requirements: Vec<String> = match state.case.surface {
             CaseSurface::Execution => vec![
                 "exec.credentials.never-in-events".into(),
                 "exec.credentials.never-in-error-content".into(),
             ],
             CaseSurface::Openwop => vec!["events.provider-usage.no-credential-refs".into()],
         };
+        if state.case.judged_by_canary {
+            requirements.extend(state.case.requirements.iter().cloned());
+        }
         let leak = state
             .canary_leak
             .clone()
@@ -683,6 +686,9 @@ impl CaseRunner {
             outcome.message = "the host sent back the provider credential (the canary)".into();
             outcome.expected = Some("the canary credential nowhere in what the host sends".into());
             outcome.actual = Some(format!("found in {place}"));
+        }
+        if state.case.judged_by_canary {
+            state.rule_outcomes += 1;
         }
         state.checks.push(outcome);
     }

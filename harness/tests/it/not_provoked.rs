@@ -3,7 +3,8 @@
 //! request of is BLOCKED (the case cannot go on), never an ERROR of the harness; how long an
 //! answer took (`answered_in_ms`) decides whether a check applies, never its verdict; a
 //! subscription refused with 429 and `Retry-After` (a subscriber limit) is SKIP, not FAIL; a
-//! CONTRACT check met on the way is no evidence; a list of premises applies when each holds.
+//! CONTRACT check met on the way is no evidence; a list of premises applies when each holds;
+//! the canary check is evidence only for a case that names it (`judged_by_canary`).
 
 use std::time::Duration;
 
@@ -204,4 +205,35 @@ async fn a_contract_check_on_the_way_is_no_evidence_and_every_premise_of_a_list_
     let (verdict, execution) =
         judge_with_premise(json!({"channel": "/doc", "declared": true}), both).await;
     assert_eq!(verdict, Verdict::Pass, "{execution:#?}");
+}
+
+/// Lists `/v1/providers` with CONTRACT checks only, against a target watching `canary`; with
+/// `judged_by_canary`, the canary check is the case's evidence.
+async fn judge_manifests(answer: Value, judged_by_canary: bool) -> Verdict {
+    let case = json!({
+        "id": "x.provoked.manifests", "title": "manifests", "requirements": ["exec.credentials.never-in-manifests"],
+        "level": "MUST", "surface": "execution", "timeout_ms": 1500, "judged_by_canary": judged_by_canary,
+        "steps": [{"id": "providers", "request": {"path": "/v1/providers"}, "expect": [
+            {"level": "CONTRACT", "status": 200}
+        ]}]
+    });
+    let case = lint_case("manifests.json", case.to_string().as_bytes())
+        .unwrap()
+        .case;
+    let mut runner = super::raw_host::runner_for(document_host(answer).await, Limits::default());
+    let mut target = super::raw_host::external_target(runner.target.base_url.clone());
+    target.canary = Some("sk-canary-manifest-0001".into());
+    runner.target = std::sync::Arc::new(target);
+    super::raw_host::judge_with(&runner, &case).await.0
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_canary_check_is_evidence_only_for_a_case_it_judges() {
+    let clean = json!({"data": [{"id": "text-primary"}]});
+    let leaking = json!({"data": [{"id": "text-primary", "api_key": "sk-canary-manifest-0001"}]});
+    assert_eq!(judge_manifests(clean.clone(), true).await, Verdict::Pass);
+    assert_eq!(judge_manifests(leaking.clone(), true).await, Verdict::Fail);
+    // Not named as the case's evidence: CONTRACT checks alone judge no rule.
+    assert_eq!(judge_manifests(clean, false).await, Verdict::Skip);
+    assert_eq!(judge_manifests(leaking, false).await, Verdict::Fail);
 }
