@@ -49,17 +49,18 @@ pub struct ProbeFindings {
 
 impl ProbeFindings {
     /// Why the host serves neither surface, when the probe found neither (nor an unreadable
-    /// document of either): each discovery path with what came instead. `None` when the run can
-    /// go on.
+    /// document of either, nor a v1-only OpenWOP host, whose W cases are SKIP with that reason):
+    /// each discovery path with what came instead. `None` when the run can go on.
     pub fn refusal(&self, base_url: &str) -> Option<String> {
-        let found = self
-            .capabilities
-            .iter()
-            .any(|c| matches!(c, HostCapability::Meets(Need::Surface(_))))
-            || self
-                .unjudgeable
-                .keys()
-                .any(|c| matches!(c, Unestablished::Need(Need::Surface(_))));
+        let found = self.capabilities.iter().any(|c| {
+            matches!(
+                c,
+                HostCapability::Meets(Need::Surface(_)) | HostCapability::ServesOpenwopV1Only
+            )
+        }) || self
+            .unjudgeable
+            .keys()
+            .any(|c| matches!(c, Unestablished::Need(Need::Surface(_))));
         if found {
             return None;
         }
@@ -188,16 +189,33 @@ fn highest_v2(doc: &Value) -> Option<String> {
         .map(|(_, version)| version)
 }
 
+/// The major of a `M.m` version string.
+fn major(version: &str) -> Option<&str> {
+    version.split_once('.').map(|(major, _)| major)
+}
+
+/// The 1.x `protocolVersion` of a document that lists no `protocolVersions`: a v1 capabilities
+/// document (v2 requires the list; upstream's v1 hosts name their one version this way).
+fn v1_protocol_version(doc: &Value) -> Option<&str> {
+    if listed(doc).is_some() {
+        return None;
+    }
+    doc.get("protocolVersion")
+        .and_then(Value::as_str)
+        .filter(|v| major(v) == Some("1"))
+}
+
 /// Whether a header-less discovery answer is already the v2 representation: it lists a 2.x
 /// version and prefers a 2.x one (a dual-stack host preferring 1.x answers its v1 document
-/// without the header). A document listing no versions is read as it is.
+/// without the header). A document listing no versions is read as it is, unless it names a
+/// 1.x `protocolVersion` (a v1 document: v2 on request is asked for).
 fn serves_v2_by_default(doc: &Value) -> bool {
     let preferred_v2 = doc
         .get("preferredVersion")
         .and_then(Value::as_str)
-        .is_some_and(|v| v.split_once('.').is_some_and(|(major, _)| major == "2"));
+        .is_some_and(|v| major(v) == Some("2"));
     match listed(doc) {
-        None => true,
+        None => v1_protocol_version(doc).is_none(),
         Some(_) => highest_v2(doc).is_some() && preferred_v2,
     }
 }
@@ -444,12 +462,20 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
             match document("/.well-known/openwop", &negotiated) {
                 Document::Read(v2) if highest_v2(&v2).is_some() => Document::Read(v2),
                 _ => {
-                    let versions = listed(&doc).unwrap_or_default().join(", ");
+                    let offered = match (listed(&doc), v1_protocol_version(&doc)) {
+                        (Some(versions), _) => {
+                            format!("lists protocolVersions [{}]", versions.join(", "))
+                        }
+                        (None, Some(version)) => format!(
+                            "lists no protocolVersions and names protocolVersion `{version}`"
+                        ),
+                        (None, None) => "lists no protocolVersions".into(),
+                    };
                     found
                         .capabilities
                         .insert(HostCapability::ServesOpenwopV1Only);
                     found.notes.push(format!(
-                        "the host serves OpenWOP v1 only: discovery lists protocolVersions [{versions}] and asked for `{VERSION_HEADER}: {asked}` it gave no 2.x document; the v2 run events chapter (surface W) is not judged"
+                        "the host serves OpenWOP v1 only: discovery {offered} and asked for `{VERSION_HEADER}: {asked}` it gave no 2.x document; the v2 run events chapter (surface W) is not judged"
                     ));
                     Document::Absent
                 }
@@ -887,6 +913,36 @@ mod tests {
         ] {
             assert!(!is_json_media_type(other), "{other}");
         }
+    }
+
+    #[test]
+    fn a_document_is_read_as_v1_only_by_what_it_names() {
+        // Upstream's v1 hosts (openwop-examples' in-memory host) name one `protocolVersion`.
+        let v1 = json!({"protocolVersion": "1.0", "fixtures": []});
+        assert!(!serves_v2_by_default(&v1));
+        assert_eq!(v1_protocol_version(&v1), Some("1.0"));
+        // A document naming no version at all is read as it is; so is a 2.x one.
+        assert!(serves_v2_by_default(&json!({"fixtures": []})));
+        assert!(serves_v2_by_default(&json!({"protocolVersion": "2.0"})));
+        // A listed version wins over the single name.
+        let dual = json!({"protocolVersion": "1.0", "protocolVersions": ["1.0", "2.0"], "preferredVersion": "2.0"});
+        assert!(serves_v2_by_default(&dual));
+        assert_eq!(v1_protocol_version(&dual), None);
+        let overlap = json!({"protocolVersions": ["1.0", "2.0"], "preferredVersion": "1.0"});
+        assert!(!serves_v2_by_default(&overlap));
+    }
+
+    #[test]
+    fn a_v1_only_host_is_told_so_not_refused_as_serving_nothing() {
+        let mut found = ProbeFindings::default();
+        found
+            .absent
+            .insert("/v1/runtime".into(), "answered 404".into());
+        assert!(found.refusal("http://h").is_some());
+        found
+            .capabilities
+            .insert(HostCapability::ServesOpenwopV1Only);
+        assert_eq!(found.refusal("http://h"), None);
     }
 
     #[test]
