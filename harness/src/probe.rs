@@ -19,6 +19,7 @@ use crate::case::needs::Need;
 use crate::case::needs::NeedForm;
 use crate::driver::{HttpDriver, PreparedRequest, ReadMode};
 use crate::host::{Target, Unestablished};
+use crate::template::{RUN_ID_PATH_ENCODING_FACT, RunIdPathEncoding};
 use crate::upstream::role::Role;
 
 /// What probing found.
@@ -857,25 +858,48 @@ where
         );
         return;
     };
-    let refused = fetch(PreparedRequest {
-        method: reqwest::Method::GET,
-        url: format!(
-            "{}/runs/{}/events?streamMode=conformance-probe",
-            target.base_url,
-            spec::openwop::encode_run_id_for_path(&run_id)
-        ),
-        headers,
-        body: None,
-    })
-    .await;
-    let supported = refused
-        .response
-        .as_ref()
-        .and_then(|r| r.json.as_ref())
-        .and_then(|j| j.pointer("/details/supported"))
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    // The run-id path form the host reads: `~2F` first (upstream's identity chapter), and when
+    // the host does not know the run by it, `%2F` (upstream's OpenAPI parameter text).
+    let ask_modes = |encoding: RunIdPathEncoding| {
+        fetch(PreparedRequest {
+            method: reqwest::Method::GET,
+            url: format!(
+                "{}/runs/{}/events?streamMode=conformance-probe",
+                target.base_url,
+                encoding.encode(&run_id)
+            ),
+            headers: headers.clone(),
+            body: None,
+        })
+    };
+    let supported_in = |exchange: &crate::transcript::Exchange| {
+        exchange
+            .response
+            .as_ref()
+            .and_then(|r| r.json.as_ref())
+            .and_then(|j| j.pointer("/details/supported"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut supported = supported_in(&ask_modes(RunIdPathEncoding::Tilde).await);
+    if supported.is_empty() {
+        let at_percent = supported_in(&ask_modes(RunIdPathEncoding::Percent).await);
+        if !at_percent.is_empty() {
+            found.facts.insert(
+                RUN_ID_PATH_ENCODING_FACT.into(),
+                Value::from(RunIdPathEncoding::Percent.as_str()),
+            );
+            found.notes.push(
+                "the host reads a run id in a request path only percent-encoded (`/` as `%2F`; \
+                 at `~2F` it did not answer as for its run): the cases write it so. Upstream's \
+                 identity chapter has a host accept both forms; the run events chapter does not \
+                 say, so this is not judged"
+                    .into(),
+            );
+            supported = at_percent;
+        }
+    }
     if supported.is_empty() {
         found.unjudgeable.insert(
             Unestablished::EveryNeedOf(NeedForm::StreamMode),

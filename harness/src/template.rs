@@ -19,7 +19,8 @@
 //! `${steps.suspended.events[type=node.suspended].payload.nodeId|segment}` is the node id of the
 //! first `node.suspended` event a step read (the value may contain `.`, not `]`).
 //!
-//! Filters: `path` (a tenant-bound id encoded for a URL path segment, `/` → `~2F`), `pct`
+//! Filters: `path` (a tenant-bound id encoded for a URL path segment, `/` → `~2F`, or `%2F` on a
+//! host that reads only that form: [`RunIdPathEncoding`]), `pct`
 //! (the same id percent-encoded, `/` → `%2F`), `segment` (any string percent-encoded as one URL
 //! path segment: every byte outside RFC 3986's unreserved set), `json` (the value as JSON
 //! text), `len`, `times:N` (an integer times `N`: a window of `N` intervals,
@@ -125,6 +126,27 @@ impl Scope {
         Ok(out)
     }
 
+    /// The run-id path encoding the target reads (the probe's fact; `~2F` without one).
+    pub fn run_id_path_encoding(&self) -> RunIdPathEncoding {
+        match self
+            .target
+            .get(RUN_ID_PATH_ENCODING_FACT)
+            .and_then(Value::as_str)
+        {
+            Some("percent") => RunIdPathEncoding::Percent,
+            _ => RunIdPathEncoding::Tilde,
+        }
+    }
+
+    fn apply_filter(
+        &self,
+        expression: &str,
+        filter: &Filter,
+        value: Value,
+    ) -> Result<Value, TemplateError> {
+        apply_filter_with(expression, filter, value, self.run_id_path_encoding())
+    }
+
     /// Evaluates one expression (without `${` `}`).
     pub fn evaluate(&self, expression: &str) -> Result<Value, TemplateError> {
         let parsed = parse(expression)?;
@@ -137,7 +159,7 @@ impl Scope {
             (resolved, _) => resolved?,
         };
         for filter in &parsed.filters {
-            value = apply_filter(expression, filter, value)?;
+            value = self.apply_filter(expression, filter, value)?;
         }
         if let Some(offset) = parsed.offset {
             let base = value.as_i64().ok_or_else(|| {
@@ -420,32 +442,26 @@ fn descend(mut value: Value, path: &[Segment]) -> Result<Value, String> {
     Ok(value)
 }
 
-fn apply_filter(expression: &str, filter: &Filter, value: Value) -> Result<Value, TemplateError> {
+fn apply_filter_with(
+    expression: &str,
+    filter: &Filter,
+    value: Value,
+    run_id_encoding: RunIdPathEncoding,
+) -> Result<Value, TemplateError> {
     let missing = |why: &str| TemplateError::Missing(expression.to_string(), why.to_string());
     Ok(match filter {
-        Filter::Path => Value::String(spec::openwop::encode_run_id_for_path(
-            value.as_str().ok_or_else(|| missing("not a string"))?,
-        )),
+        Filter::Path => Value::String(
+            run_id_encoding.encode(value.as_str().ok_or_else(|| missing("not a string"))?),
+        ),
         Filter::Pct => Value::String(
             value
                 .as_str()
                 .ok_or_else(|| missing("not a string"))?
                 .replace('/', "%2F"),
         ),
-        Filter::Segment => Value::String(
-            value
-                .as_str()
-                .ok_or_else(|| missing("not a string"))?
-                .bytes()
-                .map(|b| {
-                    if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                        (b as char).to_string()
-                    } else {
-                        format!("%{b:02X}")
-                    }
-                })
-                .collect(),
-        ),
+        Filter::Segment => Value::String(percent_encode_segment(
+            value.as_str().ok_or_else(|| missing("not a string"))?,
+        )),
         Filter::Json => Value::String(value.to_string()),
         Filter::Len => Value::from(match &value {
             Value::Array(a) => a.len(),
@@ -462,6 +478,54 @@ fn apply_filter(expression: &str, filter: &Filter, value: Value) -> Result<Value
         // The fallback is taken before any filter runs.
         Filter::Or(_) => value,
     })
+}
+
+/// Percent-encodes a string as one URL path segment: every byte outside RFC 3986's unreserved
+/// set.
+pub(crate) fn percent_encode_segment(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// How the host reads a tenant-bound id in a request path. Upstream's identity chapter has
+/// hosts accept both forms; its OpenAPI parameter text names only the percent form, and an
+/// upstream host that reads only that one exists. The probe finds which one the host reads
+/// (fact [`RUN_ID_PATH_ENCODING_FACT`]); the `path` filter writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunIdPathEncoding {
+    /// `/` → `~2F` (upstream's identity chapter, this project's CONTRACT).
+    #[default]
+    Tilde,
+    /// `/` → `%2F` (upstream's OpenAPI parameter text).
+    Percent,
+}
+
+/// The target fact naming the run-id path encoding the host reads (`tilde` or `percent`).
+pub const RUN_ID_PATH_ENCODING_FACT: &str = "run_id_path_encoding";
+
+impl RunIdPathEncoding {
+    /// The fact value naming this encoding.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunIdPathEncoding::Tilde => "tilde",
+            RunIdPathEncoding::Percent => "percent",
+        }
+    }
+
+    /// Encodes a tenant-bound id for a path segment.
+    pub fn encode(self, id: &str) -> String {
+        match self {
+            RunIdPathEncoding::Tilde => spec::openwop::encode_run_id_for_path(id),
+            RunIdPathEncoding::Percent => percent_encode_segment(id),
+        }
+    }
 }
 
 /// A UUID-shaped value derived from a seed and a name (stable within a case run).
@@ -627,6 +691,30 @@ mod tests {
         assert_eq!(
             s.expand_str("${steps.create.events|len}").unwrap(),
             json!(2)
+        );
+    }
+
+    #[test]
+    fn a_run_id_is_written_in_the_path_form_the_host_reads() {
+        let mut s = Scope::default();
+        s.vars
+            .insert("id".into(), json!("tenant-a/run_0123456789abcdef"));
+        assert_eq!(
+            s.interpolate("/runs/${var.id|path}").unwrap(),
+            "/runs/tenant-a~2Frun_0123456789abcdef"
+        );
+        s.target.insert(
+            RUN_ID_PATH_ENCODING_FACT.into(),
+            json!(RunIdPathEncoding::Percent.as_str()),
+        );
+        assert_eq!(s.run_id_path_encoding(), RunIdPathEncoding::Percent);
+        assert_eq!(
+            s.interpolate("/runs/${var.id|path}").unwrap(),
+            "/runs/tenant-a%2Frun_0123456789abcdef"
+        );
+        assert_eq!(
+            RunIdPathEncoding::Percent.encode("anon:t/run_0123456789abcdef"),
+            "anon%3At%2Frun_0123456789abcdef"
         );
     }
 

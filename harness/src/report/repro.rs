@@ -226,10 +226,19 @@ fn write_step(
             comment(&value.to_string())
         );
     }
+    // A generated step ran once per input: its failures belong to the counterexample's run
+    // (the replay of the minimal input), not to the inputs that held.
+    let judged_here = match &case.counterexample {
+        Some(counterexample) if !step.bindings.is_empty() => step
+            .bindings
+            .iter()
+            .any(|(_, value)| *value == counterexample.value),
+        _ => true,
+    };
     for check in case
         .checks
         .iter()
-        .filter(|c| !c.passed() && c.step.as_deref() == Some(step.step.as_str()))
+        .filter(|c| judged_here && !c.passed() && c.step.as_deref() == Some(step.step.as_str()))
     {
         let _ = writeln!(
             out,

@@ -2,6 +2,7 @@
 //! JUnit mapping, the HTML's structure and bounds, odd data (empty runs, huge bodies,
 //! control characters), and that no secret or unescaped markup gets through.
 
+use serde_json::json;
 use std::collections::BTreeMap;
 
 use crate::sample_report::{fail_case, realistic_report};
@@ -293,4 +294,36 @@ fn write_errors_name_the_path() {
     std::fs::write(&file, "x").unwrap();
     let error = write_all(&realistic_report(), &file.join("reports")).unwrap_err();
     assert!(error.to_string().contains("not-a-dir"), "{error}");
+}
+
+#[test]
+fn a_generated_steps_failures_annotate_only_the_counterexamples_run() {
+    let report = realistic_report();
+    let mut case = fail_case();
+    // The resume step ran once per generated cursor: `1` held, `-1` is the counterexample.
+    let resume = case
+        .transcript
+        .iter()
+        .find(|s| s.step == "resume")
+        .cloned()
+        .unwrap();
+    let mut held = resume.clone();
+    held.bindings = vec![("cursor".into(), json!("1"))];
+    let mut failed = resume;
+    failed.bindings = vec![("cursor".into(), json!("-1"))];
+    case.transcript.retain(|s| s.step != "resume");
+    case.transcript.extend([held, failed]);
+    case.counterexample = Some(harness::report::Counterexample {
+        step: "resume".into(),
+        strategy: "MalformedCursor".into(),
+        seed: 7,
+        value: json!("-1"),
+    });
+    let script = repro::repro_bundle(&report, &case).script;
+    let held_at = script.find("# binding cursor = \"1\"").unwrap();
+    let failed_at = script.find("# binding cursor = \"-1\"").unwrap();
+    let comment = "# FAIL: exclusive_after at /steps/2/expect/0";
+    assert_eq!(script.matches(comment).count(), 1, "{script}");
+    let comment_at = script.find(comment).unwrap();
+    assert!(held_at < failed_at && failed_at < comment_at, "{script}");
 }

@@ -103,13 +103,27 @@ impl StepContext<'_> {
                 .transport_error
                 .as_ref()
                 .is_some_and(|t| t.unreachable);
+            // A host limiting its request rate is waited out as it asks: polling through its
+            // 429s would keep its bucket empty for every case of the run.
+            let wait = rate_limit_wait(&exchange).unwrap_or(interval);
             if holds(exchange)? {
                 return Ok(true);
             }
-            if unreachable || Instant::now() + interval >= self.deadline {
+            if unreachable || Instant::now() + wait >= self.deadline {
                 return Ok(false);
             }
-            tokio::time::sleep(interval).await;
+            tokio::time::sleep(wait).await;
         }
     }
+}
+
+/// The wait a 429 answer asks for: its `Retry-After` seconds (an HTTP date, or none, reads as
+/// 1 s), at most 5 s so a poll keeps looking within its budget.
+fn rate_limit_wait(exchange: &Exchange) -> Option<Duration> {
+    let response = exchange.response.as_ref().filter(|r| r.status == 429)?;
+    let seconds = response
+        .header("retry-after")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(1);
+    Some(Duration::from_secs(seconds.clamp(1, 5)))
 }

@@ -23,7 +23,7 @@ pub(crate) async fn run(
             json!(spec::execution::ExecutionStatus::TERMINAL.map(|s| s.as_str())),
         ),
         CaseSurface::Openwop => (
-            format!("/runs/{}", spec::openwop::encode_run_id_for_path(&id)),
+            format!("/runs/{}", cx.scope.run_id_path_encoding().encode(&id)),
             json!(spec::openwop::RunStatus::TERMINAL.map(|s| s.as_str())),
         ),
     };
