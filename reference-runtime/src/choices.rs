@@ -25,7 +25,7 @@ pub use crate::openwop::infra::choices::{
     EmptyLastEventId, EnvelopeFields, ErrorDetails, EventIdForm, FixtureNodeIds,
     HostChannelAddress, HostEventFraming, ImplementedModes, InterruptIdForm, KeepAliveComment,
     MessagesBatching, MixedMessagesData, MultiAdmitted, NEGOTIATED_MCP_VERSION, OpenWopChoices,
-    PollForeignParameters, PollPage, RunIdForm, RunStartedTiming, SseHeaderTiming,
+    PollForeignParameters, PollPage, RunIdForm, RunIdPathForms, RunStartedTiming, SseHeaderTiming,
     StreamValidationOrder, TickSeamRuns, UpstreamContradictions, UsageCurrency, ValuesResumeAtEnd,
     VersionDefault,
 };

@@ -25,8 +25,8 @@ use reference_runtime::{
 };
 use reference_runtime::{
     CursorRange, EmptyLastEventId, FixtureNodeIds, HostEventFraming, ImplementedModes,
-    MixedMessagesData, PollForeignParameters, PollPage, SseHeaderTiming, TickSeamRuns,
-    UpstreamContradictions, VersionDefault,
+    MixedMessagesData, PollForeignParameters, PollPage, RunIdPathForms, SseHeaderTiming,
+    TickSeamRuns, UpstreamContradictions, VersionDefault,
 };
 use serde_json::json;
 use spec::execution::Modality;
@@ -244,6 +244,7 @@ impl BuiltInProfile {
                 openwop.choices.sse_headers = SseHeaderTiming::WithFirstByte;
                 openwop.choices.version_default = VersionDefault::V1UnlessAsked;
                 openwop.choices.fixture_node_ids = FixtureNodeIds::PerFixture;
+                openwop.choices.run_id_path_forms = RunIdPathForms::PercentOnly;
             }
             BuiltInProfile::Divergent => {
                 let choices = &mut openwop.choices;

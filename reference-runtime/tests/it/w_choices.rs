@@ -6,7 +6,7 @@ use reference_runtime::openwop::OpenWopConfig;
 use reference_runtime::{
     AfterTerminalEvents, CancelledPayload, CursorRange, EmptyLastEventId, EnvelopeFields,
     ErrorDetails, EventIdForm, FixtureNodeIds, HostChannelAddress, InterruptIdForm,
-    PollForeignParameters, PollPage, StreamValidationOrder, UsageCurrency,
+    PollForeignParameters, PollPage, RunIdPathForms, StreamValidationOrder, UsageCurrency,
 };
 use serde_json::{Value, json};
 
@@ -291,5 +291,38 @@ async fn an_empty_last_event_id_is_refused_or_read_as_none_as_the_choice_says() 
         } else {
             assert!(body.contains("validation_error"), "{body}");
         }
+    }
+}
+
+#[tokio::test]
+async fn a_run_id_is_read_and_written_in_the_path_forms_the_choice_says() {
+    for (choice, tilde_status) in [
+        (RunIdPathForms::Both, 200),
+        (RunIdPathForms::PercentOnly, 404),
+    ] {
+        let mut config = OpenWopConfig::default();
+        config.choices.run_id_path_forms = choice;
+        let host = host_with(config, &[]).await;
+        let created = host
+            .post(
+                "/runs",
+                Some(KEY_A),
+                &json!({"workflowId": "conformance-noop"}),
+            )
+            .await;
+        let created: Value = created.json().await.unwrap();
+        let run = created["runId"].as_str().unwrap().to_string();
+        let tilde = host.get(&run_path(&run), Some(KEY_A), &[]).await;
+        assert_eq!(tilde.status(), tilde_status, "{choice:?}");
+        let percent = format!("/runs/{}", run.replace('/', "%2F"));
+        let percent = host.get(&percent, Some(KEY_A), &[]).await;
+        assert_eq!(percent.status(), 200, "{choice:?}");
+        let written = created["eventsUrl"].as_str().unwrap();
+        let form = if choice == RunIdPathForms::PercentOnly {
+            "%2F"
+        } else {
+            "~2F"
+        };
+        assert!(written.contains(form), "{choice:?}: {written}");
     }
 }

@@ -12,7 +12,6 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use spec::openwop::{
     CancelRunResponse, CreateRunRequest, CreateRunResponse, ResolveInterruptRequest, RunStatus,
-    encode_run_id_for_path,
 };
 
 use crate::store::ClaimOutcome;
@@ -54,7 +53,10 @@ pub(crate) async fn create(
     let new_run = runs::validate_create(&state, &caller, request)?;
     let base = base_url(&state, &headers);
     let respond = |run_id: &str| {
-        let path = format!("{base}/runs/{}", encode_run_id_for_path(run_id));
+        let path = format!(
+            "{base}/runs/{}",
+            state.config.choices.run_id_path_forms.write(run_id)
+        );
         CreateRunResponse {
             run_id: run_id.to_string(),
             status: RunStatus::Running,

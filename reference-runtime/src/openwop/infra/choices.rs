@@ -32,6 +32,7 @@
 //! cursor_range = "safe-integer"             # or "any" (the default)
 //! empty_last_event_id = "as-absent"          # or "refused" (the default)
 //! tick_seam_runs = "ids"                     # or "count" (the default)
+//! run_id_path_forms = "percent-only"         # or "both" (the default)
 //! ```
 
 use serde::Deserialize;
@@ -98,6 +99,40 @@ pub struct OpenWopChoices {
     pub empty_last_event_id: EmptyLastEventId,
     /// How the heartbeat tick seam reports the runs a tick enqueued.
     pub tick_seam_runs: TickSeamRuns,
+    /// Which forms of a run id in a request path the host reads, and writes in its URLs.
+    pub run_id_path_forms: RunIdPathForms,
+}
+
+/// Which forms of a tenant-bound run id in a request path the host reads (open point
+/// `w.run-id.path-form`): upstream's identity chapter has a host emit `~2F` and accept `~2F` and
+/// `%2F`; its OpenAPI `RunId` parameter names only `%2F`, and upstream's first v2 reference host
+/// reads only that (a `~2F` path is a 404 there). The run events chapter says nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunIdPathForms {
+    /// `~2F` and `%2F` read; `~2F` written (CONTRACT.md).
+    #[default]
+    Both,
+    /// `%2F` only read and written; a path with `~` names no run (404).
+    PercentOnly,
+}
+
+impl RunIdPathForms {
+    /// Whether a run-id path segment is in a form the host reads.
+    pub(crate) fn reads(self, segment: &str) -> bool {
+        match self {
+            RunIdPathForms::Both => true,
+            RunIdPathForms::PercentOnly => !segment.contains('~'),
+        }
+    }
+
+    /// A run id written into a URL the host hands out.
+    pub(crate) fn write(self, run_id: &str) -> String {
+        match self {
+            RunIdPathForms::Both => spec::openwop::encode_run_id_for_path(run_id),
+            RunIdPathForms::PercentOnly => run_id.replace('/', "%2F").replace(':', "%3A"),
+        }
+    }
 }
 
 /// How upstream's heartbeat tick seam answers `enqueuedRuns`, the runs a tick enqueued: the

@@ -67,6 +67,10 @@ impl WState {
     /// malformed id, 403 for another tenant's id (404 under [`CrossTenantAnswer::NotFound`]),
     /// 404 for no such run.
     pub(crate) fn readable_run(&self, caller: &Caller, path: &str) -> Result<RunMeta, ApiError> {
+        let segment = path.split('/').nth(2).unwrap_or_default();
+        if !self.config.choices.run_id_path_forms.reads(segment) {
+            return Err(ApiError::not_found());
+        }
         let run_id = crate::openwop::infra::ids::run_id_from_path(path, caller).map_err(
             |refusal| match self.config.choices.cross_tenant {
                 CrossTenantAnswer::NotFound if refusal.code() == "id_tenant_mismatch" => {
