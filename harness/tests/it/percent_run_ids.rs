@@ -7,53 +7,36 @@ use std::time::Duration;
 
 use harness::run::{ClientOptions, HttpDriver, Limits};
 use serde_json::{Value, json};
-use tokio::io::AsyncWriteExt;
-use tokio::net::{TcpListener, TcpStream};
 
-use super::raw_host::{external_target, request_path};
+use super::raw_host::{answering, external_target, json_response};
 
 const RUN_ID: &str = "t/run_0123456789abcdef";
 
 async fn percent_only_host() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((socket, _)) = listener.accept().await {
-            tokio::spawn(serve(socket));
-        }
-    });
-    format!("http://{address}")
-}
-
-async fn serve(mut socket: TcpStream) {
-    let Some(path) = request_path(&mut socket).await else {
-        return;
-    };
-    let (status, body) = if path.starts_with("/.well-known/openwop") {
-        (
-            "200 OK",
-            json!({"protocolVersions": ["2.0"], "preferredVersion": "2.0", "fixtures": ["conformance-noop"]}),
-        )
-    } else if path == "/runs" {
-        ("201 Created", json!({"runId": RUN_ID}))
-    } else if path.starts_with("/runs/t%2Frun_0123456789abcdef/events?streamMode=conformance-probe")
-    {
-        (
-            "400 Bad Request",
-            json!({"error": "unsupported_stream_mode", "message": "no such mode", "details": {"supported": ["updates", "debug"]}}),
-        )
-    } else {
-        (
-            "404 Not Found",
-            json!({"error": "not_found", "message": "no such run"}),
-        )
-    };
-    let body = body.to_string();
-    let response = format!(
-        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let _ = socket.write_all(response.as_bytes()).await;
+    answering(Duration::ZERO, |path| {
+        let (status, body) = if path.starts_with("/.well-known/openwop") {
+            (
+                "200 OK",
+                json!({"protocolVersions": ["2.0"], "preferredVersion": "2.0", "fixtures": ["conformance-noop"]}),
+            )
+        } else if path == "/runs" {
+            ("201 Created", json!({"runId": RUN_ID}))
+        } else if path
+            .starts_with("/runs/t%2Frun_0123456789abcdef/events?streamMode=conformance-probe")
+        {
+            (
+                "400 Bad Request",
+                json!({"error": "unsupported_stream_mode", "message": "no such mode", "details": {"supported": ["updates", "debug"]}}),
+            )
+        } else {
+            (
+                "404 Not Found",
+                json!({"error": "not_found", "message": "no such run"}),
+            )
+        };
+        json_response(status, "", &body.to_string())
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

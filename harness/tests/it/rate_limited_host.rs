@@ -3,70 +3,44 @@
 //! `Retry-After` asks instead of polling through it, which would keep the bucket empty and end
 //! every wait of the run unjudged (ERROR).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use harness::case::lint_case;
 use harness::run::Limits;
 use harness::verdict::Verdict;
 use serde_json::json;
-use tokio::io::AsyncWriteExt;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Mutex;
 
-use super::raw_host::{judge_on, request_path};
+use super::raw_host::{answering, json_response, judge_on};
 
-/// A host whose bucket refills only after 900 ms without a request: every request sooner
-/// after the last refused one is refused again with `Retry-After: 1`.
+/// A host whose bucket refills only after 900 ms without a request: the first request, and
+/// every request sooner after the last refused one, is refused with `Retry-After: 1`.
 async fn rate_limited_host(requests: Arc<AtomicUsize>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let last_refusal: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
-    // The first request empties the bucket.
-    let first = Arc::new(Mutex::new(true));
-    tokio::spawn(async move {
-        while let Ok((socket, _)) = listener.accept().await {
-            requests.fetch_add(1, Ordering::SeqCst);
-            tokio::spawn(serve(socket, Arc::clone(&last_refusal), Arc::clone(&first)));
-        }
-    });
-    format!("http://{address}")
-}
-
-async fn serve(
-    mut socket: TcpStream,
-    last_refusal: Arc<Mutex<Option<Instant>>>,
-    first: Arc<Mutex<bool>>,
-) {
-    if request_path(&mut socket).await.is_none() {
-        return;
-    }
-    let refuse = {
-        let mut first = first.lock().await;
-        let mut last = last_refusal.lock().await;
-        let refuse = std::mem::take(&mut *first)
+    let last_refusal: Mutex<Option<Instant>> = Mutex::new(None);
+    let first = AtomicBool::new(true);
+    answering(Duration::ZERO, move |_path| {
+        requests.fetch_add(1, Ordering::SeqCst);
+        let mut last = last_refusal.lock().unwrap();
+        let refuse = first.swap(false, Ordering::SeqCst)
             || last.is_some_and(|at| at.elapsed() < Duration::from_millis(900));
         if refuse {
             *last = Some(Instant::now());
+            let body = json!({"error": "rate_limited", "message": "too many requests"});
+            json_response(
+                "429 Too Many Requests",
+                "retry-after: 1\r\n",
+                &body.to_string(),
+            )
+        } else {
+            json_response(
+                "200 OK",
+                "",
+                &json!({"runId": "r1", "status": "completed"}).to_string(),
+            )
         }
-        refuse
-    };
-    let (status, extra, body) = if refuse {
-        (
-            "429 Too Many Requests",
-            "retry-after: 1\r\n",
-            json!({"error": "rate_limited", "message": "too many requests"}),
-        )
-    } else {
-        ("200 OK", "", json!({"runId": "r1", "status": "completed"}))
-    };
-    let body = body.to_string();
-    let response = format!(
-        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let _ = socket.write_all(response.as_bytes()).await;
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
