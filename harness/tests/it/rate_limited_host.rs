@@ -62,3 +62,22 @@ async fn a_poll_waits_out_a_429_as_retry_after_asks() {
     // would have sent dozens and never been answered.
     assert_eq!(requests.load(Ordering::SeqCst), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_refused_by_the_rate_limit_is_sent_again_when_retry_after_says() {
+    let case = json!({
+        "id": "w.rate-limited.request", "title": "rate limited", "requirements": ["events.poll.last-sequence-highest"],
+        "level": "MUST", "surface": "openwop", "timeout_ms": 4000, "steps": [
+            {"request": {"path": "/runs/r1"}, "expect": [{"status": 200}]}
+        ]
+    });
+    let case = lint_case("rate-limited.json", case.to_string().as_bytes())
+        .unwrap()
+        .case;
+    let requests = Arc::new(AtomicUsize::new(0));
+    let host = rate_limited_host(Arc::clone(&requests)).await;
+    let (verdict, execution) = judge_on(&case, host, Limits::default()).await;
+    // Judged on the answer, not on the 429 of the host's rate limit.
+    assert_eq!(verdict, Verdict::Pass, "{execution:#?}");
+    assert_eq!(requests.load(Ordering::SeqCst), 2);
+}

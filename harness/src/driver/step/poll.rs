@@ -119,7 +119,7 @@ impl StepContext<'_> {
 
 /// The wait a 429 answer asks for: its `Retry-After` seconds (an HTTP date, or none, reads as
 /// 1 s), at most 5 s so a poll keeps looking within its budget.
-fn rate_limit_wait(exchange: &Exchange) -> Option<Duration> {
+pub(super) fn rate_limit_wait(exchange: &Exchange) -> Option<Duration> {
     let response = exchange.response.as_ref().filter(|r| r.status == 429)?;
     let seconds = response
         .header("retry-after")
