@@ -138,15 +138,6 @@ impl Scope {
         }
     }
 
-    fn apply_filter(
-        &self,
-        expression: &str,
-        filter: &Filter,
-        value: Value,
-    ) -> Result<Value, TemplateError> {
-        apply_filter_with(expression, filter, value, self.run_id_path_encoding())
-    }
-
     /// Evaluates one expression (without `${` `}`).
     pub fn evaluate(&self, expression: &str) -> Result<Value, TemplateError> {
         let parsed = parse(expression)?;
@@ -158,8 +149,9 @@ impl Scope {
             (Err(TemplateError::Missing(..)), Some(text)) => Value::String(text.to_string()),
             (resolved, _) => resolved?,
         };
+        let run_id_encoding = self.run_id_path_encoding();
         for filter in &parsed.filters {
-            value = self.apply_filter(expression, filter, value)?;
+            value = apply_filter(expression, filter, value, run_id_encoding)?;
         }
         if let Some(offset) = parsed.offset {
             let base = value.as_i64().ok_or_else(|| {
@@ -442,7 +434,7 @@ fn descend(mut value: Value, path: &[Segment]) -> Result<Value, String> {
     Ok(value)
 }
 
-fn apply_filter_with(
+fn apply_filter(
     expression: &str,
     filter: &Filter,
     value: Value,

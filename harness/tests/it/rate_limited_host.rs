@@ -43,13 +43,12 @@ async fn rate_limited_host(requests: Arc<AtomicUsize>) -> String {
     .await
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_poll_waits_out_a_429_as_retry_after_asks() {
+/// Judges a one-step surface-W case on a fresh rate-limited host: the verdict, the execution and
+/// how many requests the host received.
+async fn judge_one_step(step: serde_json::Value) -> (Verdict, harness::run::CaseExecution, usize) {
     let case = json!({
         "id": "w.rate-limited.probe", "title": "rate limited", "requirements": ["events.poll.last-sequence-highest"],
-        "level": "MUST", "surface": "openwop", "timeout_ms": 4000, "steps": [
-            {"wait_terminal": {"id": "r1"}, "expect": [{"json": {"pointer": "/status", "equals": "completed"}}]}
-        ]
+        "level": "MUST", "surface": "openwop", "timeout_ms": 4000, "steps": [step]
     });
     let case = lint_case("rate-limited.json", case.to_string().as_bytes())
         .unwrap()
@@ -57,27 +56,26 @@ async fn a_poll_waits_out_a_429_as_retry_after_asks() {
     let requests = Arc::new(AtomicUsize::new(0));
     let host = rate_limited_host(Arc::clone(&requests)).await;
     let (verdict, execution) = judge_on(&case, host, Limits::default()).await;
+    (verdict, execution, requests.load(Ordering::SeqCst))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_waits_out_a_429_as_retry_after_asks() {
+    let (verdict, execution, requests) = judge_one_step(json!(
+        {"wait_terminal": {"id": "r1"}, "expect": [{"json": {"pointer": "/status", "equals": "completed"}}]}
+    ))
+    .await;
     assert_eq!(verdict, Verdict::Pass, "{execution:#?}");
     // One refused, then, a Retry-After later, the answer: polling every 25 ms through the 429
     // would have sent dozens and never been answered.
-    assert_eq!(requests.load(Ordering::SeqCst), 2);
+    assert_eq!(requests, 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_refused_by_the_rate_limit_is_sent_again_when_retry_after_says() {
-    let case = json!({
-        "id": "w.rate-limited.request", "title": "rate limited", "requirements": ["events.poll.last-sequence-highest"],
-        "level": "MUST", "surface": "openwop", "timeout_ms": 4000, "steps": [
-            {"request": {"path": "/runs/r1"}, "expect": [{"status": 200}]}
-        ]
-    });
-    let case = lint_case("rate-limited.json", case.to_string().as_bytes())
-        .unwrap()
-        .case;
-    let requests = Arc::new(AtomicUsize::new(0));
-    let host = rate_limited_host(Arc::clone(&requests)).await;
-    let (verdict, execution) = judge_on(&case, host, Limits::default()).await;
+    let (verdict, execution, requests) =
+        judge_one_step(json!({"request": {"path": "/runs/r1"}, "expect": [{"status": 200}]})).await;
     // Judged on the answer, not on the 429 of the host's rate limit.
     assert_eq!(verdict, Verdict::Pass, "{execution:#?}");
-    assert_eq!(requests.load(Ordering::SeqCst), 2);
+    assert_eq!(requests, 2);
 }
