@@ -56,6 +56,22 @@ pub(crate) struct ObservedEvent {
     pub framing: Framing,
 }
 
+impl ObservedEvent {
+    /// Names the event in a message: by its sequence, else by the frame that carried it (a
+    /// host-channel message has no sequence), with its type when known.
+    pub(crate) fn label(&self) -> String {
+        let at = match (self.sequence, self.frame_index) {
+            (Some(sequence), _) => format!("event {sequence}"),
+            (None, Some(frame)) => format!("the event in frame {frame}"),
+            (None, None) => "an event without a sequence".to_owned(),
+        };
+        match &self.event_type {
+            Some(event_type) => format!("{at} ({event_type})"),
+            None => at,
+        }
+    }
+}
+
 /// What a response carried: events and snapshots, in arrival order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Observed {

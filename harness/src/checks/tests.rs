@@ -1017,6 +1017,14 @@ fn a_bare_heartbeat_message_is_read_as_its_frames_event() {
         "{}",
         render(&outcomes)
     );
+    // A bare message has no sequence: the failure names the frame and the type instead.
+    assert!(
+        outcomes[0]
+            .message
+            .starts_with("the event in frame 0 (heartbeat.evaluated) fails"),
+        "{}",
+        render(&outcomes)
+    );
 }
 
 #[test]

@@ -84,8 +84,8 @@ pub(in crate::checks) fn every_event(
             Ok(Err(m)) => {
                 return out.fail(
                     format!(
-                        "event {} fails the condition at `{}`",
-                        event.sequence.map_or("?".into(), |s| s.to_string()),
+                        "{} fails the condition at `{}`",
+                        event.label(),
                         expect.json.pointer
                     ),
                     m.expected,

@@ -22,10 +22,7 @@ pub(in crate::checks) fn events_valid(out: &Outcome<'_>, step: &StepRecord) -> C
         ));
     }
     for event in &observed.events {
-        let at = format!(
-            "event {}",
-            event.sequence.map_or("?".into(), |s| s.to_string())
-        );
+        let at = event.label();
         match out.ctx.surface {
             CaseSurface::Execution => {
                 if let Err(v) = validate(Published::ExecutionEvent, &event.doc) {
