@@ -297,11 +297,33 @@ impl CaseRunner {
                 self.step_context(inner_name, inner_location, state),
             ));
         }
-        let results = join_all(futures).await;
-        for (inner, (location, record)) in parallel.iter().zip(results) {
+        let mut records = Vec::new();
+        for (location, record) in join_all(futures).await {
             match record {
-                Ok(record) => self.judge(inner, &location, record, state),
+                Ok(record) => records.push((location, record)),
                 Err(e) => return self.template_failure(&e, &location, state),
+            }
+        }
+        // The host at capacity refused a step meant to run together with the others: they ran
+        // without it (a stream waiting for an approval that never came), so only the refusal
+        // is reported; the others are recorded, not judged.
+        let refused = parallel
+            .iter()
+            .zip(&records)
+            .position(|(inner, (location, record))| {
+                at_capacity(inner, location, record, state).is_some()
+            });
+        for (i, (inner, (location, record))) in parallel.iter().zip(records).enumerate() {
+            match refused {
+                Some(refused) if refused != i => {
+                    if let Some(id) = &inner.id {
+                        state.scope.steps.insert(id.clone(), step_view(&record));
+                        state.by_id.insert(id.clone(), record.clone());
+                    }
+                    state.transcript.push(record);
+                    self.bound_transcript(state);
+                }
+                _ => self.judge(inner, &location, record, state),
             }
         }
     }
@@ -365,7 +387,10 @@ impl CaseRunner {
             // (the subscriber cases judge the limit itself): what the case wanted to read from
             // this stream cannot be judged. Every refused stream of a `parallel` is one,
             // whether or not an earlier one stopped the case.
-            .or_else(|| refused_subscription(step, location, &record, state));
+            .or_else(|| refused_subscription(step, location, &record, state))
+            // The host was at capacity (503 with Retry-After) and stayed so through the waits
+            // it asked for: the step's rule was not exercised.
+            .or_else(|| at_capacity(step, location, &record, state));
         if let Some(outcome) = unjudged {
             state.checks.push(outcome);
             state.stopped = true;
@@ -789,6 +814,48 @@ fn refused_subscription(
         ),
         expected: Some("the subscription served".into()),
         actual: Some(format!("429, Retry-After: {retry_after}")),
+    })
+}
+
+/// A step of surface W answered `503` with `Retry-After` (the host at capacity, upstream's
+/// `service_unavailable`: host-wide, no rule of the run events chapter), after the waits a
+/// `request` takes for it: nothing the case asks was exercised, so it is BLOCKED, saying how to
+/// give the host room. A `concurrent` step is blocked by any such answer among its responses: a
+/// host-wide cap refusing a fourth subscriber is not a per-run subscriber limit, and which
+/// request it meets depends on what else runs at once.
+fn at_capacity(
+    step: &Step,
+    location: &str,
+    record: &StepRecord,
+    state: &CaseState<'_>,
+) -> Option<CheckOutcome> {
+    let surface = state.case.surface;
+    let answers: Vec<_> = match step.action {
+        StepAction::Concurrent(_) => record.exchanges.iter().collect(),
+        _ => record.exchanges.last().into_iter().collect(),
+    };
+    let retry_after = answers
+        .into_iter()
+        .filter_map(|e| e.response.as_ref())
+        .find_map(|response| step::at_capacity(surface, response))?;
+    let resent = if matches!(step.action, StepAction::Request(_)) {
+        ", also after the waits it asked for"
+    } else {
+        ""
+    };
+    Some(CheckOutcome {
+        check: "implicit:host-capacity".into(),
+        location: location.to_string(),
+        step: Some(record.step.clone()),
+        level: state.case.level,
+        requirements: state.case.requirements.clone(),
+        verdict: Verdict::Blocked,
+        message: format!(
+            "not judged: the host answered step `{}` 503 with Retry-After: {} (at capacity){resent}; run with fewer --jobs or give the host more capacity",
+            record.step, retry_after
+        ),
+        expected: Some("an answer from a host with room for the request".into()),
+        actual: Some(format!("503, Retry-After: {retry_after}")),
     })
 }
 

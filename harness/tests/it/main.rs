@@ -9,6 +9,7 @@ mod case_isolation;
 mod coverage_gate;
 mod coverage_report;
 mod facade;
+mod host_at_capacity;
 mod hostile_host;
 mod hygiene;
 mod not_provoked;

@@ -2,6 +2,7 @@
 //! [`StepContext`] and returns the step's record (the case run judges it). The structural
 //! actions (`parallel`, `repeat`, `generate`) run their own steps in the case run.
 
+mod come_back;
 mod concurrent;
 mod context;
 mod poll;
@@ -12,6 +13,7 @@ mod request;
 mod stream;
 mod wait_terminal;
 
+pub(crate) use come_back::at_capacity;
 pub(crate) use concurrent::run as concurrent;
 pub(crate) use context::StepContext;
 pub(crate) use poll_until::run as poll_until;

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::time::Instant;
 
+use super::come_back;
 use super::context::StepContext;
 use crate::case::{JsonExpect, Principal, RequestSpec};
 use crate::checks::json_condition;
@@ -103,9 +104,9 @@ impl StepContext<'_> {
                 .transport_error
                 .as_ref()
                 .is_some_and(|t| t.unreachable);
-            // A host limiting its request rate is waited out as it asks: polling through its
-            // 429s would keep its bucket empty for every case of the run.
-            let wait = rate_limit_wait(&exchange).unwrap_or(interval);
+            // A host limiting its request rate, or at capacity, is waited out as it asks:
+            // polling through its 429s would keep its bucket empty for every case of the run.
+            let wait = come_back::poll_wait(self.surface, &exchange).unwrap_or(interval);
             if holds(exchange)? {
                 return Ok(true);
             }
@@ -115,15 +116,4 @@ impl StepContext<'_> {
             tokio::time::sleep(wait).await;
         }
     }
-}
-
-/// The wait a 429 answer asks for: its `Retry-After` seconds (an HTTP date, or none, reads as
-/// 1 s), at most 5 s so a poll keeps looking within its budget.
-pub(super) fn rate_limit_wait(exchange: &Exchange) -> Option<Duration> {
-    let response = exchange.response.as_ref().filter(|r| r.status == 429)?;
-    let seconds = response
-        .header("retry-after")
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(1);
-    Some(Duration::from_secs(seconds.clamp(1, 5)))
 }

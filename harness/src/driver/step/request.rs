@@ -4,8 +4,8 @@
 use tokio::time::Instant;
 
 use super::context::StepContext;
-use super::{poll, poll_pages};
-use crate::case::{CaseSurface, RequestSpec};
+use super::{come_back, poll_pages};
+use crate::case::RequestSpec;
 use crate::driver::http::ReadMode;
 use crate::template::TemplateError;
 use crate::transcript::{Exchange, StepRecord};
@@ -24,45 +24,28 @@ pub(crate) async fn run(
     Ok(cx.record("request", exchanges, completed))
 }
 
-/// At most this many `429 rate_limited` answers are waited out for one request.
-const RATE_LIMIT_RETRIES: usize = 3;
+/// At most this many "come back later" answers are waited out for one request.
+const RESEND_LIMIT: usize = 3;
 
-/// Sends the request. On surface W a `429 rate_limited` answer with `Retry-After` is the host's
-/// request rate limit, never a case's answer (no W request step provokes one: the subscriber
-/// limit is met by `stream` steps): it is waited out as asked and the request sent again, within
-/// the case's budget.
+/// Sends the request. On surface W a `429 rate_limited` or a `503` with `Retry-After` is the
+/// host's rate limit or capacity, never a case's answer (see [`come_back`]): it is waited out as
+/// asked and the request sent again, within the case's budget.
 async fn send(cx: &StepContext<'_>, request: &RequestSpec) -> Result<Exchange, TemplateError> {
     let prepared = cx.prepare(request, cx.default_principal())?;
-    let mut retries = 0;
+    let mut resent = 0;
     loop {
         let exchange = cx
             .driver
             .exchange(prepared.clone(), ReadMode::Whole, cx.deadline, cx.started)
             .await;
-        let wait = (cx.surface == CaseSurface::Openwop && is_rate_limited(&exchange))
-            .then(|| poll::rate_limit_wait(&exchange))
-            .flatten();
-        match wait {
-            Some(wait) if retries < RATE_LIMIT_RETRIES && Instant::now() + wait < cx.deadline => {
-                retries += 1;
+        match come_back::resend_wait(cx.surface, &exchange) {
+            Some(wait) if resent < RESEND_LIMIT && Instant::now() + wait < cx.deadline => {
+                resent += 1;
                 tokio::time::sleep(wait).await;
             }
             _ => return Ok(exchange),
         }
     }
-}
-
-/// Whether the answer is a `429 rate_limited` that says when to come back.
-fn is_rate_limited(exchange: &Exchange) -> bool {
-    exchange.response.as_ref().is_some_and(|r| {
-        r.status == 429
-            && r.header("retry-after").is_some()
-            && r.json
-                .as_ref()
-                .and_then(|body| body.get("error"))
-                .and_then(|code| code.as_str())
-                == Some("rate_limited")
-    })
 }
 
 /// Reads the poll's further pages while its answers stop short of their `lastSequence`, then

@@ -1,0 +1,172 @@
+//! A host at capacity (upstream's later v2 reference host with an in-flight cap: `503
+//! service_unavailable` with `Retry-After`): on surface W its requests and polls are sent again
+//! when it asks, and a step it still refuses leaves the case BLOCKED (say how to give the host
+//! room), never FAIL or ERROR. Surface X is not concerned: a 503 there stays the step's answer.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use harness::case::lint_case;
+use harness::run::{CaseExecution, Limits};
+use harness::verdict::Verdict;
+use serde_json::{Value, json};
+
+use super::raw_host::{answering, json_response, judge_on};
+
+/// `503` with `Retry-After: 1`, upstream's capacity answer.
+fn at_capacity() -> String {
+    let body = json!({"error": "service_unavailable", "message": "the host is at capacity"});
+    json_response(
+        "503 Service Unavailable",
+        "retry-after: 1\r\n",
+        &body.to_string(),
+    )
+}
+
+/// A host refusing the first `refusals` requests at capacity, and every request sooner than
+/// 900 ms after a refusal (its capacity frees only in quiet), then answering every request with
+/// a completed run (an empty event stream for `/events`).
+async fn host_at_capacity(refusals: usize, requests: Arc<AtomicUsize>) -> String {
+    let last_refusal: Mutex<Option<Instant>> = Mutex::new(None);
+    answering(Duration::ZERO, move |path| {
+        let mut last = last_refusal.lock().unwrap();
+        if requests.fetch_add(1, Ordering::SeqCst) < refusals
+            || last.is_some_and(|at| at.elapsed() < Duration::from_millis(900))
+        {
+            *last = Some(Instant::now());
+            at_capacity()
+        } else if path.contains("/events") {
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_owned()
+        } else {
+            json_response(
+                "200 OK",
+                "",
+                &json!({"runId": "r1", "status": "completed"}).to_string(),
+            )
+        }
+    })
+    .await
+}
+
+/// Judges a case of `steps` on `surface` on a fresh host refusing its first `refusals` requests:
+/// the verdict, the execution and how many requests the host received.
+async fn judge_steps(
+    surface: &str,
+    refusals: usize,
+    steps: Value,
+) -> (Verdict, CaseExecution, usize) {
+    let requirement = if surface == "openwop" {
+        "events.poll.last-sequence-highest"
+    } else {
+        "exec.cursors.accepts-after"
+    };
+    let case = json!({
+        "id": format!("{}.capacity.probe", if surface == "openwop" { "w" } else { "x" }),
+        "title": "at capacity", "requirements": [requirement],
+        "level": "MUST", "surface": surface, "timeout_ms": 4000, "steps": steps
+    });
+    let case = lint_case("capacity.json", case.to_string().as_bytes())
+        .unwrap()
+        .case;
+    let requests = Arc::new(AtomicUsize::new(0));
+    let host = host_at_capacity(refusals, Arc::clone(&requests)).await;
+    let (verdict, execution) = judge_on(&case, host, Limits::default()).await;
+    (verdict, execution, requests.load(Ordering::SeqCst))
+}
+
+/// The case's one BLOCKED outcome says the host was at capacity and what to do.
+fn assert_blocked_at_capacity(verdict: Verdict, execution: &CaseExecution) {
+    assert_eq!(verdict, Verdict::Blocked, "{execution:#?}");
+    let blocked: Vec<_> = execution
+        .checks
+        .iter()
+        .filter(|c| c.verdict != Verdict::Pass)
+        .collect();
+    assert_eq!(blocked.len(), 1, "{execution:#?}");
+    assert_eq!(blocked[0].check, "implicit:host-capacity");
+    assert!(
+        blocked[0].message.contains("fewer --jobs"),
+        "{}",
+        blocked[0].message
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_refused_at_capacity_is_sent_again_when_retry_after_says() {
+    let (verdict, execution, requests) = judge_steps(
+        "openwop",
+        1,
+        json!([{"request": {"path": "/runs/r1"}, "expect": [{"status": 200}]}]),
+    )
+    .await;
+    assert_eq!(verdict, Verdict::Pass, "{execution:#?}");
+    assert_eq!(requests, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_waits_out_a_503_at_capacity_as_retry_after_asks() {
+    let (verdict, execution, requests) = judge_steps(
+        "openwop",
+        1,
+        json!([{"wait_terminal": {"id": "r1"}, "expect": [{"json": {"pointer": "/status", "equals": "completed"}}]}]),
+    )
+    .await;
+    assert_eq!(verdict, Verdict::Pass, "{execution:#?}");
+    // Polling every 25 ms through the refusal would have sent dozens.
+    assert_eq!(requests, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_that_stays_at_capacity_blocks_the_case_and_never_fails_it() {
+    for step in [
+        json!({"request": {"path": "/runs/r1"}, "expect": [{"status": 200}]}),
+        json!({"stream": {"path": "/runs/r1/events", "until": {"duration_ms": 300}}, "expect": [{"status": 200}]}),
+        json!({"concurrent": {"count": 3, "stream": {"path": "/runs/r1/events", "until": {"duration_ms": 300}}}, "expect": [{"each": [{"status_in": [200, 429]}]}]}),
+    ] {
+        let (verdict, execution, _) = judge_steps("openwop", usize::MAX, json!([step])).await;
+        assert_blocked_at_capacity(verdict, &execution);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_at_capacity_among_parallel_steps_blocks_the_case_not_its_siblings_checks() {
+    // The stream is answered (an empty stream: its check would fail), the request beside it is
+    // refused at capacity every time: the stream ran without its companion, so only the
+    // refusal is reported.
+    let steps = json!([{"parallel": [
+        {"stream": {"path": "/runs/r1/events", "until": {"duration_ms": 300}}, "expect": [{"frames": {"min": 1}}]},
+        {"request": {"method": "POST", "path": "/runs/r1/cancel"}, "expect": [{"status": 200}]}
+    ]}]);
+    let case = json!({
+        "id": "w.capacity.parallel", "title": "at capacity", "requirements": ["events.poll.last-sequence-highest"],
+        "level": "MUST", "surface": "openwop", "timeout_ms": 4000, "steps": steps
+    });
+    let case = lint_case("capacity.json", case.to_string().as_bytes())
+        .unwrap()
+        .case;
+    let host = answering(Duration::ZERO, |path| {
+        if path.contains("/events") {
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_owned()
+        } else {
+            at_capacity()
+        }
+    })
+    .await;
+    let (verdict, execution) = judge_on(&case, host, Limits::default()).await;
+    assert_blocked_at_capacity(verdict, &execution);
+    // Both steps are in the transcript: the report shows what the stream received.
+    assert_eq!(execution.transcript.len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_surface_x_a_503_stays_the_steps_answer() {
+    let (verdict, execution, requests) = judge_steps(
+        "execution",
+        1,
+        json!([{"request": {"path": "/v1/executions/e1"}, "expect": [{"status": 200}]}]),
+    )
+    .await;
+    assert_eq!(verdict, Verdict::Fail, "{execution:#?}");
+    assert_eq!(requests, 1);
+}
