@@ -13,7 +13,7 @@ pub(crate) use crate::case::DEFAULT_CASE_TIMEOUT_MS;
 
 use super::case_state::CaseState;
 use super::http::HttpDriver;
-use super::step::{self, StepContext};
+use super::step::{self, ComeBack, StepContext};
 use crate::case::{Case, CaseSurface, RepeatSpec, Step, StepAction};
 use crate::checks::events::observe;
 use crate::checks::{self, EvalContext};
@@ -304,18 +304,21 @@ impl CaseRunner {
                 Err(e) => return self.template_failure(&e, &location, state),
             }
         }
-        // The host at capacity refused a step meant to run together with the others: they ran
-        // without it (a stream waiting for an approval that never came), so only the refusal
-        // is reported; the others are recorded, not judged.
-        let refused = parallel
+        // The host refused a step meant to run together with the others (a subscription, its
+        // capacity, its rate limit): they ran without it (a stream waiting for an approval that
+        // never came, a resumed stream compared with a full one never read), so only the
+        // refusals are reported; the others are recorded, not judged.
+        let refused: Vec<bool> = parallel
             .iter()
             .zip(&records)
-            .position(|(inner, (location, record))| {
-                at_capacity(inner, location, record, state).is_some()
-            });
-        for (i, (inner, (location, record))) in parallel.iter().zip(records).enumerate() {
+            .map(|(inner, (location, record))| {
+                not_answered(inner, location, record, state).is_some()
+            })
+            .collect();
+        let any_refused = refused.contains(&true);
+        for ((inner, (location, record)), refused) in parallel.iter().zip(records).zip(refused) {
             match refused {
-                Some(refused) if refused != i => {
+                false if any_refused => {
                     if let Some(id) = &inner.id {
                         state.scope.steps.insert(id.clone(), step_view(&record));
                         state.by_id.insert(id.clone(), record.clone());
@@ -387,10 +390,7 @@ impl CaseRunner {
             // (the subscriber cases judge the limit itself): what the case wanted to read from
             // this stream cannot be judged. Every refused stream of a `parallel` is one,
             // whether or not an earlier one stopped the case.
-            .or_else(|| refused_subscription(step, location, &record, state))
-            // The host was at capacity (503 with Retry-After) and stayed so through the waits
-            // it asked for: the step's rule was not exercised.
-            .or_else(|| at_capacity(step, location, &record, state));
+            .or_else(|| not_answered(step, location, &record, state));
         if let Some(outcome) = unjudged {
             state.checks.push(outcome);
             state.stopped = true;
@@ -809,7 +809,7 @@ fn refused_subscription(
         requirements: state.case.requirements.clone(),
         verdict: Verdict::Skip,
         message: format!(
-            "not judged: the host refused the subscription of step `{}` with 429 and Retry-After: {} (a subscriber limit for resource protection, which the seed allows; w.subscribers.several-per-run judges it), so the case met fewer subscribers of one run at once than it needs",
+            "not judged: the host refused the subscription of step `{}` with 429 and Retry-After: {} (a subscriber limit for resource protection, which the seed allows, or its request rate limit: they answer alike; w.subscribers.several-per-run judges the limit), so the case met fewer subscribers of one run at once than it needs",
             record.step, retry_after
         ),
         expected: Some("the subscription served".into()),
@@ -817,13 +817,28 @@ fn refused_subscription(
     })
 }
 
-/// A step of surface W answered `503` with `Retry-After` (the host at capacity, upstream's
-/// `service_unavailable`: host-wide, no rule of the run events chapter), after the waits a
-/// `request` takes for it: nothing the case asks was exercised, so it is BLOCKED, saying how to
-/// give the host room. A `concurrent` step is blocked by any such answer among its responses: a
-/// host-wide cap refusing a fourth subscriber is not a per-run subscriber limit, and which
-/// request it meets depends on what else runs at once.
-fn at_capacity(
+/// Why the host did not answer a step, when it asked to be asked again later: a subscription
+/// refused with 429 (see [`refused_subscription`]), or a step of surface W still answered `503`
+/// (capacity) or, but for subscriptions, `429 rate_limited` (rate limit), each with
+/// `Retry-After`, after the waits a `request` or a poll takes for it.
+fn not_answered(
+    step: &Step,
+    location: &str,
+    record: &StepRecord,
+    state: &CaseState<'_>,
+) -> Option<CheckOutcome> {
+    refused_subscription(step, location, record, state)
+        .or_else(|| come_back_later(step, location, record, state))
+}
+
+/// A step of surface W the host answered "come back later" and still did after the waits it
+/// asked for: nothing the case asks was exercised, so it is BLOCKED, saying how to give the host
+/// room. Its capacity (`503`) is host-wide, no rule of the run events chapter; its rate limit
+/// (`429 rate_limited`) is the operator's set-up. A `concurrent` step is blocked by any `503`
+/// among its answers (a host-wide cap refusing a fourth subscriber is not a per-run subscriber
+/// limit, and which request it meets depends on what else runs at once) and judges its 429s (the
+/// subscriber cases); a `stream` answered 429 is [`refused_subscription`]'s.
+fn come_back_later(
     step: &Step,
     location: &str,
     record: &StepRecord,
@@ -834,28 +849,47 @@ fn at_capacity(
         StepAction::Concurrent(_) => record.exchanges.iter().collect(),
         _ => record.exchanges.last().into_iter().collect(),
     };
-    let retry_after = answers
+    let subscription = matches!(
+        step.action,
+        StepAction::Stream(_) | StepAction::Concurrent(_)
+    );
+    let (come_back, retry_after) = answers
         .into_iter()
         .filter_map(|e| e.response.as_ref())
-        .find_map(|response| step::at_capacity(surface, response))?;
-    let resent = if matches!(step.action, StepAction::Request(_)) {
-        ", also after the waits it asked for"
-    } else {
+        .filter_map(|response| step::come_back(surface, response))
+        .find(|(come_back, _)| *come_back == ComeBack::AtCapacity || !subscription)?;
+    let waited = if subscription {
         ""
+    } else {
+        ", also after the waits it asked for"
+    };
+    let (check, status, what, remedy) = match come_back {
+        ComeBack::AtCapacity => (
+            "implicit:host-capacity",
+            503,
+            "at capacity",
+            "give the host more capacity",
+        ),
+        ComeBack::RateLimited => (
+            "implicit:host-rate-limit",
+            429,
+            "its request rate limit",
+            "raise the host's rate limit for the run",
+        ),
     };
     Some(CheckOutcome {
-        check: "implicit:host-capacity".into(),
+        check: check.into(),
         location: location.to_string(),
         step: Some(record.step.clone()),
         level: state.case.level,
         requirements: state.case.requirements.clone(),
         verdict: Verdict::Blocked,
         message: format!(
-            "not judged: the host answered step `{}` 503 with Retry-After: {} (at capacity){resent}; run with fewer --jobs or give the host more capacity",
-            record.step, retry_after
+            "not judged: the host answered step `{}` {status} with Retry-After: {retry_after} ({what}){waited}; run with fewer --jobs or {remedy}",
+            record.step
         ),
         expected: Some("an answer from a host with room for the request".into()),
-        actual: Some(format!("503, Retry-After: {retry_after}")),
+        actual: Some(format!("{status}, Retry-After: {retry_after}")),
     })
 }
 

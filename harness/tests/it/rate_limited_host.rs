@@ -79,3 +79,93 @@ async fn a_request_refused_by_the_rate_limit_is_sent_again_when_retry_after_says
     assert_eq!(verdict, Verdict::Pass, "{execution:#?}");
     assert_eq!(requests, 2);
 }
+
+/// `429 rate_limited` with `Retry-After: 1`.
+fn rate_limited() -> String {
+    let body = json!({"error": "rate_limited", "message": "too many requests"});
+    json_response(
+        "429 Too Many Requests",
+        "retry-after: 1\r\n",
+        &body.to_string(),
+    )
+}
+
+/// Judges a surface-W case of `steps` (budget 4 s) on the host at `host`.
+async fn judge_steps_on(
+    host: String,
+    steps: serde_json::Value,
+) -> (Verdict, harness::run::CaseExecution) {
+    let case = json!({
+        "id": "w.rate-limited.probe", "title": "rate limited", "requirements": ["events.poll.last-sequence-highest"],
+        "level": "MUST", "surface": "openwop", "timeout_ms": 4000, "steps": steps
+    });
+    let case = lint_case("rate-limited.json", case.to_string().as_bytes())
+        .unwrap()
+        .case;
+    judge_on(&case, host, Limits::default()).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_that_stays_rate_limited_blocks_the_case_and_never_fails_it() {
+    for step in [
+        json!({"request": {"path": "/runs/r1"}, "expect": [{"status": 200}]}),
+        json!({"wait_terminal": {"id": "r1"}}),
+    ] {
+        let host = answering(Duration::ZERO, |_| rate_limited()).await;
+        let (verdict, execution) = judge_steps_on(host, json!([step])).await;
+        // The rate limit is the operator's set-up: not a 429 judged where 200 was expected
+        // (FAIL), nor a poll's budget run out (ERROR).
+        assert_eq!(verdict, Verdict::Blocked, "{execution:#?}");
+        let blocked: Vec<_> = execution
+            .checks
+            .iter()
+            .filter(|c| c.verdict != Verdict::Pass)
+            .collect();
+        assert_eq!(blocked.len(), 1, "{execution:#?}");
+        assert_eq!(blocked[0].check, "implicit:host-rate-limit");
+        assert!(
+            blocked[0].message.contains("fewer --jobs"),
+            "{}",
+            blocked[0].message
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_subscription_among_parallel_steps_leaves_its_siblings_unjudged() {
+    // The full stream is refused (429), the resumed one beside it is answered: compared with a
+    // full log never read it would "differ"; it ran without its companion, so only the refusal
+    // is reported.
+    let host = answering(Duration::ZERO, |path| {
+        if path.contains("streamMode=debug") {
+            rate_limited()
+        } else {
+            let body = format!(
+                "id: 1\nevent: run.completed\ndata: {}\n\n",
+                json!({"eventId": "e0000000000000001", "runId": "r1", "type": "run.completed", "sequence": 1, "timestamp": "2026-01-01T00:00:00Z", "payload": {}})
+            );
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )
+        }
+    })
+    .await;
+    let (verdict, execution) = judge_steps_on(
+        host,
+        json!([{"parallel": [
+            {"id": "full", "stream": {"path": "/runs/r1/events", "query": {"streamMode": "debug"}}},
+            {"stream": {"path": "/runs/r1/events", "headers": {"Last-Event-ID": "0"}}, "expect": [{"events_equal": "full"}]}
+        ]}]),
+    )
+    .await;
+    assert_eq!(verdict, Verdict::Skip, "{execution:#?}");
+    assert!(
+        execution
+            .checks
+            .iter()
+            .all(|c| c.check == "implicit:subscriber-limit"),
+        "{execution:#?}"
+    );
+    assert_eq!(execution.transcript.len(), 2);
+}

@@ -2,10 +2,10 @@
 //! `Retry-After`) and, on surface W, its capacity (`503` with `Retry-After`: upstream's
 //! `service_unavailable`, the answer of a host whose in-flight cap is reached; upstream's own
 //! clients retry it as asked). Neither is a case's answer: no W case provokes one from a
-//! `request` or a poll, so the harness waits them out instead of judging them. Subscriptions
-//! are not sent again (a case reading a live run would read another moment of it): a `429` is
-//! the subscriber limit the seed allows, a `503` the host's capacity (the case run blocks the
-//! case, see `case_run::at_capacity`).
+//! `request` or a poll, so the harness waits them out instead of judging them, and a step still
+//! so answered is not judged (the case run blocks the case, see `case_run::come_back_later`).
+//! Subscriptions are not sent again (a case reading a live run would read another moment of
+//! it): a `429` there is the subscriber limit the seed allows, a `503` the host's capacity.
 
 use std::time::Duration;
 
@@ -15,35 +15,55 @@ use crate::transcript::{Exchange, ResponseRecord};
 /// The longest wait honoured: a poll keeps looking within its budget.
 const LONGEST_WAIT: Duration = Duration::from_secs(5);
 
-/// The wait a repeated poll takes after this answer: a `429` (with or without `Retry-After`) or,
-/// on surface W, a `503` with `Retry-After`, waits out its `Retry-After` seconds (an HTTP date,
-/// or none, reads as 1 s), at most [`LONGEST_WAIT`]. `None` for any other answer.
-pub(super) fn poll_wait(surface: CaseSurface, exchange: &Exchange) -> Option<Duration> {
-    let response = exchange.response.as_ref()?;
-    (response.status == 429 || at_capacity(surface, response).is_some()).then(|| wait(response))
+/// Why a host asked to be asked again later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ComeBack {
+    /// `429 rate_limited` with `Retry-After`: the host's request rate limit (or, to a
+    /// subscription, its subscriber limit: they answer alike).
+    RateLimited,
+    /// `503` with `Retry-After`: the host at capacity.
+    AtCapacity,
 }
 
-/// The wait before sending a `request` step again: on surface W, a `429 rate_limited` or a
-/// `503` at capacity, each with `Retry-After`. `None` for any other answer (the step's answer).
-pub(super) fn resend_wait(surface: CaseSurface, exchange: &Exchange) -> Option<Duration> {
-    let response = exchange.response.as_ref()?;
-    let rate_limited = surface == CaseSurface::Openwop
-        && response.status == 429
-        && response.header("retry-after").is_some()
-        && response
+/// On surface W, what the answer asks and its `Retry-After`: `429` whose body says
+/// `rate_limited`, or `503`, each with `Retry-After`. `None` for any other answer, and on
+/// surface X (a provider's 503 or 429 may reach an execution host's answer: it stays the step's).
+pub(crate) fn come_back(
+    surface: CaseSurface,
+    response: &ResponseRecord,
+) -> Option<(ComeBack, &str)> {
+    if surface != CaseSurface::Openwop {
+        return None;
+    }
+    let retry_after = response.header("retry-after")?;
+    match response.status {
+        429 if response
             .json
             .as_ref()
             .and_then(|body| body.get("error"))
             .and_then(|code| code.as_str())
-            == Some("rate_limited");
-    (rate_limited || at_capacity(surface, response).is_some()).then(|| wait(response))
+            == Some("rate_limited") =>
+        {
+            Some((ComeBack::RateLimited, retry_after))
+        }
+        503 => Some((ComeBack::AtCapacity, retry_after)),
+        _ => None,
+    }
 }
 
-/// On surface W, the `Retry-After` of a `503` answer that carries one: the host is at capacity.
-pub(crate) fn at_capacity(surface: CaseSurface, response: &ResponseRecord) -> Option<&str> {
-    (surface == CaseSurface::Openwop && response.status == 503)
-        .then(|| response.header("retry-after"))
-        .flatten()
+/// The wait a repeated poll takes after this answer: any `429` (with or without `Retry-After`)
+/// or what [`come_back`] reads waits out its `Retry-After` seconds (an HTTP date, or none,
+/// reads as 1 s), at most [`LONGEST_WAIT`]. `None` for any other answer.
+pub(super) fn poll_wait(surface: CaseSurface, exchange: &Exchange) -> Option<Duration> {
+    let response = exchange.response.as_ref()?;
+    (response.status == 429 || come_back(surface, response).is_some()).then(|| wait(response))
+}
+
+/// The wait before sending a `request` step again: what [`come_back`] reads. `None` for any
+/// other answer (the step's answer).
+pub(super) fn resend_wait(surface: CaseSurface, exchange: &Exchange) -> Option<Duration> {
+    let response = exchange.response.as_ref()?;
+    come_back(surface, response).map(|_| wait(response))
 }
 
 fn wait(response: &ResponseRecord) -> Duration {

@@ -13,7 +13,7 @@ mod request;
 mod stream;
 mod wait_terminal;
 
-pub(crate) use come_back::at_capacity;
+pub(crate) use come_back::{ComeBack, come_back};
 pub(crate) use concurrent::run as concurrent;
 pub(crate) use context::StepContext;
 pub(crate) use poll_until::run as poll_until;
