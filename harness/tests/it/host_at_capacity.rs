@@ -3,16 +3,18 @@
 //! when it asks, and a step it still refuses leaves the case BLOCKED (say how to give the host
 //! room), never FAIL or ERROR. Surface X is not concerned: a 503 there stays the step's answer.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use harness::case::lint_case;
 use harness::run::{CaseExecution, Limits};
 use harness::verdict::Verdict;
 use serde_json::{Value, json};
 
-use super::raw_host::{answering, json_response, judge_on};
+use super::raw_host::{
+    answering, assert_blocked_by, json_response, judge_on, refusing_until_quiet,
+};
 
 /// `503` with `Retry-After: 1`, upstream's capacity answer.
 fn at_capacity() -> String {
@@ -25,18 +27,11 @@ fn at_capacity() -> String {
 }
 
 /// A host refusing the first `refusals` requests at capacity, and every request sooner than
-/// 900 ms after a refusal (its capacity frees only in quiet), then answering every request with
-/// a completed run (an empty event stream for `/events`).
+/// 900 ms after a refusal, then answering with a completed run (an empty event stream for
+/// `/events`).
 async fn host_at_capacity(refusals: usize, requests: Arc<AtomicUsize>) -> String {
-    let last_refusal: Mutex<Option<Instant>> = Mutex::new(None);
-    answering(Duration::ZERO, move |path| {
-        let mut last = last_refusal.lock().unwrap();
-        if requests.fetch_add(1, Ordering::SeqCst) < refusals
-            || last.is_some_and(|at| at.elapsed() < Duration::from_millis(900))
-        {
-            *last = Some(Instant::now());
-            at_capacity()
-        } else if path.contains("/events") {
+    refusing_until_quiet(refusals, requests, at_capacity, |path| {
+        if path.contains("/events") {
             "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_owned()
         } else {
             json_response(
@@ -75,23 +70,6 @@ async fn judge_steps(
     (verdict, execution, requests.load(Ordering::SeqCst))
 }
 
-/// The case's one BLOCKED outcome says the host was at capacity and what to do.
-fn assert_blocked_at_capacity(verdict: Verdict, execution: &CaseExecution) {
-    assert_eq!(verdict, Verdict::Blocked, "{execution:#?}");
-    let blocked: Vec<_> = execution
-        .checks
-        .iter()
-        .filter(|c| c.verdict != Verdict::Pass)
-        .collect();
-    assert_eq!(blocked.len(), 1, "{execution:#?}");
-    assert_eq!(blocked[0].check, "implicit:host-capacity");
-    assert!(
-        blocked[0].message.contains("fewer --jobs"),
-        "{}",
-        blocked[0].message
-    );
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_refused_at_capacity_is_sent_again_when_retry_after_says() {
     let (verdict, execution, requests) = judge_steps(
@@ -125,7 +103,7 @@ async fn a_host_that_stays_at_capacity_blocks_the_case_and_never_fails_it() {
         json!({"concurrent": {"count": 3, "stream": {"path": "/runs/r1/events", "until": {"duration_ms": 300}}}, "expect": [{"each": [{"status_in": [200, 429]}]}]}),
     ] {
         let (verdict, execution, _) = judge_steps("openwop", usize::MAX, json!([step])).await;
-        assert_blocked_at_capacity(verdict, &execution);
+        assert_blocked_by("implicit:host-capacity", verdict, &execution);
     }
 }
 
@@ -154,7 +132,7 @@ async fn a_refusal_at_capacity_among_parallel_steps_blocks_the_case_not_its_sibl
     })
     .await;
     let (verdict, execution) = judge_on(&case, host, Limits::default()).await;
-    assert_blocked_at_capacity(verdict, &execution);
+    assert_blocked_by("implicit:host-capacity", verdict, &execution);
     // Both steps are in the transcript: the report shows what the stream received.
     assert_eq!(execution.transcript.len(), 2);
 }

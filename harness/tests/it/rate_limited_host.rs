@@ -3,42 +3,28 @@
 //! `Retry-After` asks instead of polling through it, which would keep the bucket empty and end
 //! every wait of the run unjudged (ERROR).
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use harness::case::lint_case;
 use harness::run::Limits;
 use harness::verdict::Verdict;
 use serde_json::json;
 
-use super::raw_host::{answering, json_response, judge_on};
+use super::raw_host::{
+    answering, assert_blocked_by, json_response, judge_on, refusing_until_quiet,
+};
 
 /// A host whose bucket refills only after 900 ms without a request: the first request, and
 /// every request sooner after the last refused one, is refused with `Retry-After: 1`.
 async fn rate_limited_host(requests: Arc<AtomicUsize>) -> String {
-    let last_refusal: Mutex<Option<Instant>> = Mutex::new(None);
-    let first = AtomicBool::new(true);
-    answering(Duration::ZERO, move |_path| {
-        requests.fetch_add(1, Ordering::SeqCst);
-        let mut last = last_refusal.lock().unwrap();
-        let refuse = first.swap(false, Ordering::SeqCst)
-            || last.is_some_and(|at| at.elapsed() < Duration::from_millis(900));
-        if refuse {
-            *last = Some(Instant::now());
-            let body = json!({"error": "rate_limited", "message": "too many requests"});
-            json_response(
-                "429 Too Many Requests",
-                "retry-after: 1\r\n",
-                &body.to_string(),
-            )
-        } else {
-            json_response(
-                "200 OK",
-                "",
-                &json!({"runId": "r1", "status": "completed"}).to_string(),
-            )
-        }
+    refusing_until_quiet(1, requests, rate_limited, |_| {
+        json_response(
+            "200 OK",
+            "",
+            &json!({"runId": "r1", "status": "completed"}).to_string(),
+        )
     })
     .await
 }
@@ -115,19 +101,7 @@ async fn a_host_that_stays_rate_limited_blocks_the_case_and_never_fails_it() {
         let (verdict, execution) = judge_steps_on(host, json!([step])).await;
         // The rate limit is the operator's set-up: not a 429 judged where 200 was expected
         // (FAIL), nor a poll's budget run out (ERROR).
-        assert_eq!(verdict, Verdict::Blocked, "{execution:#?}");
-        let blocked: Vec<_> = execution
-            .checks
-            .iter()
-            .filter(|c| c.verdict != Verdict::Pass)
-            .collect();
-        assert_eq!(blocked.len(), 1, "{execution:#?}");
-        assert_eq!(blocked[0].check, "implicit:host-rate-limit");
-        assert!(
-            blocked[0].message.contains("fewer --jobs"),
-            "{}",
-            blocked[0].message
-        );
+        assert_blocked_by("implicit:host-rate-limit", verdict, &execution);
     }
 }
 

@@ -2,8 +2,9 @@
 //! target that points the harness at such a host, and running one case against it.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use harness::case::Case;
 use harness::run::{CaseExecution, CaseRunner, ClientOptions, HttpDriver, Limits};
@@ -101,4 +102,46 @@ pub async fn judge_with(runner: &CaseRunner, case: &Case) -> (Verdict, CaseExecu
 /// Runs `case` against the host at `base_url` with the driver's `limits`, and judges it.
 pub async fn judge_on(case: &Case, base_url: String, limits: Limits) -> (Verdict, CaseExecution) {
     judge_with(&runner_for(base_url, limits), case).await
+}
+
+/// Asserts the case was left BLOCKED by one outcome only, the case run's `check` (an
+/// `implicit:*` check), whose message tells the operator what to change (`fewer --jobs`).
+pub fn assert_blocked_by(check: &str, verdict: Verdict, execution: &CaseExecution) {
+    assert_eq!(verdict, Verdict::Blocked, "{execution:#?}");
+    let unpassed: Vec<_> = execution
+        .checks
+        .iter()
+        .filter(|c| c.verdict != Verdict::Pass)
+        .collect();
+    assert_eq!(unpassed.len(), 1, "{execution:#?}");
+    assert_eq!(unpassed[0].check, check);
+    assert!(
+        unpassed[0].message.contains("fewer --jobs"),
+        "{}",
+        unpassed[0].message
+    );
+}
+
+/// A host refusing with `refusal` its first `refusals` requests and every request sooner than
+/// 900 ms after a refusal (its limit frees only in quiet; a harness polling through it is never
+/// answered), and answering the others with `answer(path)`; `requests` counts them all.
+pub async fn refusing_until_quiet(
+    refusals: usize,
+    requests: Arc<AtomicUsize>,
+    refusal: fn() -> String,
+    answer: impl Fn(&str) -> String + Send + Sync + 'static,
+) -> String {
+    let last_refusal: Mutex<Option<Instant>> = Mutex::new(None);
+    answering(Duration::ZERO, move |path| {
+        let mut last = last_refusal.lock().unwrap();
+        if requests.fetch_add(1, Ordering::SeqCst) < refusals
+            || last.is_some_and(|at| at.elapsed() < Duration::from_millis(900))
+        {
+            *last = Some(Instant::now());
+            refusal()
+        } else {
+            answer(path)
+        }
+    })
+    .await
 }
