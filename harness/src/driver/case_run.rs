@@ -311,9 +311,7 @@ impl CaseRunner {
         let refused: Vec<bool> = parallel
             .iter()
             .zip(&records)
-            .map(|(inner, (location, record))| {
-                not_answered(inner, location, record, state).is_some()
-            })
+            .map(|(inner, (_, record))| refusal(inner, record, state.case.surface).is_some())
             .collect();
         let any_refused = refused.contains(&true);
         for ((inner, (location, record)), refused) in parallel.iter().zip(records).zip(refused) {
@@ -386,10 +384,10 @@ impl CaseRunner {
         let unjudged = (!state.stopped)
             .then(|| self.missing_evidence(step, location, &record, state))
             .flatten()
-            // The host refused a subscription for resource protection, which the seed allows
-            // (the subscriber cases judge the limit itself): what the case wanted to read from
-            // this stream cannot be judged. Every refused stream of a `parallel` is one,
-            // whether or not an earlier one stopped the case.
+            // The host refused the step and asked to be asked again later (a subscriber limit,
+            // its capacity, its rate limit: see `Refusal`): what the case wanted from it cannot
+            // be judged. Every refused step of a `parallel` is one, whether or not an earlier
+            // one stopped the case.
             .or_else(|| not_answered(step, location, &record, state));
         if let Some(outcome) = unjudged {
             state.checks.push(outcome);
@@ -785,110 +783,117 @@ fn exchange_view(exchange: &Exchange) -> Value {
     })
 }
 
-/// A `stream` step the host answered 429 with `Retry-After`: a subscriber limit for resource
-/// protection, which the seed allows ("MUST NOT limit subscribers per run except for resource
-/// protection, and then MUST answer 429 rate_limited with Retry-After"). The case needs more
-/// subscribers of one run than the host serves at once, an optional capacity it lacks: SKIP.
-/// (`w.subscribers.*` judge the limit with `concurrent` steps, never here.)
-fn refused_subscription(
-    step: &Step,
-    location: &str,
-    record: &StepRecord,
-    state: &CaseState<'_>,
-) -> Option<CheckOutcome> {
-    if !matches!(step.action, StepAction::Stream(_)) {
-        return None;
-    }
-    let response = record.exchanges.last()?.response.as_ref()?;
-    let retry_after = response.header("retry-after")?;
-    (response.status == 429).then(|| CheckOutcome {
-        check: "implicit:subscriber-limit".into(),
-        location: location.to_string(),
-        step: Some(record.step.clone()),
-        level: state.case.level,
-        requirements: state.case.requirements.clone(),
-        verdict: Verdict::Skip,
-        message: format!(
-            "not judged: the host refused the subscription of step `{}` with 429 and Retry-After: {} (a subscriber limit for resource protection, which the seed allows, or its request rate limit: they answer alike; w.subscribers.several-per-run judges the limit), so the case met fewer subscribers of one run at once than it needs",
-            record.step, retry_after
-        ),
-        expected: Some("the subscription served".into()),
-        actual: Some(format!("429, Retry-After: {retry_after}")),
-    })
+/// Why the host did not answer a step but asked to be asked again later (`Retry-After`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    /// A `stream` step answered 429: a subscriber limit for resource protection, which the seed
+    /// allows ("MUST NOT limit subscribers per run except for resource protection, and then
+    /// MUST answer 429 rate_limited with Retry-After"), or the host's request rate limit (they
+    /// answer alike). The case needs more subscribers of one run than the host serves at once,
+    /// an optional capacity it lacks: SKIP. (`w.subscribers.*` judge the limit with
+    /// `concurrent` steps, never here.)
+    Subscription,
+    /// Surface W, `503`: the host at capacity, host-wide, no rule of the run events chapter.
+    /// BLOCKED. A `concurrent` step is refused so by any such answer among its answers (a
+    /// host-wide cap refusing a fourth subscriber is not a per-run subscriber limit, and which
+    /// request it meets depends on what else runs at once).
+    AtCapacity,
+    /// Surface W, `429 rate_limited` to a request or a poll, still after the waits it took: the
+    /// operator's set-up. BLOCKED. (A `concurrent` step judges its 429s: the subscriber cases.)
+    RateLimited,
 }
 
-/// Why the host did not answer a step, when it asked to be asked again later: a subscription
-/// refused with 429 (see [`refused_subscription`]), or a step of surface W still answered `503`
-/// (capacity) or, but for subscriptions, `429 rate_limited` (rate limit), each with
-/// `Retry-After`, after the waits a `request` or a poll takes for it.
+/// Which [`Refusal`] the step met, if any, and the `Retry-After` it came with.
+fn refusal<'r>(
+    step: &Step,
+    record: &'r StepRecord,
+    surface: CaseSurface,
+) -> Option<(Refusal, &'r str)> {
+    let last = record.exchanges.last().and_then(|e| e.response.as_ref());
+    let at_capacity = |come_back: Option<(ComeBack, &'r str)>| match come_back {
+        Some((ComeBack::AtCapacity, retry_after)) => Some((Refusal::AtCapacity, retry_after)),
+        _ => None,
+    };
+    match step.action {
+        StepAction::Stream(_) => {
+            let response = last?;
+            match response.header("retry-after") {
+                Some(retry_after) if response.status == 429 => {
+                    Some((Refusal::Subscription, retry_after))
+                }
+                _ => at_capacity(step::come_back(surface, response)),
+            }
+        }
+        StepAction::Concurrent(_) => record
+            .exchanges
+            .iter()
+            .filter_map(|e| e.response.as_ref())
+            .find_map(|response| at_capacity(step::come_back(surface, response))),
+        _ => step::come_back(surface, last?).map(|(come_back, retry_after)| match come_back {
+            ComeBack::AtCapacity => (Refusal::AtCapacity, retry_after),
+            ComeBack::RateLimited => (Refusal::RateLimited, retry_after),
+        }),
+    }
+}
+
+/// The outcome of a step the host refused (see [`Refusal`]): nothing the case asks was
+/// exercised, so it is not judged, saying why and what the operator can change.
 fn not_answered(
     step: &Step,
     location: &str,
     record: &StepRecord,
     state: &CaseState<'_>,
 ) -> Option<CheckOutcome> {
-    refused_subscription(step, location, record, state)
-        .or_else(|| come_back_later(step, location, record, state))
-}
-
-/// A step of surface W the host answered "come back later" and still did after the waits it
-/// asked for: nothing the case asks was exercised, so it is BLOCKED, saying how to give the host
-/// room. Its capacity (`503`) is host-wide, no rule of the run events chapter; its rate limit
-/// (`429 rate_limited`) is the operator's set-up. A `concurrent` step is blocked by any `503`
-/// among its answers (a host-wide cap refusing a fourth subscriber is not a per-run subscriber
-/// limit, and which request it meets depends on what else runs at once) and judges its 429s (the
-/// subscriber cases); a `stream` answered 429 is [`refused_subscription`]'s.
-fn come_back_later(
-    step: &Step,
-    location: &str,
-    record: &StepRecord,
-    state: &CaseState<'_>,
-) -> Option<CheckOutcome> {
-    let surface = state.case.surface;
-    let answers: Vec<_> = match step.action {
-        StepAction::Concurrent(_) => record.exchanges.iter().collect(),
-        _ => record.exchanges.last().into_iter().collect(),
-    };
-    let subscription = matches!(
-        step.action,
-        StepAction::Stream(_) | StepAction::Concurrent(_)
-    );
-    let (come_back, retry_after) = answers
-        .into_iter()
-        .filter_map(|e| e.response.as_ref())
-        .filter_map(|response| step::come_back(surface, response))
-        .find(|(come_back, _)| *come_back == ComeBack::AtCapacity || !subscription)?;
-    let waited = if subscription {
-        ""
-    } else {
-        ", also after the waits it asked for"
-    };
-    let (check, status, what, remedy) = match come_back {
-        ComeBack::AtCapacity => (
-            "implicit:host-capacity",
-            503,
-            "at capacity",
-            "give the host more capacity",
-        ),
-        ComeBack::RateLimited => (
-            "implicit:host-rate-limit",
+    let (refusal, retry_after) = refusal(step, record, state.case.surface)?;
+    let name = &record.step;
+    let (check, verdict, status, message, expected) = match refusal {
+        Refusal::Subscription => (
+            "implicit:subscriber-limit",
+            Verdict::Skip,
             429,
-            "its request rate limit",
-            "raise the host's rate limit for the run",
+            format!(
+                "not judged: the host refused the subscription of step `{name}` with 429 and Retry-After: {retry_after} (a subscriber limit for resource protection, which the seed allows, or its request rate limit: they answer alike; w.subscribers.several-per-run judges the limit), so the case met fewer subscribers of one run at once than it needs"
+            ),
+            "the subscription served",
+        ),
+        Refusal::AtCapacity => {
+            let waited = if matches!(
+                step.action,
+                StepAction::Stream(_) | StepAction::Concurrent(_)
+            ) {
+                ""
+            } else {
+                ", also after the waits it asked for"
+            };
+            (
+                "implicit:host-capacity",
+                Verdict::Blocked,
+                503,
+                format!(
+                    "not judged: the host answered step `{name}` 503 with Retry-After: {retry_after} (at capacity){waited}; run with fewer --jobs or give the host more capacity"
+                ),
+                "an answer from a host with room for the request",
+            )
+        }
+        Refusal::RateLimited => (
+            "implicit:host-rate-limit",
+            Verdict::Blocked,
+            429,
+            format!(
+                "not judged: the host answered step `{name}` 429 with Retry-After: {retry_after} (its request rate limit), also after the waits it asked for; run with fewer --jobs or raise the host's rate limit for the run"
+            ),
+            "an answer from a host with room for the request",
         ),
     };
     Some(CheckOutcome {
         check: check.into(),
         location: location.to_string(),
-        step: Some(record.step.clone()),
+        step: Some(name.clone()),
         level: state.case.level,
         requirements: state.case.requirements.clone(),
-        verdict: Verdict::Blocked,
-        message: format!(
-            "not judged: the host answered step `{}` {status} with Retry-After: {retry_after} ({what}){waited}; run with fewer --jobs or {remedy}",
-            record.step
-        ),
-        expected: Some("an answer from a host with room for the request".into()),
+        verdict,
+        message,
+        expected: Some(expected.into()),
         actual: Some(format!("{status}, Retry-After: {retry_after}")),
     })
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use harness::case::lint_case;
+use harness::case::{Case, lint_case};
 use harness::run::{CaseExecution, Limits};
 use harness::verdict::Verdict;
 use serde_json::{Value, json};
@@ -15,6 +15,9 @@ use serde_json::{Value, json};
 use super::raw_host::{
     answering, assert_blocked_by, json_response, judge_on, refusing_until_quiet,
 };
+
+/// A `200` event stream closed without a frame.
+const EMPTY_STREAM: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
 
 /// `503` with `Retry-After: 1`, upstream's capacity answer.
 fn at_capacity() -> String {
@@ -32,7 +35,7 @@ fn at_capacity() -> String {
 async fn host_at_capacity(refusals: usize, requests: Arc<AtomicUsize>) -> String {
     refusing_until_quiet(refusals, requests, at_capacity, |path| {
         if path.contains("/events") {
-            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_owned()
+            EMPTY_STREAM.to_owned()
         } else {
             json_response(
                 "200 OK",
@@ -44,6 +47,23 @@ async fn host_at_capacity(refusals: usize, requests: Arc<AtomicUsize>) -> String
     .await
 }
 
+/// A case of `steps` on `surface` (budget 4 s).
+fn capacity_case(surface: &str, steps: Value) -> Case {
+    let (prefix, requirement) = if surface == "openwop" {
+        ("w", "events.poll.last-sequence-highest")
+    } else {
+        ("x", "exec.cursors.accepts-after")
+    };
+    let case = json!({
+        "id": format!("{prefix}.capacity.probe"),
+        "title": "at capacity", "requirements": [requirement],
+        "level": "MUST", "surface": surface, "timeout_ms": 4000, "steps": steps
+    });
+    lint_case("capacity.json", case.to_string().as_bytes())
+        .unwrap()
+        .case
+}
+
 /// Judges a case of `steps` on `surface` on a fresh host refusing its first `refusals` requests:
 /// the verdict, the execution and how many requests the host received.
 async fn judge_steps(
@@ -51,19 +71,7 @@ async fn judge_steps(
     refusals: usize,
     steps: Value,
 ) -> (Verdict, CaseExecution, usize) {
-    let requirement = if surface == "openwop" {
-        "events.poll.last-sequence-highest"
-    } else {
-        "exec.cursors.accepts-after"
-    };
-    let case = json!({
-        "id": format!("{}.capacity.probe", if surface == "openwop" { "w" } else { "x" }),
-        "title": "at capacity", "requirements": [requirement],
-        "level": "MUST", "surface": surface, "timeout_ms": 4000, "steps": steps
-    });
-    let case = lint_case("capacity.json", case.to_string().as_bytes())
-        .unwrap()
-        .case;
+    let case = capacity_case(surface, steps);
     let requests = Arc::new(AtomicUsize::new(0));
     let host = host_at_capacity(refusals, Arc::clone(&requests)).await;
     let (verdict, execution) = judge_on(&case, host, Limits::default()).await;
@@ -116,16 +124,10 @@ async fn a_refusal_at_capacity_among_parallel_steps_blocks_the_case_not_its_sibl
         {"stream": {"path": "/runs/r1/events", "until": {"duration_ms": 300}}, "expect": [{"frames": {"min": 1}}]},
         {"request": {"method": "POST", "path": "/runs/r1/cancel"}, "expect": [{"status": 200}]}
     ]}]);
-    let case = json!({
-        "id": "w.capacity.parallel", "title": "at capacity", "requirements": ["events.poll.last-sequence-highest"],
-        "level": "MUST", "surface": "openwop", "timeout_ms": 4000, "steps": steps
-    });
-    let case = lint_case("capacity.json", case.to_string().as_bytes())
-        .unwrap()
-        .case;
+    let case = capacity_case("openwop", steps);
     let host = answering(Duration::ZERO, |path| {
         if path.contains("/events") {
-            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_owned()
+            EMPTY_STREAM.to_owned()
         } else {
             at_capacity()
         }

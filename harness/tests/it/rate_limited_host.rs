@@ -32,16 +32,9 @@ async fn rate_limited_host(requests: Arc<AtomicUsize>) -> String {
 /// Judges a one-step surface-W case on a fresh rate-limited host: the verdict, the execution and
 /// how many requests the host received.
 async fn judge_one_step(step: serde_json::Value) -> (Verdict, harness::run::CaseExecution, usize) {
-    let case = json!({
-        "id": "w.rate-limited.probe", "title": "rate limited", "requirements": ["events.poll.last-sequence-highest"],
-        "level": "MUST", "surface": "openwop", "timeout_ms": 4000, "steps": [step]
-    });
-    let case = lint_case("rate-limited.json", case.to_string().as_bytes())
-        .unwrap()
-        .case;
     let requests = Arc::new(AtomicUsize::new(0));
     let host = rate_limited_host(Arc::clone(&requests)).await;
-    let (verdict, execution) = judge_on(&case, host, Limits::default()).await;
+    let (verdict, execution) = judge_steps_on(host, json!([step])).await;
     (verdict, execution, requests.load(Ordering::SeqCst))
 }
 

@@ -3,7 +3,7 @@
 //! `service_unavailable`, the answer of a host whose in-flight cap is reached; upstream's own
 //! clients retry it as asked). Neither is a case's answer: no W case provokes one from a
 //! `request` or a poll, so the harness waits them out instead of judging them, and a step still
-//! so answered is not judged (the case run blocks the case, see `case_run::come_back_later`).
+//! so answered is not judged (the case run blocks the case, see `case_run::Refusal`).
 //! Subscriptions are not sent again (a case reading a live run would read another moment of
 //! it): a `429` there is the subscriber limit the seed allows, a `503` the host's capacity.
 
