@@ -753,6 +753,28 @@ pub fn level_above_requirements(case: &Case, check: &Check) -> Option<String> {
     })
 }
 
+/// A SHOULD check of a surface-W case citing no SHOULD requirement: its WARN would charge the
+/// host with a recommendation the chapter does not make. (Surface X has no SHOULD of its seed;
+/// CONTRACT.md asserts two of its contract rules at SHOULD, so the rule is surface W's.)
+fn warn_without_should(case: &Case, check: &Check) -> Option<String> {
+    use crate::verdict::Level;
+    if case.surface != CaseSurface::Openwop || check.level.unwrap_or(case.level) != Level::Should {
+        return None;
+    }
+    let registry = spec::requirements::registry();
+    let cited = check.requirements.as_ref().unwrap_or(&case.requirements);
+    let records: Vec<_> = cited.iter().filter_map(|id| registry.get(id)).collect();
+    let recommends = records
+        .iter()
+        .any(|record| Level::of_requirement(record.level) == Level::Should);
+    (!records.is_empty() && !recommends).then(|| {
+        format!(
+            "the check is SHOULD but cites no SHOULD of the chapter ({}): a WARN must cite the recommendation it proves (cite it, or report at MAY or CONTRACT)",
+            cited.join(", ")
+        )
+    })
+}
+
 fn lint_check(
     case: &Case,
     check: &Check,
@@ -771,6 +793,9 @@ fn lint_check(
         }
     }
     if let Some(problem) = level_above_requirements(case, check) {
+        report(&format!("{at}/level"), problem);
+    }
+    if let Some(problem) = warn_without_should(case, check) {
         report(&format!("{at}/level"), problem);
     }
     match &check.kind {
@@ -1014,6 +1039,33 @@ mod tests {
         assert!(lint(case.clone()).is_ok());
         case["steps"][0]["expect"][1]["level"] = json!("CONTRACT");
         assert!(lint(case).is_ok());
+    }
+
+    #[test]
+    fn a_surface_w_warn_citing_no_should_is_reported() {
+        let mut case = json!({
+            "id": "w.example.minimal", "title": "t", "requirements": ["events.subscribers.no-limit-except-resource-protection"],
+            "level": "MUST", "surface": "openwop",
+            "steps": [{"request": {"path": "/runs"},
+                       "expect": [{"status": 200}, {"level": "SHOULD", "status": 200}]}]
+        });
+        let problems = lint(case.clone()).unwrap_err();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.pointer == "/steps/0/expect/1/level" && p.message.contains("no SHOULD")),
+            "{problems:?}"
+        );
+        // Citing the recommendation it proves, or reported at MAY, it is fine.
+        case["steps"][0]["expect"][1]["requirements"] =
+            json!(["events.stream-mode.should-implement-values"]);
+        assert!(lint(case.clone()).is_ok());
+        case["steps"][0]["expect"][1] = json!({"level": "MAY", "status": 200});
+        assert!(lint(case.clone()).is_ok());
+        // Surface X's contract rules asserted at SHOULD (CONTRACT.md) are not concerned.
+        let mut x = minimal();
+        x["steps"][0]["expect"][0]["level"] = json!("SHOULD");
+        assert!(lint(x).is_ok());
     }
 
     #[test]

@@ -1054,12 +1054,26 @@ pub struct EventGapsExpect {
     pub min_ms: Value,
 }
 
+fn at_least_one() -> bool {
+    true
+}
+
+fn is_true(value: &bool) -> bool {
+    *value
+}
+
 /// Checks applied to the responses of a concurrent step that have one status.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EachWithStatus {
-    /// The status selecting the responses (at least one must have it).
+    /// The status selecting the responses (at least one must have it, unless `at_least_one`
+    /// is false).
     pub status: u16,
+    /// Whether a response must have the status (default true). False for a status the host
+    /// may answer or not (a refusal it is allowed to make): when none has it, the checks do
+    /// not apply to the path the host took.
+    #[serde(default = "at_least_one", skip_serializing_if = "is_true")]
+    pub at_least_one: bool,
     /// The checks each of those responses must pass.
     pub expect: Vec<Check>,
 }

@@ -613,6 +613,36 @@ fn a_listed_type_no_scenario_provokes_is_not_required_and_the_others_still_are()
 }
 
 #[test]
+fn each_with_status_judges_nothing_when_no_response_has_a_status_the_host_may_not_answer() {
+    let ok = |status: u16| json_response(status, json!({}));
+    let all_served = Transcript::of(vec![ok(200), ok(200)]);
+    let refusal = json!({"status": 429, "expect": [{"status": 429}]});
+    // A status the host must answer at least once: none having it fails.
+    let required = parse(&json!({"each_with_status": refusal.clone()}));
+    let outcomes = judge(&required, CaseSurface::Openwop, Level::Must, &all_served);
+    assert_eq!(outcomes.len(), 1, "{}", render(&outcomes));
+    assert_eq!(outcomes[0].verdict, Verdict::Fail);
+    // A refusal the host may make or not: none made, nothing to judge.
+    let mut optional = refusal;
+    optional["at_least_one"] = json!(false);
+    let optional = parse(&json!({"each_with_status": optional}));
+    let outcomes = judge(&optional, CaseSurface::Openwop, Level::Must, &all_served);
+    assert!(outcomes.is_empty(), "{}", render(&outcomes));
+    // Made, it is judged as ever.
+    let refused = Transcript::of(vec![ok(200), json_response(503, json!({}))]);
+    let outcomes = judge(
+        &parse(
+            &json!({"each_with_status": {"status": 503, "at_least_one": false, "expect": [{"status": 429}]}}),
+        ),
+        CaseSurface::Openwop,
+        Level::Must,
+        &refused,
+    );
+    assert_eq!(outcomes.len(), 1, "{}", render(&outcomes));
+    assert_eq!(outcomes[0].verdict, Verdict::Fail);
+}
+
+#[test]
 fn a_check_level_overrides_the_case_level() {
     let check = parse(&json!({"status": 200, "level": "SHOULD"}));
     let fails = Transcript::of(vec![json_response(500, json!({}))]);

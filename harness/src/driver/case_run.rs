@@ -14,14 +14,14 @@ pub(crate) use crate::case::DEFAULT_CASE_TIMEOUT_MS;
 use super::case_state::CaseState;
 use super::http::HttpDriver;
 use super::step::{self, ComeBack, StepContext};
-use crate::case::{Case, CaseSurface, RepeatSpec, Step, StepAction};
+use crate::case::{Case, CaseSurface, ConcurrentCopy, RepeatSpec, Step, StepAction};
 use crate::checks::events::observe;
 use crate::checks::{self, EvalContext};
 use crate::event_selector::EventSelector;
 use crate::host::Target;
 use crate::report::{Counterexample, ServedScript};
 use crate::template::{Scope, TemplateError};
-use crate::transcript::{Exchange, ProviderCallCount, StepRecord};
+use crate::transcript::{Exchange, ProviderCallCount, ResponseRecord, StepRecord};
 use crate::verdict::{CheckOutcome, Level, Verdict};
 
 /// What running a case produced (before the baseline and report assembly).
@@ -790,8 +790,9 @@ enum Refusal {
     /// allows ("MUST NOT limit subscribers per run except for resource protection, and then
     /// MUST answer 429 rate_limited with Retry-After"), or the host's request rate limit (they
     /// answer alike). The case needs more subscribers of one run than the host serves at once,
-    /// an optional capacity it lacks: SKIP. (`w.subscribers.*` judge the limit with
-    /// `concurrent` steps, never here.)
+    /// an optional capacity it lacks: SKIP. So too a `concurrent` step of streams every one of
+    /// which was refused so: no subscriber of the run was served. (`w.subscribers.*` judge the
+    /// limit with `concurrent` steps of which some are served, never here.)
     Subscription,
     /// Surface W, `503`: the host at capacity, host-wide, no rule of the run events chapter.
     /// BLOCKED. A `concurrent` step is refused so by any such answer among its answers (a
@@ -799,7 +800,8 @@ enum Refusal {
     /// request it meets depends on what else runs at once).
     AtCapacity,
     /// Surface W, `429 rate_limited` to a request or a poll, still after the waits it took: the
-    /// operator's set-up. BLOCKED. (A `concurrent` step judges its 429s: the subscriber cases.)
+    /// operator's set-up. BLOCKED. So too any copy of a `concurrent` step of requests. (A
+    /// `concurrent` step of streams judges its 429s: the subscriber cases.)
     RateLimited,
 }
 
@@ -824,11 +826,39 @@ fn refusal<'r>(
                 _ => at_capacity(step::come_back(surface, response)),
             }
         }
-        StepAction::Concurrent(_) => record
-            .exchanges
-            .iter()
-            .filter_map(|e| e.response.as_ref())
-            .find_map(|response| at_capacity(step::come_back(surface, response))),
+        StepAction::Concurrent(ref concurrent) => {
+            let mut answers = record.exchanges.iter().filter_map(|e| e.response.as_ref());
+            if let Some(refused) = answers
+                .clone()
+                .find_map(|response| at_capacity(step::come_back(surface, response)))
+            {
+                return Some(refused);
+            }
+            match concurrent.copy {
+                // Every subscription refused: no subscriber of the run was served, so nothing
+                // about several subscribers of one run can be judged.
+                ConcurrentCopy::Stream(_) => {
+                    let refused = |response: &'r ResponseRecord| {
+                        (response.status == 429)
+                            .then(|| response.header("retry-after"))
+                            .flatten()
+                    };
+                    let first = refused(answers.clone().next()?)?;
+                    answers
+                        .all(|response| refused(response).is_some())
+                        .then_some((Refusal::Subscription, first))
+                }
+                // A copy the request rate limit refused has not met the rule the case judges.
+                ConcurrentCopy::Request(_) => {
+                    answers.find_map(|response| match step::come_back(surface, response)? {
+                        (ComeBack::RateLimited, retry_after) => {
+                            Some((Refusal::RateLimited, retry_after))
+                        }
+                        (ComeBack::AtCapacity, _) => None,
+                    })
+                }
+            }
+        }
         _ => step::come_back(surface, last?).map(|(come_back, retry_after)| match come_back {
             ComeBack::AtCapacity => (Refusal::AtCapacity, retry_after),
             ComeBack::RateLimited => (Refusal::RateLimited, retry_after),
@@ -852,7 +882,7 @@ fn not_answered(
             Verdict::Skip,
             429,
             format!(
-                "not judged: the host refused the subscription of step `{name}` with 429 and Retry-After: {retry_after} (a subscriber limit for resource protection, which the seed allows, or its request rate limit: they answer alike; w.subscribers.several-per-run judges the limit), so the case met fewer subscribers of one run at once than it needs"
+                "not judged: the host refused the subscription of step `{name}` with 429 and Retry-After: {retry_after} (a subscriber limit for resource protection, which the seed allows, or its request rate limit: they answer alike; w.subscribers.several-per-run reports the limit), so the case met fewer subscribers of one run at once than it needs"
             ),
             "the subscription served",
         ),

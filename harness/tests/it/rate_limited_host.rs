@@ -136,3 +136,37 @@ async fn a_refused_subscription_among_parallel_steps_leaves_its_siblings_unjudge
     );
     assert_eq!(execution.transcript.len(), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_concurrent_step_whose_every_subscription_is_refused_is_not_judged() {
+    // No subscriber of the run was served: nothing about several subscribers of one run was
+    // exercised (a 429 to each is the host's rate limit or its subscriber limit, both allowed).
+    let host = answering(Duration::ZERO, |_| rate_limited()).await;
+    let (verdict, execution) = judge_steps_on(
+        host,
+        json!([{"concurrent": {"count": 4, "stream": {"path": "/runs/r1/events"}},
+                "expect": [{"each_with_status": {"status": 200, "expect": [{"closed_by_server": true}]}}]}]),
+    )
+    .await;
+    assert_eq!(verdict, Verdict::Skip, "{execution:#?}");
+    assert!(
+        execution
+            .checks
+            .iter()
+            .all(|c| c.check == "implicit:subscriber-limit"),
+        "{execution:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_concurrent_request_refused_by_the_rate_limit_blocks_the_case() {
+    let host = answering(Duration::ZERO, |_| rate_limited()).await;
+    let (verdict, execution) = judge_steps_on(
+        host,
+        json!([{"concurrent": {"count": 3, "request": {"method": "POST", "path": "/runs/r1/cancel"}},
+                "expect": [{"each": [{"status_in": [200, 409]}]}]}]),
+    )
+    .await;
+    // Not "429 where 200 or 409": the copies never met the rule.
+    assert_blocked_by("implicit:host-rate-limit", verdict, &execution);
+}
