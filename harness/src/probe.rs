@@ -614,23 +614,34 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                 .exchange(
                     request,
                     ReadMode::Stream(crate::driver::StopCondition {
-                        frames: None,
-                        event: None,
+                        repeated: Some(("heartbeat.evaluated".into(), "heartbeatId".into())),
                         duration: Some(window),
+                        ..Default::default()
                     }),
                     now + window + timeout,
                     now,
                 )
                 .await;
-            if let Some(interval) = read
+            match read
                 .response
                 .as_ref()
                 .filter(|r| r.status == 200)
                 .and_then(|r| heartbeat_interval_ms(&r.frames))
             {
-                found
-                    .facts
-                    .insert(HEARTBEAT_INTERVAL_FACT.into(), json!(interval));
+                Some(interval) => {
+                    found
+                        .facts
+                        .insert(HEARTBEAT_INTERVAL_FACT.into(), json!(interval));
+                }
+                None => {
+                    found.unjudgeable.insert(
+                        Unestablished::Need(Need::Fact(HEARTBEAT_INTERVAL_FACT.into())),
+                        format!(
+                            "no heartbeat ticked twice on the host channel `{channel}` in the {} s the probe read it, so the interval the heartbeat cases size their windows by is unknown: give it (--fact {HEARTBEAT_INTERVAL_FACT}=…)",
+                            window.as_secs()
+                        ),
+                    );
+                }
             }
         }
         // Upstream's test seams, asked only of a host with what they serve.
@@ -719,15 +730,16 @@ fn capability(family: &str, facet: Option<&str>, value: Option<&str>) -> HostCap
 /// The fact the heartbeat cases size their windows by: the interval of the host's heartbeats.
 const HEARTBEAT_INTERVAL_FACT: &str = "heartbeat_interval_ms";
 
-/// How long the probe reads the host channel for heartbeat ticks when the operator gave no
-/// interval: two advertised minimum intervals and a second (5 s when discovery gives none),
-/// at most 30 s. The seed bounds an interval from below only, so a host whose heartbeats tick
-/// more slowly than that still needs the operator's fact.
+/// How long at most the probe reads the host channel for heartbeat ticks when the operator gave
+/// no interval (it stops as soon as one heartbeat has ticked twice): 30 s, or two advertised
+/// minimum intervals and a second when that is longer, at most 60 s. The seed bounds an
+/// interval from below only, so a host whose heartbeats tick more slowly than that still needs
+/// the operator's fact; a read stopped on the second tick never depends on when the first came.
 fn heartbeat_window(min_interval_ms: Option<&Value>) -> Duration {
     let ms = min_interval_ms
         .and_then(Value::as_u64)
-        .map_or(5_000, |min| min.saturating_mul(2).saturating_add(1_000));
-    Duration::from_millis(ms.clamp(1_000, 30_000))
+        .map_or(0, |min| min.saturating_mul(2).saturating_add(1_000));
+    Duration::from_millis(ms.clamp(30_000, 60_000))
 }
 
 /// The interval of the host's heartbeats as the host channel shows it: the longest gap between
@@ -1054,14 +1066,20 @@ mod tests {
             "no heartbeat ticked twice"
         );
         assert_eq!(heartbeat_interval_ms(&[]), None);
+        // The read stops on a second tick; its bound is 30 s unless the advertised minimum
+        // interval needs longer (at most 60 s).
         assert_eq!(
             heartbeat_window(Some(&json!(1_000))),
-            Duration::from_millis(3_000)
+            Duration::from_millis(30_000)
         );
-        assert_eq!(heartbeat_window(None), Duration::from_millis(5_000));
+        assert_eq!(heartbeat_window(None), Duration::from_millis(30_000));
+        assert_eq!(
+            heartbeat_window(Some(&json!(20_000))),
+            Duration::from_millis(41_000)
+        );
         assert_eq!(
             heartbeat_window(Some(&json!(60_000))),
-            Duration::from_millis(30_000)
+            Duration::from_millis(60_000)
         );
     }
 }

@@ -99,6 +99,10 @@ pub struct StopCondition {
     pub event: Option<String>,
     /// After reading this long.
     pub duration: Option<Duration>,
+    /// After an event this selector names (`.0`) carrying, at member `.1` (of the event or its
+    /// payload), a value an earlier such event carried: the second tick of one heartbeat is
+    /// `("heartbeat.evaluated", "heartbeatId")`.
+    pub repeated: Option<(String, String)>,
 }
 
 /// How to read the body.
@@ -439,6 +443,11 @@ impl HttpDriver {
         let mut tokenizer = SseTokenizer::new(self.limits.sse);
         // The event that ends the read, read from each frame as the checks read it.
         let awaited = stop.event.as_deref().map(EventSelector::parse);
+        let repeated = stop
+            .repeated
+            .as_ref()
+            .map(|(selector, member)| (EventSelector::parse(selector), member.as_str()));
+        let mut repeat_keys: std::collections::BTreeSet<String> = Default::default();
         let mut frames = Vec::new();
         let mut kept_bytes: usize = 0;
         let mut folded: Option<crate::transcript::StreamFold> = None;
@@ -488,11 +497,22 @@ impl HttpDriver {
                                 id, event, json, ..
                             } => {
                                 event_frames += 1;
-                                awaited.as_ref().zip(json.as_ref()).is_some_and(
+                                let awaited_came = awaited.as_ref().zip(json.as_ref()).is_some_and(
                                     |(awaited, json)| {
                                         carries(awaited, id.as_deref(), event.as_deref(), json)
                                     },
-                                )
+                                );
+                                let repeat_came = repeated.as_ref().zip(json.as_ref()).is_some_and(
+                                    |((selector, member), json)| {
+                                        repeats(
+                                            selector,
+                                            member,
+                                            (id.as_deref(), event.as_deref(), json),
+                                            &mut repeat_keys,
+                                        )
+                                    },
+                                );
+                                awaited_came || repeat_came
                             }
                             FrameKind::Comment { .. } => false,
                         };
@@ -564,6 +584,26 @@ fn carries(
     }
 }
 
+/// Whether an event frame carries an event `selector` names whose value at `member` an earlier
+/// one carried (`seen` holds the values so far, and takes this frame's).
+fn repeats(
+    selector: &EventSelector<'_>,
+    member: &str,
+    (id, event, json): (Option<&str>, Option<&str>, &serde_json::Value),
+    seen: &mut std::collections::BTreeSet<String>,
+) -> bool {
+    let FrameContent::Events(events) = read_frame(0, id, event, json) else {
+        return false;
+    };
+    let mut repeated = false;
+    for observed in events.iter().filter(|e| selector.matches(e)) {
+        if let Some(value) = crate::checks::events::field(&observed.doc, member) {
+            repeated |= !seen.insert(value.to_string());
+        }
+    }
+    repeated
+}
+
 fn ms_between(from: Instant, to: Instant) -> u64 {
     to.saturating_duration_since(from).as_millis() as u64
 }
@@ -601,5 +641,67 @@ pub(crate) fn strip_userinfo(url: &str) -> String {
             parsed.to_string()
         }
         _ => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A stream of heartbeat ticks `a`, `b`, `a`, `c` in one write, held open.
+    async fn ticking_channel() -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut head = vec![0u8; 4096];
+            let _ = socket.read(&mut head).await;
+            let tick = |id: &str| {
+                format!(
+                    "event: heartbeat.evaluated\ndata: {}\n\n",
+                    serde_json::json!({"heartbeatId": id, "status": "ok", "changed": false})
+                )
+            };
+            let body: String = ["a", "b", "a", "c"].iter().map(|id| tick(id)).collect();
+            let _ = socket
+                .write_all(
+                    format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n{body}")
+                        .as_bytes(),
+                )
+                .await;
+            tokio::time::sleep(Duration::from_secs(30)).await;
+        });
+        format!("http://{address}/host/events")
+    }
+
+    #[tokio::test]
+    async fn a_read_stops_on_the_first_repeat_of_a_value() {
+        let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
+        let request = PreparedRequest {
+            method: reqwest::Method::GET,
+            url: ticking_channel().await,
+            headers: Vec::new(),
+            body: None,
+        };
+        let stop = StopCondition {
+            repeated: Some(("heartbeat.evaluated".into(), "heartbeatId".into())),
+            duration: Some(Duration::from_secs(10)),
+            ..StopCondition::default()
+        };
+        let now = Instant::now();
+        let exchange = driver
+            .exchange(
+                request,
+                ReadMode::Stream(stop),
+                now + Duration::from_secs(20),
+                now,
+            )
+            .await;
+        let response = exchange.response.expect("answered");
+        // Stopped at `a`'s second tick: `c` is never read, as it would be had the read gone on
+        // to its 10 s window.
+        assert_eq!(response.frames.len(), 3, "{:#?}", response.frames);
+        assert_eq!(response.end, BodyEnd::ClientStopped);
     }
 }

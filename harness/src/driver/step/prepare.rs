@@ -44,6 +44,7 @@ impl StepContext<'_> {
                             .mul_f64(self.time_scale.max(0.01))
                     }),
                 },
+                repeated: None,
             },
         };
         Ok((prepared, stop))
