@@ -609,36 +609,17 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                     .headers
                     .push((VERSION_HEADER.into(), version.to_string()));
             }
-            let now = Instant::now();
-            let read = driver
-                .exchange(
-                    request,
-                    ReadMode::Stream(crate::driver::StopCondition {
-                        repeated: Some(("heartbeat.evaluated".into(), "heartbeatId".into())),
-                        duration: Some(window),
-                        ..Default::default()
-                    }),
-                    now + window + timeout,
-                    now,
-                )
-                .await;
-            match read
-                .response
-                .as_ref()
-                .filter(|r| r.status == 200)
-                .and_then(|r| heartbeat_interval_ms(&r.frames))
-            {
-                Some(interval) => {
+            match heartbeat_interval(driver, request, window, timeout).await {
+                Ok(interval) => {
                     found
                         .facts
                         .insert(HEARTBEAT_INTERVAL_FACT.into(), json!(interval));
                 }
-                None => {
+                Err(why) => {
                     found.unjudgeable.insert(
                         Unestablished::Need(Need::Fact(HEARTBEAT_INTERVAL_FACT.into())),
                         format!(
-                            "no heartbeat ticked twice on the host channel `{channel}` in the {} s the probe read it, so the interval the heartbeat cases size their windows by is unknown: give it (--fact {HEARTBEAT_INTERVAL_FACT}=…)",
-                            window.as_secs()
+                            "{why} on the host channel `{channel}`, so the interval the heartbeat cases size their windows by is unknown: give it (--fact {HEARTBEAT_INTERVAL_FACT}=…)"
                         ),
                     );
                 }
@@ -729,6 +710,66 @@ fn capability(family: &str, facet: Option<&str>, value: Option<&str>) -> HostCap
 
 /// The fact the heartbeat cases size their windows by: the interval of the host's heartbeats.
 const HEARTBEAT_INTERVAL_FACT: &str = "heartbeat_interval_ms";
+
+/// The interval of the host's heartbeats, read off its host channel (`request`) until one
+/// heartbeat has ticked twice: first for the probe's request time (`timeout`), then, when the
+/// channel answered but no heartbeat ticked twice yet, for at most `window`. A channel that sent
+/// no headers in the request time (a host that may have stopped answering after discovery, or
+/// one writing its headers only with a first byte that late) is not read on: the error says why.
+async fn heartbeat_interval(
+    driver: &HttpDriver,
+    request: PreparedRequest,
+    window: Duration,
+    timeout: Duration,
+) -> Result<u64, String> {
+    let read = |duration: Duration| {
+        let request = request.clone();
+        async move {
+            let now = Instant::now();
+            let stop = crate::driver::StopCondition {
+                repeated: Some(("heartbeat.evaluated".into(), "heartbeatId".into())),
+                duration: Some(duration),
+                ..Default::default()
+            };
+            driver
+                .exchange(
+                    request,
+                    ReadMode::Stream(stop),
+                    now + duration + timeout,
+                    now,
+                )
+                .await
+                .response
+        }
+    };
+    match read(timeout).await {
+        None => return Err("the probe's request failed".into()),
+        Some(response) if response.status == 0 => {
+            return Err(format!(
+                "no response headers came in the probe's {:.1} s",
+                timeout.as_secs_f64()
+            ));
+        }
+        Some(response) if response.status != 200 => {
+            return Err(format!("the probe was answered {}", response.status));
+        }
+        Some(response) => {
+            if let Some(interval) = heartbeat_interval_ms(&response.frames) {
+                return Ok(interval);
+            }
+        }
+    }
+    read(window)
+        .await
+        .filter(|r| r.status == 200)
+        .and_then(|r| heartbeat_interval_ms(&r.frames))
+        .ok_or_else(|| {
+            format!(
+                "no heartbeat ticked twice in the {} s the probe read",
+                window.as_secs()
+            )
+        })
+}
 
 /// How long at most the probe reads the host channel for heartbeat ticks when the operator gave
 /// no interval (it stops as soon as one heartbeat has ticked twice): 30 s, or two advertised

@@ -12,10 +12,20 @@ use tokio::net::TcpListener;
 
 use super::raw_host::{external_target, json_response, request_path};
 
-/// A host advertising a heartbeat (minimum interval 1 s) whose channel sends the ticks of
-/// heartbeat `slow` `gap` apart and holds the stream open (or, with no gap, closes at once
-/// without a tick).
-async fn heartbeat_host(gap: Option<Duration>) -> String {
+/// How the host channel of [`heartbeat_host`] answers.
+#[derive(Debug, Clone, Copy)]
+enum Channel {
+    /// Two ticks of heartbeat `slow` this far apart, then held open.
+    Ticking(Duration),
+    /// 200 with no tick, closed at once.
+    Empty,
+    /// No answer at all: the connection held open without headers.
+    Silent,
+}
+
+/// A host advertising a heartbeat (minimum interval 1 s) whose host channel answers as `channel`
+/// says.
+async fn heartbeat_host(channel: Channel) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     tokio::spawn(async move {
@@ -39,11 +49,18 @@ async fn heartbeat_host(gap: Option<Duration>) -> String {
                         .await;
                     return;
                 }
-                let Some(gap) = gap else {
-                    let _ = socket
-                        .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
-                        .await;
-                    return;
+                let gap = match channel {
+                    Channel::Ticking(gap) => gap,
+                    Channel::Empty => {
+                        let _ = socket
+                            .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                            .await;
+                        return;
+                    }
+                    Channel::Silent => {
+                        tokio::time::sleep(Duration::from_secs(60)).await;
+                        return;
+                    }
                 };
                 let tick = format!(
                     "event: heartbeat.evaluated\ndata: {}\n\n",
@@ -67,8 +84,10 @@ async fn heartbeat_host(gap: Option<Duration>) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_heartbeat_slower_than_two_minimum_intervals_is_measured_on_its_second_tick() {
     let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
-    let target = external_target(heartbeat_host(Some(Duration::from_millis(5_500))).await);
-    let findings = harness::target::probe(&driver, &target, Duration::from_secs(10)).await;
+    let target =
+        external_target(heartbeat_host(Channel::Ticking(Duration::from_millis(5_500))).await);
+    // A 2 s request time sees one tick; the read that follows waits for the second.
+    let findings = harness::target::probe(&driver, &target, Duration::from_secs(2)).await;
     let interval = findings
         .facts
         .get("heartbeat_interval_ms")
@@ -84,13 +103,38 @@ async fn a_heartbeat_slower_than_two_minimum_intervals_is_measured_on_its_second
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_channel_showing_no_tick_twice_says_which_fact_to_give() {
     let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
-    let target = external_target(heartbeat_host(None).await);
+    let target = external_target(heartbeat_host(Channel::Empty).await);
     let findings = harness::target::probe(&driver, &target, Duration::from_secs(10)).await;
+    let why = unknown_interval(&findings);
+    assert!(why.contains("no heartbeat ticked twice"), "{why}");
+    assert!(why.contains("--fact heartbeat_interval_ms="), "{why}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_channel_sending_no_headers_costs_the_probe_its_request_time_not_the_window() {
+    let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
+    let target = external_target(heartbeat_host(Channel::Silent).await);
+    let started = std::time::Instant::now();
+    let findings = harness::target::probe(&driver, &target, Duration::from_secs(1)).await;
+    let why = unknown_interval(&findings);
+    assert!(why.contains("no response headers"), "{why}");
+    // Not the 30 s window of a channel that answered: a host that stopped answering after
+    // discovery ends a run early (see the CLI's bounded runs), not after the probe's window.
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// Why the probe could not establish the heartbeat interval (it must not have).
+fn unknown_interval(findings: &harness::target::ProbeFindings) -> String {
     assert!(!findings.facts.contains_key("heartbeat_interval_ms"));
-    let why = findings
+    findings
         .unjudgeable
         .iter()
-        .find_map(|(what, why)| (what.to_string() == "fact:heartbeat_interval_ms").then_some(why))
-        .unwrap_or_else(|| panic!("{:#?}", findings.unjudgeable));
-    assert!(why.contains("--fact heartbeat_interval_ms="), "{why}");
+        .find_map(|(what, why)| {
+            (what.to_string() == "fact:heartbeat_interval_ms").then(|| why.clone())
+        })
+        .unwrap_or_else(|| panic!("{:#?}", findings.unjudgeable))
 }
