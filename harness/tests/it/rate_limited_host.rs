@@ -126,14 +126,7 @@ async fn a_refused_subscription_among_parallel_steps_leaves_its_siblings_unjudge
         ]}]),
     )
     .await;
-    assert_eq!(verdict, Verdict::Skip, "{execution:#?}");
-    assert!(
-        execution
-            .checks
-            .iter()
-            .all(|c| c.check == "implicit:subscriber-limit"),
-        "{execution:#?}"
-    );
+    assert_skipped_as_refused_subscription(verdict, &execution);
     assert_eq!(execution.transcript.len(), 2);
 }
 
@@ -148,14 +141,7 @@ async fn a_concurrent_step_whose_every_subscription_is_refused_is_not_judged() {
                 "expect": [{"each_with_status": {"status": 200, "expect": [{"closed_by_server": true}]}}]}]),
     )
     .await;
-    assert_eq!(verdict, Verdict::Skip, "{execution:#?}");
-    assert!(
-        execution
-            .checks
-            .iter()
-            .all(|c| c.check == "implicit:subscriber-limit"),
-        "{execution:#?}"
-    );
+    assert_skipped_as_refused_subscription(verdict, &execution);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -169,4 +155,19 @@ async fn a_concurrent_request_refused_by_the_rate_limit_blocks_the_case() {
     .await;
     // Not "429 where 200 or 409": the copies never met the rule.
     assert_blocked_by("implicit:host-rate-limit", verdict, &execution);
+}
+
+/// Asserts the case was SKIP with only the refused subscriptions reported.
+fn assert_skipped_as_refused_subscription(
+    verdict: Verdict,
+    execution: &harness::run::CaseExecution,
+) {
+    assert_eq!(verdict, Verdict::Skip, "{execution:#?}");
+    assert!(
+        execution
+            .checks
+            .iter()
+            .all(|c| c.check == "implicit:subscriber-limit"),
+        "{execution:#?}"
+    );
 }
