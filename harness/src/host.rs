@@ -303,7 +303,7 @@ impl Target {
                 ))
             }
             Need::Seam(seam) => NeedStatus::Lacking(format!(
-                "the host does not serve upstream's {seam} seam (`{}`, an upstream host-sample test seam, asked by the probe): a host that has it serves it with its test seams on",
+                "the host does not serve upstream's {seam} seam (`{}`, an upstream host-sample test seam, asked by the probe): a host that has it serves it with its test seams on, and one whose answer the probe cannot read says so with `--capabilities` (`{{\"add\": [\"seam:{seam}\"]}}`)",
                 seam.path()
             )),
             other => NeedStatus::Lacking(format!("the target does not have {other}")),
