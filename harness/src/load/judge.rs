@@ -149,7 +149,16 @@ pub(crate) fn judge(
     let mut duplicated = BTreeSet::new();
     let mut reordered = BTreeSet::new();
     let mut highest: Option<u64> = None;
+    let snapshots = matches!(expected, Expected::Snapshots { .. });
+    let mut connection: Option<u32> = None;
     for delivery in &record.deliveries {
+        let resumed = connection.is_some_and(|c| c != delivery.connection);
+        connection = Some(delivery.connection);
+        // `values` mode: "resumption MUST emit a state.snapshot first", the state at the cursor,
+        // and the chapter leaves its `id:` open: the cursor's own sequence is no second copy.
+        if snapshots && resumed && highest.is_some_and(|h| delivery.sequence <= h) {
+            continue;
+        }
         let key_event = mixed.then_some(delivery.frame_event.as_deref()).flatten();
         let count = seen.entry((delivery.sequence, key_event)).or_default();
         *count += 1;
@@ -474,5 +483,25 @@ mod tests {
             false,
         ));
         assert_eq!(found, vec![(AnomalyKind::Lost, vec![9])]);
+        // A resumption's first snapshot (the state at the cursor) may carry the cursor's id;
+        // the same id again within one connection is a second copy.
+        assert!(
+            judge(
+                "x",
+                &record(&[(2, 0), (5, 0), (5, 1), (9, 1)]),
+                &want,
+                Some(9),
+                false
+            )
+            .is_empty()
+        );
+        let found = kinds(&judge(
+            "x",
+            &record(&[(2, 0), (5, 0), (5, 0), (9, 0)]),
+            &want,
+            Some(9),
+            false,
+        ));
+        assert_eq!(found, vec![(AnomalyKind::Duplicated, vec![5])]);
     }
 }
