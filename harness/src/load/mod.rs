@@ -4,7 +4,7 @@
 //! - [`plan`]: what a load run does and its bounds.
 //! - `workload`: creating the logs on the host and reading each one whole after its end.
 //! - `subscriber`: one subscriber with forced disconnects, `Last-Event-ID` resumption and
-//!   429 back-off.
+//!   back-off on 429 (and, on surface W, on 503 with `Retry-After`).
 //! - `judge`: lost, duplicated, reordered, after-terminal and unexpected events.
 //! - `metrics`: percentiles, the latency histogram, deliveries over time.
 //! - [`result`]: the published result document; [`render`]: its Markdown and HTML pages.
@@ -204,6 +204,7 @@ fn assemble(
         connections.rate_limited += u64::from(record.rate_limited);
         connections.rate_limited_without_retry_after +=
             u64::from(record.rate_limited_without_retry_after);
+        connections.at_capacity += u64::from(record.at_capacity);
         connections.errors += record.errors.len() as u64;
         for error in &record.errors {
             if connections.first_errors.len() < 10 {

@@ -74,12 +74,13 @@ pub fn summary_lines(result: &LoadResult) -> Vec<String> {
             ms(result.frames_per_s_per_stream.p50)
         ),
         format!(
-            "connections: {} opened, {} forced disconnects, {} resumptions, {} × 429 with Retry-After, {} × 429 without, {} error(s)",
+            "connections: {} opened, {} forced disconnects, {} resumptions, {} × 429 with Retry-After, {} × 429 without, {} × 503 with Retry-After, {} error(s)",
             c.opened,
             c.forced_disconnects,
             c.resumptions,
             c.rate_limited,
             c.rate_limited_without_retry_after,
+            c.at_capacity,
             c.errors
         ),
     ]

@@ -145,6 +145,10 @@ pub struct Connections {
     pub rate_limited: u64,
     /// 429 answers without `Retry-After`.
     pub rate_limited_without_retry_after: u64,
+    /// Surface W: 503 answers with `Retry-After` (the host at capacity: the subscriber waited
+    /// and retried).
+    #[serde(default)]
+    pub at_capacity: u64,
     /// Connection failures, unexpected statuses and read errors.
     pub errors: u64,
     /// The first few errors, verbatim.

@@ -1,6 +1,7 @@
 //! One subscriber: reads a log's SSE stream to its end, forcing disconnects where the plan
-//! says and resuming with `Last-Event-ID`, waiting out 429 answers as `Retry-After` asks, and
-//! recording every event it got with its arrival time.
+//! says and resuming with `Last-Event-ID`, waiting out 429 answers (and, on surface W, 503
+//! answers with `Retry-After`: the host at capacity) as they ask, and recording every event it
+//! got with its arrival time.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,7 +13,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use super::plan::{LoadPlan, LoadSurface};
-use super::workload::{is_terminal_type, retry_after};
+use super::workload::{at_capacity, is_terminal_type, retry_after};
 use crate::host::SecretHeader;
 use crate::sse::{SseLimits, SseTokenizer};
 use crate::transcript::FrameKind;
@@ -51,6 +52,8 @@ pub(crate) struct SubscriberRecord {
     pub rate_limited: u32,
     /// 429 answers without it.
     pub rate_limited_without_retry_after: u32,
+    /// Surface W: 503 answers with `Retry-After` (the host at capacity).
+    pub at_capacity: u32,
     /// Connection and read errors.
     pub errors: Vec<String>,
     /// First response headers, ms after the first request.
@@ -197,6 +200,12 @@ pub(crate) async fn subscribe(
                     Duration::from_secs(1)
                 }
             };
+            tokio::time::sleep_until((Instant::now() + wait).min(context.deadline)).await;
+            continue;
+        }
+        if let Some(wait) = at_capacity(plan.surface, &response) {
+            // Surface W: the host at capacity asks to be asked again (as `run` reads it).
+            record.at_capacity += 1;
             tokio::time::sleep_until((Instant::now() + wait).min(context.deadline)).await;
             continue;
         }

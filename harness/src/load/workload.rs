@@ -88,8 +88,20 @@ pub(crate) fn retry_after(response: &reqwest::Response) -> Option<Duration> {
     ))
 }
 
-/// Sends a request, waiting out 429 answers as their `Retry-After` asks (at most 10 times).
+/// Surface W: the wait a `503` with `Retry-After` asks for (the host at capacity, which upstream's
+/// clients retry, as `conformance run` does); `None` for any other answer, and on surface X
+/// (a provider's 503 may reach an execution host's answer).
+pub(crate) fn at_capacity(surface: LoadSurface, response: &reqwest::Response) -> Option<Duration> {
+    (surface == LoadSurface::Openwop
+        && response.status() == reqwest::StatusCode::SERVICE_UNAVAILABLE)
+        .then(|| retry_after(response))
+        .flatten()
+}
+
+/// Sends a request, waiting out 429 answers (and, on surface W, 503 answers with
+/// `Retry-After`) as they ask, at most 10 times.
 async fn send_with_backoff(
+    surface: LoadSurface,
     build: impl Fn() -> reqwest::RequestBuilder,
     deadline: Instant,
 ) -> Result<reqwest::Response, String> {
@@ -98,30 +110,36 @@ async fn send_with_backoff(
             .await
             .map_err(|_| "the time limit passed".to_string())?
             .map_err(|e| format!("request failed: {e}"))?;
-        if response.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
-            let wait = retry_after(&response).unwrap_or(Duration::from_secs(1));
+        let wait = if response.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
+            Some(retry_after(&response).unwrap_or(Duration::from_secs(1)))
+        } else {
+            at_capacity(surface, &response)
+        };
+        if let Some(wait) = wait {
             tokio::time::sleep_until((Instant::now() + wait).min(deadline)).await;
             continue;
         }
         return Ok(response);
     }
-    Err("still 429 after 10 attempts".into())
+    Err("still refused (429, or 503 with Retry-After) after 10 attempts".into())
 }
 
-/// POSTs a creation body to `path` (backing off on 429) and reads the created log's id from
+/// POSTs a creation body to `path` (backing off as [`send_with_backoff`] does) and reads the created log's id from
 /// the answer's `id_field`; an error names the path and status when there is none.
 async fn post_creation(
     client: &reqwest::Client,
     target: &Target,
+    surface: LoadSurface,
     path: &str,
-    headers: &[SecretHeader],
     body: &Value,
     id_field: &str,
     deadline: Instant,
 ) -> Result<String, String> {
     let url = format!("{}{path}", target.base_url);
+    let headers = request_headers(target, surface);
     let response = send_with_backoff(
-        || with_headers(client.post(&url), headers).json(body),
+        surface,
+        || with_headers(client.post(&url), &headers).json(body),
         deadline,
     )
     .await?;
@@ -146,7 +164,6 @@ pub(crate) async fn create(
     run_tag: &str,
     deadline: Instant,
 ) -> Result<CreatedLog, String> {
-    let headers = request_headers(target, plan.surface);
     let tokens: Vec<String> = (0..plan.events).map(|i| format!("t{i} ")).collect();
     match plan.surface {
         LoadSurface::Openwop => {
@@ -160,8 +177,16 @@ pub(crate) async fn create(
                     "usage": {"promptTokens": 1, "completionTokens": plan.events, "totalTokens": plan.events + 1}
                 }}}
             });
-            let id =
-                post_creation(client, target, "/runs", &headers, &body, "runId", deadline).await?;
+            let id = post_creation(
+                client,
+                target,
+                LoadSurface::Openwop,
+                "/runs",
+                &body,
+                "runId",
+                deadline,
+            )
+            .await?;
             let mut query = Vec::new();
             if let Some(mode) = &plan.stream_mode {
                 query.push(format!("streamMode={mode}"));
@@ -206,8 +231,8 @@ pub(crate) async fn create(
             let id = post_creation(
                 client,
                 target,
+                LoadSurface::Execution,
                 "/v1/executions",
-                &headers,
                 &body,
                 "execution_id",
                 deadline,
@@ -281,8 +306,12 @@ async fn read_by_poll(
         if let Some(last) = events.last() {
             url.push_str(&format!("&afterSequence={}", last.sequence));
         }
-        let response =
-            send_with_backoff(|| with_headers(client.get(&url), headers), deadline).await?;
+        let response = send_with_backoff(
+            LoadSurface::Openwop,
+            || with_headers(client.get(&url), headers),
+            deadline,
+        )
+        .await?;
         let status = response.status();
         if !status.is_success() {
             return Err(format!("poll answered {status}"));
@@ -320,6 +349,7 @@ async fn read_by_stream(
     let snapshot_url = format!("{}/v1/executions/{}", target.base_url, log.id);
     loop {
         let response = send_with_backoff(
+            LoadSurface::Execution,
             || with_headers(client.get(&snapshot_url), headers),
             deadline,
         )
@@ -338,6 +368,7 @@ async fn read_by_stream(
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let response = send_with_backoff(
+        LoadSurface::Execution,
         || with_headers(client.get(&log.stream_url), headers),
         deadline,
     )

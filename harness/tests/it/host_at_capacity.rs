@@ -150,3 +150,81 @@ async fn on_surface_x_a_503_stays_the_steps_answer() {
     assert_eq!(verdict, Verdict::Fail, "{execution:#?}");
     assert_eq!(requests, 1);
 }
+
+/// A run-events host with one finished run `r1` of four events (its poll and its event stream)
+/// whose event stream answers `503` with `Retry-After: 1` to its first `refusals` requests.
+async fn capped_log_host(refusals: usize) -> String {
+    let events = [
+        (1, "run.started"),
+        (2, "node.started"),
+        (3, "node.completed"),
+        (4, "run.completed"),
+    ]
+    .map(|(sequence, kind)| {
+        json!({"eventId": format!("e{sequence:016}"), "runId": "r1", "type": kind,
+               "sequence": sequence, "timestamp": "2026-01-01T00:00:00Z", "schemaVersion": 1, "payload": {}})
+    });
+    let streams = AtomicUsize::new(0);
+    answering(Duration::ZERO, move |path| {
+        if path == "/runs" {
+            json_response("201 Created", "", &json!({"runId": "r1"}).to_string())
+        } else if path.starts_with("/runs/r1/events/poll") {
+            let after: i64 = path
+                .split("afterSequence=")
+                .nth(1)
+                .and_then(|v| v.split('&').next()?.parse().ok())
+                .unwrap_or(0);
+            let page: Vec<&Value> = events
+                .iter()
+                .filter(|e| e["sequence"].as_i64() > Some(after))
+                .collect();
+            let body = json!({"runId": "r1", "events": page, "lastSequence": 4,
+                              "status": "completed", "isTerminal": true});
+            json_response("200 OK", "", &body.to_string())
+        } else if path.starts_with("/runs/r1/events") {
+            if streams.fetch_add(1, Ordering::SeqCst) < refusals {
+                return at_capacity();
+            }
+            let body: String = events
+                .iter()
+                .map(|e| format!("id: {}\nevent: {}\ndata: {e}\n\n", e["sequence"], e["type"].as_str().unwrap()))
+                .collect();
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )
+        } else {
+            json_response("404 Not Found", "", &json!({"error": "not_found", "message": "no"}).to_string())
+        }
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn load_subscribers_wait_out_a_host_at_capacity_and_are_judged() {
+    let host = capped_log_host(2).await;
+    let mut plan = harness::load::LoadPlan::new(harness::load::LoadSurface::Openwop);
+    plan.logs = 1;
+    plan.subscribers = 3;
+    plan.events = 4;
+    plan.disconnect_every = None;
+    plan.stream_mode = Some("debug".parse().unwrap());
+    let result = harness::load::run_load(
+        &super::raw_host::external_target(host),
+        &plan,
+        &indicatif::ProgressBar::hidden(),
+    )
+    .await
+    .unwrap();
+    // Two subscribers were told to come back a second later, came back and got the whole log:
+    // judged (PASS), not NOT JUDGED for a subscriber that gave up on a 503.
+    assert_eq!(
+        result.verdict,
+        harness::load::LoadVerdict::Pass,
+        "{:#?} {:#?}",
+        result.not_judged_reasons,
+        result.anomalies
+    );
+    assert_eq!(result.connections.at_capacity, 2);
+    assert_eq!(result.totals.completed_subscribers, 3);
+}
