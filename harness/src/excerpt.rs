@@ -338,6 +338,7 @@ mod tests {
             completed: true,
             provider_calls: Vec::new(),
             exchanges_dropped: 0,
+            refusals_waited_out: 0,
         }
     }
 

@@ -244,6 +244,11 @@ pub struct StepRecord {
     /// excerpt, see the `excerpt` module); 0 when every exchange is here.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub exchanges_dropped: u64,
+    /// Answers asking to be asked again (surface W: `429 rate_limited`, or `503`, with
+    /// `Retry-After`) that the step waited out before sending its request again: never judged,
+    /// so not among the exchanges; 0 when there were none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub refusals_waited_out: u64,
 }
 
 /// How often a fake provider instance was called with one script.

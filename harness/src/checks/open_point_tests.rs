@@ -44,6 +44,7 @@ fn record(name: &str, response: ResponseRecord) -> StepRecord {
         completed: true,
         provider_calls: Vec::new(),
         exchanges_dropped: 0,
+        refusals_waited_out: 0,
     }
 }
 

@@ -80,6 +80,7 @@ fn step(responses: Vec<ResponseRecord>) -> StepRecord {
         completed: true,
         provider_calls: Vec::new(),
         exchanges_dropped: 0,
+        refusals_waited_out: 0,
     }
 }
 

@@ -57,6 +57,13 @@ async fn a_request_refused_by_the_rate_limit_is_sent_again_when_retry_after_says
     // Judged on the answer, not on the 429 of the host's rate limit.
     assert_eq!(verdict, Verdict::Pass, "{execution:#?}");
     assert_eq!(requests, 2);
+    // The refusal is not among the step's exchanges, but the transcript says it was waited out.
+    let step = &execution.transcript[0];
+    assert_eq!(
+        (step.exchanges.len(), step.refusals_waited_out),
+        (1, 1),
+        "{step:#?}"
+    );
 }
 
 /// `429 rate_limited` with `Retry-After: 1`.

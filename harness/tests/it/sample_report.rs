@@ -155,6 +155,7 @@ pub fn pass_case() -> CaseResult {
         completed: true,
         provider_calls: Vec::new(),
         exchanges_dropped: 0,
+        refusals_waited_out: 0,
     }];
     case
 }
@@ -233,6 +234,7 @@ pub fn fail_case() -> CaseResult {
                 count: 1,
             }],
             exchanges_dropped: 0,
+            refusals_waited_out: 0,
         },
         StepRecord {
             step: "resume".into(),
@@ -306,6 +308,7 @@ pub fn fail_case() -> CaseResult {
             completed: true,
             provider_calls: Vec::new(),
             exchanges_dropped: 0,
+            refusals_waited_out: 0,
         },
     ];
     case.provider_scripts = vec![ServedScript {
@@ -382,6 +385,7 @@ pub fn error_case() -> CaseResult {
         completed: false,
         provider_calls: Vec::new(),
         exchanges_dropped: 0,
+        refusals_waited_out: 0,
     }];
     case
 }
@@ -435,6 +439,7 @@ pub fn xfail_case() -> CaseResult {
         completed: true,
         provider_calls: Vec::new(),
         exchanges_dropped: 0,
+        refusals_waited_out: 0,
     }];
     case
 }

@@ -62,6 +62,7 @@ impl StepContext<'_> {
             completed,
             provider_calls: Vec::new(),
             exchanges_dropped: 0,
+            refusals_waited_out: 0,
         }
     }
 }

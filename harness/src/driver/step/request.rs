@@ -15,13 +15,16 @@ pub(crate) async fn run(
     cx: &StepContext<'_>,
     request: &RequestSpec,
 ) -> Result<StepRecord, TemplateError> {
-    let mut exchanges = vec![send(cx, request).await?];
+    let mut waited_out = 0;
+    let mut exchanges = vec![send(cx, request, &mut waited_out).await?];
     if poll_pages::is_events_poll(cx.surface, request) {
-        read_on(cx, request, &mut exchanges).await?;
+        read_on(cx, request, &mut exchanges, &mut waited_out).await?;
     }
     let answered = exchanges.last().is_some_and(|e| e.response.is_some());
     let completed = Instant::now() < cx.deadline || answered;
-    Ok(cx.record("request", exchanges, completed))
+    let mut record = cx.record("request", exchanges, completed);
+    record.refusals_waited_out = waited_out;
+    Ok(record)
 }
 
 /// At most this many "come back later" answers are waited out for one request.
@@ -29,8 +32,12 @@ const RESEND_LIMIT: usize = 3;
 
 /// Sends the request. On surface W a `429 rate_limited` or a `503` with `Retry-After` is the
 /// host's rate limit or capacity, never a case's answer (see [`come_back`]): it is waited out as
-/// asked and the request sent again, within the case's budget.
-async fn send(cx: &StepContext<'_>, request: &RequestSpec) -> Result<Exchange, TemplateError> {
+/// asked and the request sent again, within the case's budget; `waited_out` counts those answers.
+async fn send(
+    cx: &StepContext<'_>,
+    request: &RequestSpec,
+    waited_out: &mut u64,
+) -> Result<Exchange, TemplateError> {
     let prepared = cx.prepare(request, cx.default_principal())?;
     let mut resent = 0;
     loop {
@@ -41,6 +48,7 @@ async fn send(cx: &StepContext<'_>, request: &RequestSpec) -> Result<Exchange, T
         match come_back::resend_wait(cx.surface, &exchange) {
             Some(wait) if resent < RESEND_LIMIT && Instant::now() + wait < cx.deadline => {
                 resent += 1;
+                *waited_out += 1;
                 tokio::time::sleep(wait).await;
             }
             _ => return Ok(exchange),
@@ -54,6 +62,7 @@ async fn read_on(
     cx: &StepContext<'_>,
     request: &RequestSpec,
     pages: &mut Vec<Exchange>,
+    waited_out: &mut u64,
 ) -> Result<(), TemplateError> {
     let mut after = None;
     while pages.len() < poll_pages::MAX_PAGES && Instant::now() < cx.deadline {
@@ -67,7 +76,7 @@ async fn read_on(
         let mut next = request.clone();
         next.query
             .insert("afterSequence".to_string(), cursor.to_string());
-        pages.push(send(cx, &next).await?);
+        pages.push(send(cx, &next, waited_out).await?);
         after = Some(cursor);
     }
     let whole = pages
