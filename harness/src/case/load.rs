@@ -729,15 +729,7 @@ pub fn level_above_requirements(case: &Case, check: &Check) -> Option<String> {
     if !matches!(level, Level::Must | Level::Should) {
         return None;
     }
-    let registry = spec::requirements::registry();
-    let cited = check.requirements.as_ref().unwrap_or(&case.requirements);
-    let levels: Vec<(String, Level)> = cited
-        .iter()
-        .filter_map(|id| {
-            let record = registry.get(id)?;
-            Some((id.clone(), Level::of_requirement(record.level)))
-        })
-        .collect();
+    let levels = cited_levels(case, check);
     let highest = levels.iter().map(|(_, l)| *l).min()?;
     (level < highest).then(|| {
         format!(
@@ -761,18 +753,37 @@ fn warn_without_should(case: &Case, check: &Check) -> Option<String> {
     if case.surface != CaseSurface::Openwop || check.level.unwrap_or(case.level) != Level::Should {
         return None;
     }
-    let registry = spec::requirements::registry();
-    let cited = check.requirements.as_ref().unwrap_or(&case.requirements);
-    let records: Vec<_> = cited.iter().filter_map(|id| registry.get(id)).collect();
-    let recommends = records
-        .iter()
-        .any(|record| Level::of_requirement(record.level) == Level::Should);
-    (!records.is_empty() && !recommends).then(|| {
+    let levels = cited_levels(case, check);
+    let recommends = levels.iter().any(|(_, level)| *level == Level::Should);
+    (!levels.is_empty() && !recommends).then(|| {
         format!(
             "the check is SHOULD but cites no SHOULD of the chapter ({}): a WARN must cite the recommendation it proves (cite it, or report at MAY or CONTRACT)",
-            cited.join(", ")
+            check
+                .requirements
+                .as_ref()
+                .unwrap_or(&case.requirements)
+                .join(", ")
         )
     })
+}
+
+/// The requirements a check cites (its own, else its case's) that the registry holds, each
+/// with its level.
+fn cited_levels(case: &Case, check: &Check) -> Vec<(String, crate::verdict::Level)> {
+    let registry = spec::requirements::registry();
+    check
+        .requirements
+        .as_ref()
+        .unwrap_or(&case.requirements)
+        .iter()
+        .filter_map(|id| {
+            let record = registry.get(id)?;
+            Some((
+                id.clone(),
+                crate::verdict::Level::of_requirement(record.level),
+            ))
+        })
+        .collect()
 }
 
 fn lint_check(

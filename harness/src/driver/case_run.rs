@@ -811,58 +811,58 @@ fn refusal<'r>(
     record: &'r StepRecord,
     surface: CaseSurface,
 ) -> Option<(Refusal, &'r str)> {
+    let answers = || record.exchanges.iter().filter_map(|e| e.response.as_ref());
     let last = record.exchanges.last().and_then(|e| e.response.as_ref());
-    let at_capacity = |come_back: Option<(ComeBack, &'r str)>| match come_back {
-        Some((ComeBack::AtCapacity, retry_after)) => Some((Refusal::AtCapacity, retry_after)),
-        _ => None,
+    let come_back = |response: &'r ResponseRecord| {
+        step::come_back(surface, response).map(|(why, retry_after)| (why.into(), retry_after))
     };
-    match step.action {
+    let at_capacity = |response: &'r ResponseRecord| {
+        come_back(response).filter(|(why, _)| *why == Refusal::AtCapacity)
+    };
+    let subscription = |response: &'r ResponseRecord| {
+        subscription_refused(response).map(|retry_after| (Refusal::Subscription, retry_after))
+    };
+    match &step.action {
         StepAction::Stream(_) => {
             let response = last?;
-            match response.header("retry-after") {
-                Some(retry_after) if response.status == 429 => {
-                    Some((Refusal::Subscription, retry_after))
-                }
-                _ => at_capacity(step::come_back(surface, response)),
-            }
+            subscription(response).or_else(|| at_capacity(response))
         }
-        StepAction::Concurrent(ref concurrent) => {
-            let mut answers = record.exchanges.iter().filter_map(|e| e.response.as_ref());
-            if let Some(refused) = answers
-                .clone()
-                .find_map(|response| at_capacity(step::come_back(surface, response)))
-            {
+        StepAction::Concurrent(concurrent) => {
+            if let Some(refused) = answers().find_map(at_capacity) {
                 return Some(refused);
             }
             match concurrent.copy {
                 // Every subscription refused: no subscriber of the run was served, so nothing
                 // about several subscribers of one run can be judged.
                 ConcurrentCopy::Stream(_) => {
-                    let refused = |response: &'r ResponseRecord| {
-                        (response.status == 429)
-                            .then(|| response.header("retry-after"))
-                            .flatten()
-                    };
-                    let first = refused(answers.clone().next()?)?;
-                    answers
-                        .all(|response| refused(response).is_some())
-                        .then_some((Refusal::Subscription, first))
+                    let first = subscription(answers().next()?)?;
+                    answers()
+                        .all(|response| subscription_refused(response).is_some())
+                        .then_some(first)
                 }
-                // A copy the request rate limit refused has not met the rule the case judges.
-                ConcurrentCopy::Request(_) => {
-                    answers.find_map(|response| match step::come_back(surface, response)? {
-                        (ComeBack::RateLimited, retry_after) => {
-                            Some((Refusal::RateLimited, retry_after))
-                        }
-                        (ComeBack::AtCapacity, _) => None,
-                    })
-                }
+                // A copy the request rate limit refused has not met the rule the case judges
+                // (one at capacity was found above).
+                ConcurrentCopy::Request(_) => answers().find_map(come_back),
             }
         }
-        _ => step::come_back(surface, last?).map(|(come_back, retry_after)| match come_back {
-            ComeBack::AtCapacity => (Refusal::AtCapacity, retry_after),
-            ComeBack::RateLimited => (Refusal::RateLimited, retry_after),
-        }),
+        _ => come_back(last?),
+    }
+}
+
+/// A subscription's refusal, `429` with `Retry-After` (the subscriber limit the seed allows, or
+/// the request rate limit: they answer alike): its `Retry-After`.
+fn subscription_refused(response: &ResponseRecord) -> Option<&str> {
+    (response.status == 429)
+        .then(|| response.header("retry-after"))
+        .flatten()
+}
+
+impl From<ComeBack> for Refusal {
+    fn from(why: ComeBack) -> Refusal {
+        match why {
+            ComeBack::AtCapacity => Refusal::AtCapacity,
+            ComeBack::RateLimited => Refusal::RateLimited,
+        }
     }
 }
 

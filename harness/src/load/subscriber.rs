@@ -188,9 +188,11 @@ pub(crate) async fn subscribe(
             }
             Ok(Ok(response)) => response,
         };
-        if response.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
-            // A correct answer: wait as long as the host asks, then try again.
-            let wait = match retry_after(&response) {
+        // A correct answer asking to be asked again: wait as long as the host asks, then try
+        // again (a 429; on surface W a 503 with `Retry-After`, the host at capacity, as `run`
+        // reads it).
+        let wait = if response.status() == reqwest::StatusCode::TOO_MANY_REQUESTS {
+            Some(match retry_after(&response) {
                 Some(wait) => {
                     record.rate_limited += 1;
                     wait
@@ -199,13 +201,13 @@ pub(crate) async fn subscribe(
                     record.rate_limited_without_retry_after += 1;
                     Duration::from_secs(1)
                 }
-            };
-            tokio::time::sleep_until((Instant::now() + wait).min(context.deadline)).await;
-            continue;
-        }
-        if let Some(wait) = at_capacity(plan.surface, &response) {
-            // Surface W: the host at capacity asks to be asked again (as `run` reads it).
-            record.at_capacity += 1;
+            })
+        } else {
+            let wait = at_capacity(plan.surface, &response);
+            record.at_capacity += u32::from(wait.is_some());
+            wait
+        };
+        if let Some(wait) = wait {
             tokio::time::sleep_until((Instant::now() + wait).min(context.deadline)).await;
             continue;
         }

@@ -8,9 +8,8 @@ use std::time::Duration;
 use harness::run::{ClientOptions, HttpDriver, Limits};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
-use tokio::net::TcpListener;
 
-use super::raw_host::{external_target, json_response, request_path};
+use super::raw_host::{external_target, json_response, serving};
 
 /// How the host channel of [`heartbeat_host`] answers.
 #[derive(Debug, Clone, Copy)]
@@ -26,59 +25,50 @@ enum Channel {
 /// A host advertising a heartbeat (minimum interval 1 s) whose host channel answers as `channel`
 /// says.
 async fn heartbeat_host(channel: Channel) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let Some(path) = request_path(&mut socket).await else {
-                    return;
-                };
-                if path.starts_with("/.well-known/openwop") {
-                    let doc = json!({"protocolVersions": ["2.0"], "preferredVersion": "2.0",
-                        "heartbeat": {"status": "stable", "since": "2.0", "minIntervalSec": 1}});
-                    let _ = socket
-                        .write_all(json_response("200 OK", "", &doc.to_string()).as_bytes())
-                        .await;
-                    return;
-                }
-                if !path.starts_with("/host/events") {
-                    let body = json!({"error": "not_found", "message": "no"}).to_string();
-                    let _ = socket
-                        .write_all(json_response("404 Not Found", "", &body).as_bytes())
-                        .await;
-                    return;
-                }
-                let gap = match channel {
-                    Channel::Ticking(gap) => gap,
-                    Channel::Empty => {
-                        let _ = socket
-                            .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
-                            .await;
-                        return;
-                    }
-                    Channel::Silent => {
-                        tokio::time::sleep(Duration::from_secs(60)).await;
-                        return;
-                    }
-                };
-                let tick = format!(
-                    "event: heartbeat.evaluated\ndata: {}\n\n",
-                    json!({"heartbeatId": "slow", "status": "ok", "changed": false})
-                );
-                let _ = socket
-                    .write_all(
-                        format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n{tick}")
-                            .as_bytes(),
-                    )
-                    .await;
-                tokio::time::sleep(gap).await;
-                let _ = socket.write_all(tick.as_bytes()).await;
-                tokio::time::sleep(Duration::from_secs(60)).await;
-            });
+    serving(move |path, mut socket| async move {
+        if path.starts_with("/.well-known/openwop") {
+            let doc = json!({"protocolVersions": ["2.0"], "preferredVersion": "2.0",
+                "heartbeat": {"status": "stable", "since": "2.0", "minIntervalSec": 1}});
+            let _ = socket
+                .write_all(json_response("200 OK", "", &doc.to_string()).as_bytes())
+                .await;
+            return;
         }
-    });
-    format!("http://{address}")
+        if !path.starts_with("/host/events") {
+            let body = json!({"error": "not_found", "message": "no"}).to_string();
+            let _ = socket
+                .write_all(json_response("404 Not Found", "", &body).as_bytes())
+                .await;
+            return;
+        }
+        let gap = match channel {
+            Channel::Ticking(gap) => gap,
+            Channel::Empty => {
+                let _ = socket
+                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                    .await;
+                return;
+            }
+            Channel::Silent => {
+                tokio::time::sleep(Duration::from_secs(60)).await;
+                return;
+            }
+        };
+        let tick = format!(
+            "event: heartbeat.evaluated\ndata: {}\n\n",
+            json!({"heartbeatId": "slow", "status": "ok", "changed": false})
+        );
+        let _ = socket
+            .write_all(
+                format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n{tick}")
+                    .as_bytes(),
+            )
+            .await;
+        tokio::time::sleep(gap).await;
+        let _ = socket.write_all(tick.as_bytes()).await;
+        tokio::time::sleep(Duration::from_secs(60)).await;
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -28,28 +28,44 @@ pub async fn request_path(socket: &mut TcpStream) -> Option<String> {
     Some(head.split_whitespace().nth(1).unwrap_or("/").to_string())
 }
 
+/// A host handing each connection, with its request's path, to `serve` (for answers
+/// [`answering`] cannot give: a stream written in pieces, or none at all).
+pub async fn serving<F, Fut>(serve: F) -> String
+where
+    F: Fn(String, TcpStream) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let serve = Arc::new(serve);
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let serve = Arc::clone(&serve);
+            tokio::spawn(async move {
+                if let Some(path) = request_path(&mut socket).await {
+                    serve(path, socket).await;
+                }
+            });
+        }
+    });
+    format!("http://{address}")
+}
+
 /// A host answering each request (one per connection) with what `respond` makes of its path,
 /// `delay` after reading it.
 pub async fn answering(
     delay: Duration,
     respond: impl Fn(&str) -> String + Send + Sync + 'static,
 ) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
     let respond = Arc::new(respond);
-    tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            let respond = Arc::clone(&respond);
-            tokio::spawn(async move {
-                let Some(path) = request_path(&mut socket).await else {
-                    return;
-                };
-                tokio::time::sleep(delay).await;
-                let _ = socket.write_all(respond(&path).as_bytes()).await;
-            });
+    serving(move |path, mut socket| {
+        let respond = Arc::clone(&respond);
+        async move {
+            tokio::time::sleep(delay).await;
+            let _ = socket.write_all(respond(&path).as_bytes()).await;
         }
-    });
-    format!("http://{address}")
+    })
+    .await
 }
 
 /// A whole HTTP/1.1 response closing its connection: `status` (`200 OK`), extra header lines

@@ -11,9 +11,9 @@ use harness::run::{Limits, STEP_COMPLETED};
 use harness::verdict::Verdict;
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
-use super::raw_host::{judge_on, request_path};
+use super::raw_host::{json_response, judge_on, serving};
 
 /// How the fake host's finished log grows.
 #[derive(Clone, Copy)]
@@ -28,21 +28,11 @@ enum Growth {
 
 /// A finished run `r1` whose poll answers a growing `lastSequence`.
 async fn finished_run_host(growth: Growth) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
     let polls = Arc::new(AtomicI64::new(0));
-    tokio::spawn(async move {
-        while let Ok((socket, _)) = listener.accept().await {
-            tokio::spawn(serve(socket, growth, Arc::clone(&polls)));
-        }
-    });
-    format!("http://{address}")
+    serving(move |path, socket| serve(path, socket, growth, Arc::clone(&polls))).await
 }
 
-async fn serve(mut socket: TcpStream, growth: Growth, polls: Arc<AtomicI64>) {
-    let Some(path) = request_path(&mut socket).await else {
-        return;
-    };
+async fn serve(path: String, mut socket: TcpStream, growth: Growth, polls: Arc<AtomicI64>) {
     let body = if path.starts_with("/runs/r1/events/poll") {
         let poll = polls.fetch_add(1, Ordering::SeqCst);
         match growth {
@@ -53,11 +43,7 @@ async fn serve(mut socket: TcpStream, growth: Growth, polls: Arc<AtomicI64>) {
     } else {
         json!({"runId": "r1", "status": "completed"})
     };
-    let body = body.to_string();
-    let response = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    );
+    let response = json_response("200 OK", "", &body.to_string());
     let _ = socket.write_all(response.as_bytes()).await;
 }
 
