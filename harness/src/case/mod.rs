@@ -4,6 +4,7 @@
 
 pub mod exactly_one;
 pub mod load;
+mod mock_program;
 pub mod model;
 pub mod needs;
 pub mod robustness;
