@@ -25,8 +25,8 @@ use reference_runtime::{
 };
 use reference_runtime::{
     CursorRange, EmptyLastEventId, FixtureNodeIds, HostEventFraming, ImplementedModes,
-    MixedMessagesData, MockProgramEntries, PollForeignParameters, PollPage, RunIdPathForms,
-    SseHeaderTiming, TickSeamRuns, UpstreamContradictions, VersionDefault,
+    MixedMessagesData, PollForeignParameters, PollPage, RunIdPathForms, SseHeaderTiming,
+    TickSeamRuns, UpstreamContradictions, VersionDefault,
 };
 use serde_json::json;
 use spec::execution::Modality;
@@ -245,7 +245,6 @@ impl BuiltInProfile {
                 openwop.choices.version_default = VersionDefault::V1UnlessAsked;
                 openwop.choices.fixture_node_ids = FixtureNodeIds::PerFixture;
                 openwop.choices.run_id_path_forms = RunIdPathForms::PercentOnly;
-                openwop.choices.mock_program_entries = MockProgramEntries::ModeFirst;
             }
             BuiltInProfile::Divergent => {
                 let choices = &mut openwop.choices;

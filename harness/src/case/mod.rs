@@ -4,7 +4,6 @@
 
 pub mod exactly_one;
 pub mod load;
-mod mock_program;
 pub mod model;
 pub mod needs;
 pub mod robustness;

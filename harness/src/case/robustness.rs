@@ -1,7 +1,6 @@
 //! Case robustness, enforced rather than reviewed: a case never names an identifier the host
 //! chooses (a node id of `spec/fixtures/`, in a request or in an event selector), a case
-//! programming a global seam declares it (`exclusive`) and spells each mock-AI program entry
-//! both ways upstream does ([`super::mock_program`]), and a case's budget covers its waits.
+//! programming a global seam declares it (`exclusive`), and a case's budget covers its waits.
 //!
 //! The node-id rule works on a case's JSON document (what the author wrote, also when it does
 //! not decode), so it holds whatever shape the case model gives steps; the budget rule works on
@@ -103,19 +102,12 @@ pub fn lint(case: &Value, report: &mut dyn FnMut(&str, String)) {
             }
         }
     }
-    let mut programs_the_seam = false;
-    for (pointer, request) in &requests {
-        let to_the_seam = request
+    let programs_the_seam = requests.iter().any(|(_, request)| {
+        request
             .get("path")
             .and_then(Value::as_str)
-            .is_some_and(|p| p.starts_with(MOCK_AI_PROGRAM_SEAM));
-        if to_the_seam {
-            programs_the_seam = true;
-            if let Some(body) = request.get("json") {
-                super::mock_program::lint(body, &format!("{pointer}/json"), report);
-            }
-        }
-    }
+            .is_some_and(|p| p.starts_with(MOCK_AI_PROGRAM_SEAM))
+    });
     let declared = case
         .get("exclusive")
         .and_then(Value::as_array)

@@ -277,8 +277,7 @@ pub enum ProfileArg {
     /// unsupported_stream_mode).
     UpdatesOnly,
     /// Bare heartbeat messages on the host channel, the chunk payload in mixed-mode messages
-    /// frames, SSE headers sent with the first byte, discovery v1 unless v2 is asked for, the
-    /// seam document's `mode` read first in mock-AI program entries.
+    /// frames, SSE headers sent with the first byte, discovery v1 unless v2 is asked for.
     UpstreamFraming,
 }
 

@@ -33,7 +33,6 @@
 //! empty_last_event_id = "as-absent"          # or "refused" (the default)
 //! tick_seam_runs = "ids"                     # or "count" (the default)
 //! run_id_path_forms = "percent-only"         # or "both" (the default)
-//! mock_program_entries = "mode-first"        # or "mock-behavior" (the default)
 //! ```
 
 use serde::Deserialize;
@@ -102,29 +101,6 @@ pub struct OpenWopChoices {
     pub tick_seam_runs: TickSeamRuns,
     /// Which forms of a run id in a request path the host reads, and writes in its URLs.
     pub run_id_path_forms: RunIdPathForms,
-    /// How upstream's mock-AI program seam reads a program entry.
-    pub mock_program_entries: MockProgramEntries,
-}
-
-/// How upstream's mock-AI program seam reads a program entry (open point
-/// `w.seams.mock-program-entries`). Upstream spells an entry two ways: its suite and its
-/// conformance mock provider take a `MockBehavior` (`{stopReason, content, refusalText}`,
-/// `dispatchMock.ts`), and its canonical seam document (`spec/v1/host-sample-test-seams.md`
-/// §5) gives the shape a host MUST honour as `{mode: "envelope", envelope}` and
-/// `{mode: "refusal", refusalReason}`. The cases write both spellings wherever both can say the
-/// same answer (the lint enforces that they agree), `MockBehavior`'s alone where only it can (a
-/// truncation, raw text).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MockProgramEntries {
-    /// Every entry read as upstream's `MockBehavior`; other members ignored, as upstream's
-    /// mock provider ignores them.
-    #[default]
-    MockBehavior,
-    /// An entry with `mode` read as the seam document's shape (`envelope`: the object is the
-    /// model's answer, a clean stop; `refusal`: a refusal with `refusalReason`), its
-    /// `MockBehavior` members ignored; an entry without `mode` read as a `MockBehavior`.
-    ModeFirst,
 }
 
 /// Which forms of a tenant-bound run id in a request path the host reads (open point

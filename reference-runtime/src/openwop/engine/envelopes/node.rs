@@ -113,12 +113,10 @@ pub(crate) async fn run_node(ctx: &RunContext, node: &NodeDef) -> Result<NodeSuc
                 .unwrap_or_default();
             seam_mock = true;
             let model = node.config.get("model").and_then(Value::as_str);
-            let entries = ctx.env.config.choices.mock_program_entries;
-            seam_plan =
-                EnvelopePlan::from_upstream_program(&program, entries, model, &Default::default())
-                    .map_err(|message| {
-                        NodeError::failed(*error("validation_error", message, None), Vec::new())
-                    })?;
+            seam_plan = EnvelopePlan::from_upstream_program(&program, model, &Default::default())
+                .map_err(|message| {
+                NodeError::failed(*error("validation_error", message, None), Vec::new())
+            })?;
             // Upstream's mock answers the structured value itself, validated against the
             // node's plain outputSchema (no envelope around it).
             if let Some(schema) = node.config.get("outputSchema") {

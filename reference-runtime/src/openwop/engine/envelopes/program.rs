@@ -38,7 +38,6 @@ use serde_json::{Map, Value};
 use spec::openwop::AiOptions;
 
 use crate::openwop::engine::ai::call::TokenUsage;
-use crate::openwop::infra::choices::MockProgramEntries;
 
 /// The mock id.
 pub(crate) const ENVELOPE_PROGRAM_ID: &str = "envelope-program";
@@ -193,14 +192,12 @@ impl EnvelopePlan {
     /// program posted to upstream's mock-AI program seam (`seam_program`): each upstream
     /// `MockBehavior` is one attempt (`refusalText` or `stopReason: safety`: a refusal;
     /// otherwise `content`, empty by default, with `max_tokens`/`length` read as truncation),
-    /// reported as provider `mock` and the node's model (default `mock-mini`); under
-    /// [`MockProgramEntries::ModeFirst`] an entry with `mode` is the seam document's shape
-    /// instead. A call past the end of the program gets an empty completion with a clean stop,
-    /// as upstream's mock answers it. An entry upstream's mock would not take fails with the
-    /// index of the entry, never its value.
+    /// reported as provider `mock` and the node's model (default `mock-mini`). A call past the
+    /// end of the program gets an empty completion with a clean stop, as upstream's mock answers
+    /// it. An entry upstream's mock would not take fails with the index of the entry, never its
+    /// value.
     pub(crate) fn from_upstream_program(
         program: &[Map<String, Value>],
-        entries: MockProgramEntries,
         model: Option<&str>,
         ai: &AiOptions,
     ) -> Result<Self, String> {
@@ -208,16 +205,13 @@ impl EnvelopePlan {
             .iter()
             .enumerate()
             .map(|(i, entry)| {
-                upstream_attempt(entry, entries)
-                    .map_err(|what| format!("mock-AI program entry {i}: {what}"))
+                upstream_attempt(entry).map_err(|what| format!("mock-AI program entry {i}: {what}"))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(EnvelopePlan {
             attempts: attempts.into(),
             cursor: Arc::new(AtomicUsize::new(0)),
-            past_end: Some(
-                upstream_attempt(&Map::new(), entries).expect("an empty entry is upstream's"),
-            ),
+            past_end: Some(upstream_attempt(&Map::new()).expect("an empty entry is upstream's")),
             provider: "mock".to_string(),
             model: model
                 .filter(|m| !m.is_empty())
@@ -236,13 +230,8 @@ impl EnvelopePlan {
     }
 }
 
-/// One entry of upstream's mock-AI program as an attempt: a `MockBehavior`, or under
-/// [`MockProgramEntries::ModeFirst`] the seam document's `{mode, envelope | refusalReason}`
-/// when the entry has a `mode`.
-fn upstream_attempt(
-    entry: &Map<String, Value>,
-    entries: MockProgramEntries,
-) -> Result<Attempt, &'static str> {
+/// One upstream `MockBehavior` as an attempt.
+fn upstream_attempt(entry: &Map<String, Value>) -> Result<Attempt, &'static str> {
     let text = |name: &str| -> Result<Option<String>, &'static str> {
         match entry.get(name) {
             None | Some(Value::Null) => Ok(None),
@@ -258,33 +247,6 @@ fn upstream_attempt(
                 .ok_or("inputTokens and outputTokens must be integers >= 0"),
         }
     };
-    let input = tokens("inputTokens", 100)?;
-    let output_tokens = tokens("outputTokens", 50)?;
-    let usage = TokenUsage {
-        input,
-        output: output_tokens,
-        total: input.saturating_add(output_tokens),
-    };
-    if entries == MockProgramEntries::ModeFirst
-        && let Some(mode) = entry.get("mode")
-    {
-        let output = match mode.as_str() {
-            Some("envelope") => match entry.get("envelope") {
-                Some(envelope @ Value::Object(_)) => Output::Text(envelope.to_string()),
-                _ => return Err("a mode envelope entry needs an envelope object"),
-            },
-            Some("refusal") => Output::Refusal {
-                text: text("refusalReason").map_err(|_| "refusalReason must be a string")?,
-                category: None,
-            },
-            _ => return Err("mode must be envelope or refusal"),
-        };
-        return Ok(Attempt {
-            output,
-            truncated: None,
-            usage,
-        });
-    }
     let stop_reason = text("stopReason")?;
     let refusal_text = text("refusalText")?;
     let content = text("content")?;
@@ -304,10 +266,16 @@ fn upstream_attempt(
     } else {
         Output::Text(content.unwrap_or_default())
     };
+    let input = tokens("inputTokens", 100)?;
+    let output_tokens = tokens("outputTokens", 50)?;
     Ok(Attempt {
         output,
         truncated: if refused { None } else { truncated },
-        usage,
+        usage: TokenUsage {
+            input,
+            output: output_tokens,
+            total: input.saturating_add(output_tokens),
+        },
     })
 }
 
@@ -371,7 +339,6 @@ fn attempt(config: AttemptConfig) -> Result<Attempt, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use MockProgramEntries::{MockBehavior, ModeFirst};
     use serde_json::json;
 
     fn config(value: Value) -> Map<String, Value> {
@@ -434,7 +401,7 @@ mod tests {
         .into_iter()
         .map(config)
         .collect();
-        let plan = EnvelopePlan::from_upstream_program(&program, MockBehavior, None, &ai).unwrap();
+        let plan = EnvelopePlan::from_upstream_program(&program, None, &ai).unwrap();
         assert_eq!(
             (plan.provider.as_str(), plan.model.as_str()),
             ("mock", "mock-mini")
@@ -464,61 +431,7 @@ mod tests {
             json!({"outputTokens": -1}),
         ] {
             assert!(
-                EnvelopePlan::from_upstream_program(
-                    &[config(bad.clone())],
-                    MockBehavior,
-                    None,
-                    &ai
-                )
-                .is_err(),
-                "{bad}"
-            );
-        }
-    }
-
-    #[test]
-    fn mode_first_reads_the_seam_document_s_entries_and_mock_behavior_without_mode() {
-        let ai = AiOptions::default();
-        let program: Vec<Map<String, Value>> = [
-            // Both spellings, disagreeing: `mode` decides.
-            json!({"mode": "envelope", "envelope": {"valid": true}, "content": "not json"}),
-            json!({"mode": "refusal", "refusalReason": "no", "stopReason": "end_turn"}),
-            json!({"stopReason": "max_tokens", "content": "{\"valid\":"}),
-        ]
-        .into_iter()
-        .map(config)
-        .collect();
-        let plan = EnvelopePlan::from_upstream_program(&program, ModeFirst, None, &ai).unwrap();
-        let envelope = plan.next_attempt().unwrap();
-        assert_eq!(envelope.output, Output::Text("{\"valid\":true}".into()));
-        assert_eq!(envelope.truncated, None);
-        assert_eq!(
-            plan.next_attempt().unwrap().output,
-            Output::Refusal {
-                text: Some("no".into()),
-                category: None
-            }
-        );
-        assert_eq!(
-            plan.next_attempt().unwrap().truncated.as_deref(),
-            Some("max_tokens")
-        );
-        // The default reads the same first entry as a MockBehavior.
-        let default =
-            EnvelopePlan::from_upstream_program(&program, MockBehavior, None, &ai).unwrap();
-        assert_eq!(
-            default.next_attempt().unwrap().output,
-            Output::Text("not json".into())
-        );
-        for bad in [
-            json!({"mode": "text"}),
-            json!({"mode": "envelope"}),
-            json!({"mode": "envelope", "envelope": "{}"}),
-            json!({"mode": "refusal", "refusalReason": 1}),
-        ] {
-            assert!(
-                EnvelopePlan::from_upstream_program(&[config(bad.clone())], ModeFirst, None, &ai)
-                    .is_err(),
+                EnvelopePlan::from_upstream_program(&[config(bad.clone())], None, &ai).is_err(),
                 "{bad}"
             );
         }
