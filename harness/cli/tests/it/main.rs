@@ -12,7 +12,7 @@ mod docs;
 mod external_target;
 mod kill_matrix;
 mod load;
-mod mock_node_ids;
+mod mock_ai_seam;
 mod plan;
 mod plan_equals_run;
 mod probed_runner;

@@ -1,13 +1,23 @@
-//! The cases on upstream's envelope fixtures program the node the host seeded, whichever
-//! edition of upstream's catalogue it took (open point `w.fixtures.mock-node-ids`): they read
-//! the node id from the definition the host serves (`GET /workflows/{workflowId}`), fall back to
-//! `structured-call` (upstream's id at the transcribed commit) when it serves none, and check
-//! after the run that the node which ran is the one programmed.
+//! The cases on upstream's envelope fixtures, which program upstream's mock-AI seam, meet the
+//! seam a host has.
+//!
+//! Node ids (open point `w.fixtures.mock-node-ids`): the cases program the node the host seeded,
+//! whichever edition of upstream's catalogue it took: they read the node id from the definition
+//! the host serves (`GET /workflows/{workflowId}`), fall back to `structured-call` (upstream's
+//! id at the transcribed commit) when it serves none, and check after the run that the node
+//! which ran is the one programmed.
+//!
+//! Entries (open point `w.seams.mock-program-entries`): the cases send upstream's `MockBehavior`
+//! (`content`), as upstream's suite does; a case whose verdict needs the host to play a clean
+//! answer first runs a baseline with one, so a seam that reads a program otherwise leaves the
+//! case BLOCKED, never judged on a run the program did not make.
 //!
 //! The host is the built-in runtime, seeding the shared edition (standard profile) or the
-//! per-fixture one (upstream-framing), directly or behind a proxy that answers `404` to every
-//! `GET …/workflows/…` (a host that does not serve its definitions) and forwards everything
-//! else. Only the cases programming upstream's mock-AI seam run.
+//! per-fixture one (upstream-framing), directly or behind a proxy: one that answers `404` to
+//! every `GET …/workflows/…` (a host that does not serve its definitions), or one that drops
+//! `content` from every program entry posted to the seam (a seam that reads only the seam
+//! document's `{mode, envelope}`), forwarding everything else. Only the cases programming
+//! upstream's mock-AI seam run.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -40,16 +50,32 @@ fn envelope_fixture_cases() -> Vec<LoadedCase> {
     cases
 }
 
-/// A proxy in front of `upstream` that does not serve workflow definitions: `404 not_found` to
-/// every `GET` whose path holds `/workflows/`, every other request forwarded as it came.
-async fn start_definitionless_proxy(upstream: String) -> SocketAddr {
+/// What stands between the harness and the built-in host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Front {
+    /// Nothing: the harness talks to the host.
+    Direct,
+    /// A host that does not serve workflow definitions: `404 not_found` to every `GET` whose
+    /// path holds `/workflows/`.
+    DefinitionLess,
+    /// A seam that does not read `MockBehavior`'s `content`: every program entry posted to the
+    /// seam reaches the host without it.
+    ContentDeaf,
+}
+
+/// A proxy in front of `upstream` that changes what `front` says and forwards every other
+/// request as it came.
+async fn start_proxy(upstream: String, front: Front) -> SocketAddr {
     let client = reqwest::Client::new();
     let forward = move |request: Request| {
         let client = client.clone();
         let upstream = upstream.clone();
         async move {
             let (parts, body) = request.into_parts();
-            if parts.method == axum::http::Method::GET && parts.uri.path().contains("/workflows/") {
+            if front == Front::DefinitionLess
+                && parts.method == axum::http::Method::GET
+                && parts.uri.path().contains("/workflows/")
+            {
                 let error = json!({"error": {"code": "not_found", "message": "no such resource"}});
                 return (axum::http::StatusCode::NOT_FOUND, axum::Json(error)).into_response();
             }
@@ -58,12 +84,19 @@ async fn start_definitionless_proxy(upstream: String) -> SocketAddr {
                 .path_and_query()
                 .map_or("/", |p| p.as_str())
                 .to_string();
-            let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+            let mut body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+            if front == Front::ContentDeaf && parts.uri.path().ends_with("/mock-ai/program") {
+                let mut program: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                for entry in program["program"].as_array_mut().into_iter().flatten() {
+                    entry.as_object_mut().map(|e| e.remove("content"));
+                }
+                body = serde_json::to_vec(&program).unwrap().into();
+            }
             let mut forwarded = client
                 .request(parts.method.clone(), format!("{upstream}{path}"))
                 .body(body);
             for (name, value) in &parts.headers {
-                if name != axum::http::header::HOST {
+                if name != axum::http::header::HOST && name != axum::http::header::CONTENT_LENGTH {
                     forwarded = forwarded.header(name, value);
                 }
             }
@@ -87,12 +120,12 @@ async fn start_definitionless_proxy(upstream: String) -> SocketAddr {
     addr
 }
 
-/// The envelope-fixture cases against the built-in host of `profile`, directly or behind the
-/// definition-less proxy; every case's result.
+/// The envelope-fixture cases against the built-in host of `profile` behind `front`; every
+/// case's result.
 async fn results(
     cases: &[LoadedCase],
     profile: BuiltInProfile,
-    serves_definitions: bool,
+    front: Front,
 ) -> BTreeMap<String, CaseResult> {
     let running = start_built_in(&BuiltInOptions {
         profile,
@@ -101,8 +134,8 @@ async fn results(
     .await
     .unwrap();
     let mut target: Target = running.target.clone();
-    if !serves_definitions {
-        let proxy = start_definitionless_proxy(target.base_url.clone()).await;
+    if front != Front::Direct {
+        let proxy = start_proxy(target.base_url.clone(), front).await;
         target.base_url = format!("http://{proxy}");
     }
     let runner = probed_runner(target).await;
@@ -152,7 +185,7 @@ async fn the_cases_program_the_node_each_edition_names_read_from_the_host() {
         (BuiltInProfile::Standard, true),
         (BuiltInProfile::UpstreamFraming, false),
     ] {
-        let results = results(&cases, profile, true).await;
+        let results = results(&cases, profile, Front::Direct).await;
         for (id, result) in &results {
             assert_eq!(
                 result.verdict,
@@ -172,14 +205,19 @@ async fn the_cases_program_the_node_each_edition_names_read_from_the_host() {
 async fn a_host_serving_no_definitions_is_programmed_at_the_shared_id_or_blocked() {
     let cases = envelope_fixture_cases();
     // The shared edition: the fallback id is the host's, the cases are judged as before.
-    let shared = results(&cases, BuiltInProfile::Standard, false).await;
+    let shared = results(&cases, BuiltInProfile::Standard, Front::DefinitionLess).await;
     for (id, result) in &shared {
         assert_eq!(result.verdict, Verdict::Pass, "{id}: {:?}", result.reason);
     }
     // The per-fixture edition: the fallback id is no node of the host's, so the node that ran
     // was never programmed. Every case is BLOCKED with what to fix, none judged on the mock's
     // unprogrammed answers.
-    let per_fixture = results(&cases, BuiltInProfile::UpstreamFraming, false).await;
+    let per_fixture = results(
+        &cases,
+        BuiltInProfile::UpstreamFraming,
+        Front::DefinitionLess,
+    )
+    .await;
     for (id, result) in &per_fixture {
         assert_eq!(
             result.verdict,
@@ -200,5 +238,49 @@ async fn a_host_serving_no_definitions_is_programmed_at_the_shared_id_or_blocked
             "{id}: {:#?}",
             result.checks
         );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_host_whose_seam_does_not_play_content_is_blocked_where_a_verdict_needs_it() {
+    let cases = envelope_fixture_cases();
+    let results = results(&cases, BuiltInProfile::Standard, Front::ContentDeaf).await;
+    let mut blocked = Vec::new();
+    let mut passed = Vec::new();
+    for (id, result) in &results {
+        assert!(
+            result
+                .checks
+                .iter()
+                .all(|c| !matches!(c.verdict, Verdict::Fail | Verdict::Warn | Verdict::Error)),
+            "{id} judged the host on a run the program did not make: {:?}",
+            result.reason
+        );
+        match result.verdict {
+            Verdict::Blocked => blocked.push(id.as_str()),
+            Verdict::Pass => passed.push(id.as_str()),
+            other => panic!("{id}: {other:?}: {:?}", result.reason),
+        }
+    }
+    // Every case whose verdict needs a clean answer played says what to fix.
+    for id in [
+        "w.reliability.schema-violation-retried-envelope-retry-attempted",
+        "w.reliability.truncation-retried-envelope-truncated",
+        "w.reliability.lenient-recovery-envelope-recovery-applied",
+        "w.reliability.events-only-emitted-upstream-fixtures",
+    ] {
+        assert!(blocked.contains(&id), "{id}: {:?}", results[id].reason);
+        let reason = results[id].reason.clone().unwrap_or_default();
+        assert!(
+            reason.contains("the seam plays a program as upstream's mock does"),
+            "{id}: {reason}"
+        );
+    }
+    // The refusals and the exhaustions need no answer read from `content`: still judged.
+    for id in [
+        "w.reliability.refusal-fails-node-envelope-refusal",
+        "w.reliability.exhaustion-envelope-retry-exhausted",
+    ] {
+        assert!(passed.contains(&id), "{id}: {:?}", results[id].reason);
     }
 }
