@@ -711,6 +711,19 @@ pub enum Premise {
     Body(JsonExpect),
     /// Every premise of a list (`{"all": [{…}, {…}]}`): the check applies when each holds.
     All(AllPremises),
+    /// An event of the step's own events matches this selector (`{"occurs":
+    /// "heartbeat.stateChanged@from={}"}`, the grammar of `order`'s selectors): what a read
+    /// must have seen for the check to be about it, where a pointer's `*` (every element)
+    /// cannot say "some event".
+    Occurs(OccursPremise),
+}
+
+/// A premise that an event matching a selector is among the step's own events.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OccursPremise {
+    /// The selector (`type` or `type@field=value`; templates expanded).
+    pub occurs: String,
 }
 
 /// Premises that must all hold.
@@ -727,7 +740,7 @@ impl Premise {
     pub fn of_steps(&self) -> Vec<&StepPremise> {
         match self {
             Premise::OfStep(of) => vec![of],
-            Premise::Body(_) => Vec::new(),
+            Premise::Body(_) | Premise::Occurs(_) => Vec::new(),
             Premise::All(all) => all.all.iter().flat_map(Premise::of_steps).collect(),
         }
     }

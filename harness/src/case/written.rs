@@ -125,6 +125,7 @@ impl WrittenValues for Premise {
                 premise.json.visit_written(visit);
             }
             Premise::Body(expect) => expect.visit_written(visit),
+            Premise::Occurs(occurs) => visit(Written::Text(&occurs.occurs)),
             Premise::All(all) => {
                 for premise in &all.all {
                     premise.visit_written(visit);

@@ -29,6 +29,17 @@ fn premise_holds(premise: &Premise, ctx: &EvalContext<'_>) -> Result<bool, Templ
                 .and_then(|r| r.json.as_ref()),
             condition,
         ),
+        Premise::Occurs(occurs) => {
+            let selector = ctx.scope.interpolate(&occurs.occurs)?;
+            let selector = crate::event_selector::EventSelector::parse(&selector);
+            let response = ctx.step.exchanges.last().and_then(|e| e.response.as_ref());
+            return Ok(response.is_some_and(|response| {
+                super::events::observe(response)
+                    .events
+                    .iter()
+                    .any(|event| selector.matches(event))
+            }));
+        }
         Premise::OfStep(of) => match ctx.scope.steps.get(&of.step) {
             Some(view) => (Some(view), &of.json),
             // A premise on a step not judged yet (a later one) cannot be read: the case is

@@ -1195,6 +1195,48 @@ fn a_premise_on_the_steps_own_body_decides_whether_the_check_applies() {
 }
 
 #[test]
+fn an_occurs_premise_applies_the_check_only_when_some_event_of_the_read_matches() {
+    // The heartbeat cases read a heartbeat's state from its first tick on the subscription:
+    // they apply only when the read saw that tick (a transition from {}).
+    let check = parse(&json!({
+        "when": {"occurs": "heartbeat.stateChanged@from={}"},
+        "order": {"subsequence": [
+            "heartbeat.stateChanged@to={\"on\":true}",
+            "heartbeat.stateChanged@to={\"on\":false}"
+        ]}
+    }));
+    let changed = |from: Value, to: Value| json!({"type": "heartbeat.stateChanged", "payload": {"heartbeatId": "t", "from": from, "to": to}});
+    let read = |docs: Vec<Value>| {
+        let frames = docs
+            .into_iter()
+            .enumerate()
+            .map(|(i, doc)| frame(10 + i as u64, doc))
+            .collect();
+        Transcript::of(vec![sse(frames, 100)])
+    };
+    // Fresh, and the second tick's state came from the first's: judged, holds.
+    let fresh = read(vec![
+        changed(json!({}), json!({"on": true})),
+        changed(json!({"on": true}), json!({"on": false})),
+    ]);
+    let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &fresh);
+    assert_eq!(outcomes.len(), 1, "{}", render(&outcomes));
+    assert_eq!(outcomes[0].verdict, Verdict::Pass, "{}", render(&outcomes));
+    // Fresh, and the prior state was not passed (no second transition): judged, fails.
+    let forgetful = read(vec![changed(json!({}), json!({"on": true}))]);
+    let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &forgetful);
+    assert_eq!(outcomes.len(), 1, "{}", render(&outcomes));
+    assert_eq!(outcomes[0].verdict, Verdict::Fail, "{}", render(&outcomes));
+    // Met mid-way (no transition from {} in the read): not judged, wherever the read began.
+    let mid_way = read(vec![
+        changed(json!({"on": true}), json!({"on": false})),
+        changed(json!({"on": false}), json!({"on": true})),
+    ]);
+    let outcomes = judge(&check, CaseSurface::Openwop, Level::Must, &mid_way);
+    assert!(outcomes.is_empty(), "not judged: {}", render(&outcomes));
+}
+
+#[test]
 fn a_premise_on_another_steps_view_reads_it_and_a_step_not_judged_yet_is_an_error() {
     let check = parse(&json!({
         "when": {"step": "limits", "json": {"pointer": "/body/limits/schemaRounds", "optional": true, "min": 1}},
