@@ -18,6 +18,7 @@ mod plan_equals_run;
 mod probed_runner;
 mod provider_setups;
 mod rechunking_proxy;
+mod resubscribing_proxy;
 mod serve_store;
 mod tolerance_matrix;
 mod transcript_snapshots;

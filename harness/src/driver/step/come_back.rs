@@ -4,8 +4,11 @@
 //! clients retry it as asked). Neither is a case's answer: no W case provokes one from a
 //! `request` or a poll, so the harness waits them out instead of judging them, and a step still
 //! so answered is not judged (the case run blocks the case, see `case_run::Refusal`).
-//! Subscriptions are not sent again (a case reading a live run would read another moment of
-//! it): a `429` there is the subscriber limit the seed allows, a `503` the host's capacity.
+//! A subscription so answered is waited out and sent again too (`step::stream`), while its
+//! reading window still fits the case's budget: the re-sent one reads the run at a later
+//! moment, which the cases tolerate (`harness/cli/tests/it/resubscribing_proxy.rs`); one still
+//! refused is the case run's to settle (a `429`: the subscriber limit the seed allows, SKIP; a
+//! `503`: the host's capacity, BLOCKED).
 
 use std::time::Duration;
 

@@ -2,6 +2,7 @@
 
 use tokio::time::Instant;
 
+use super::come_back;
 use super::context::StepContext;
 use crate::case::{CaseSurface, StreamSpec};
 use crate::checks;
@@ -10,19 +11,49 @@ use crate::driver::http::ReadMode;
 use crate::template::TemplateError;
 use crate::transcript::{Exchange, StepRecord};
 
-/// Subscribes and reads the stream.
+/// At most this many "come back later" answers are waited out for one subscription.
+const RESUBSCRIBE_LIMIT: usize = 3;
+
+/// Subscribes and reads the stream. On surface W a subscription answered `429 rate_limited` or
+/// `503` with `Retry-After` (the host's rate limit, subscriber limit or capacity: they answer
+/// alike) is waited out as asked and sent again, while the wait and the step's reading window
+/// still fit the case's budget; what is still refused then is the case run's to settle
+/// (`case_run::Refusal`: SKIP for a subscriber limit). A re-sent subscription reads the run at
+/// a later moment, which every case reading a live run tolerates (premises on what it read,
+/// `harness/cli/tests/it/resubscribing_proxy.rs`).
 pub(crate) async fn run(
     cx: &StepContext<'_>,
     stream: &StreamSpec,
 ) -> Result<StepRecord, TemplateError> {
     let (prepared, stop) = cx.prepare_stream(stream, cx.default_principal())?;
     let windowed = stop.duration.is_some();
-    let exchange = cx
-        .driver
-        .exchange(prepared, ReadMode::Stream(stop), cx.deadline, cx.started)
-        .await;
+    let window = stop.duration.unwrap_or_default();
+    let mut waited_out = 0;
+    let exchange = loop {
+        let exchange = cx
+            .driver
+            .exchange(
+                prepared.clone(),
+                ReadMode::Stream(stop.clone()),
+                cx.deadline,
+                cx.started,
+            )
+            .await;
+        match come_back::resend_wait(cx.surface, &exchange) {
+            Some(wait)
+                if (waited_out as usize) < RESUBSCRIBE_LIMIT
+                    && Instant::now() + wait + window < cx.deadline =>
+            {
+                waited_out += 1;
+                tokio::time::sleep(wait).await;
+            }
+            _ => break exchange,
+        }
+    };
     let completed = stream_observed(cx.surface, windowed, &exchange, cx.deadline);
-    Ok(cx.record("stream", vec![exchange], completed))
+    let mut record = cx.record("stream", vec![exchange], completed);
+    record.refusals_waited_out = waited_out;
+    Ok(record)
 }
 
 /// Whether a stream step was observed as the case meant, so that its checks judge the host:
