@@ -10,6 +10,7 @@ mod certify_example;
 mod ci_pipeline;
 mod docs;
 mod external_target;
+mod forwarding_proxy;
 mod kill_matrix;
 mod load;
 mod mock_ai_seam;

@@ -20,29 +20,23 @@
 //! upstream's mock-AI seam run.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
-use std::path::Path;
 
-use super::probed_runner::probed_runner;
-use axum::body::Body;
-use axum::extract::Request;
-use axum::response::{IntoResponse, Response};
+use super::forwarding_proxy::{self, Intercepted};
+use super::probed_runner::{corpus, run_probed};
+use axum::body::Bytes;
+use axum::http::request::Parts;
+use axum::response::IntoResponse;
 use conformance_cli::launch::{BuiltInOptions, BuiltInProfile, start_built_in};
 use harness::case::LoadedCase;
 use harness::case::shared_seam::SharedSeam;
 use harness::report::CaseResult;
-use harness::run::{Filters, Quiet, RunSettings, run_cases};
 use harness::target::Target;
 use harness::verdict::Verdict;
 use serde_json::json;
 
 /// The cases that program upstream's mock-AI seam.
 fn envelope_fixture_cases() -> Vec<LoadedCase> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let corpus = harness::case::load_corpus(&root.join("cases")).unwrap();
-    assert!(corpus.problems.is_empty(), "{:#?}", corpus.problems);
-    let cases: Vec<LoadedCase> = corpus
-        .cases
+    let cases: Vec<LoadedCase> = corpus()
         .into_iter()
         .filter(|c| c.case.exclusive.contains(&SharedSeam::MockAiProgram))
         .collect();
@@ -63,61 +57,29 @@ enum Front {
     ContentDeaf,
 }
 
-/// A proxy in front of `upstream` that changes what `front` says and forwards every other
-/// request as it came.
-async fn start_proxy(upstream: String, front: Front) -> SocketAddr {
-    let client = reqwest::Client::new();
-    let forward = move |request: Request| {
-        let client = client.clone();
-        let upstream = upstream.clone();
-        async move {
-            let (parts, body) = request.into_parts();
-            if front == Front::DefinitionLess
-                && parts.method == axum::http::Method::GET
-                && parts.uri.path().contains("/workflows/")
+impl Front {
+    /// What this front makes of a request on its way to the host.
+    fn intercept(self, parts: &Parts, body: Bytes) -> Intercepted {
+        let path = parts.uri.path();
+        match self {
+            Front::DefinitionLess
+                if parts.method == axum::http::Method::GET && path.contains("/workflows/") =>
             {
                 let error = json!({"error": {"code": "not_found", "message": "no such resource"}});
-                return (axum::http::StatusCode::NOT_FOUND, axum::Json(error)).into_response();
+                Intercepted::Answer(
+                    (axum::http::StatusCode::NOT_FOUND, axum::Json(error)).into_response(),
+                )
             }
-            let path = parts
-                .uri
-                .path_and_query()
-                .map_or("/", |p| p.as_str())
-                .to_string();
-            let mut body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
-            if front == Front::ContentDeaf && parts.uri.path().ends_with("/mock-ai/program") {
+            Front::ContentDeaf if path.ends_with("/mock-ai/program") => {
                 let mut program: serde_json::Value = serde_json::from_slice(&body).unwrap();
                 for entry in program["program"].as_array_mut().into_iter().flatten() {
                     entry.as_object_mut().map(|e| e.remove("content"));
                 }
-                body = serde_json::to_vec(&program).unwrap().into();
+                Intercepted::Forward(serde_json::to_vec(&program).unwrap().into())
             }
-            let mut forwarded = client
-                .request(parts.method.clone(), format!("{upstream}{path}"))
-                .body(body);
-            for (name, value) in &parts.headers {
-                if name != axum::http::header::HOST && name != axum::http::header::CONTENT_LENGTH {
-                    forwarded = forwarded.header(name, value);
-                }
-            }
-            let answer = forwarded.send().await.unwrap();
-            let mut response = Response::builder().status(answer.status());
-            for (name, value) in answer.headers() {
-                response = response.header(name, value);
-            }
-            response
-                .body(Body::from_stream(answer.bytes_stream()))
-                .unwrap()
+            _ => Intercepted::Forward(body),
         }
-    };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        axum::serve(listener, axum::Router::new().fallback(forward))
-            .await
-            .unwrap();
-    });
-    addr
+    }
 }
 
 /// The envelope-fixture cases against the built-in host of `profile` behind `front`; every
@@ -135,25 +97,13 @@ async fn results(
     .unwrap();
     let mut target: Target = running.target.clone();
     if front != Front::Direct {
-        let proxy = start_proxy(target.base_url.clone(), front).await;
+        let proxy = forwarding_proxy::start(target.base_url.clone(), move |parts, body| {
+            front.intercept(parts, body)
+        })
+        .await;
         target.base_url = format!("http://{proxy}");
     }
-    let runner = probed_runner(target).await;
-    let settings = RunSettings {
-        jobs: 4,
-        shuffle_seed: None,
-        baseline_path: None,
-        ..RunSettings::default()
-    };
-    let report = run_cases(
-        &runner,
-        cases,
-        &Filters::default(),
-        &settings,
-        &|r| r,
-        &Quiet,
-    )
-    .await;
+    let report = run_probed(target, cases, 4).await;
     running.shutdown().await;
     report
         .cases

@@ -22,3 +22,36 @@ pub(crate) async fn probed_runner(mut target: Target) -> CaseRunner {
         regressions_dir: None,
     }
 }
+
+/// The corpus of this checkout's `cases/`, which must load without a problem.
+pub(crate) fn corpus() -> Vec<harness::case::LoadedCase> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let corpus = harness::case::load_corpus(&root.join("cases")).unwrap();
+    assert!(corpus.problems.is_empty(), "{:#?}", corpus.problems);
+    corpus.cases
+}
+
+/// `cases` against `target` once the probe has read it, `jobs` at a time, in file order, with
+/// no baseline: the run's report.
+pub(crate) async fn run_probed(
+    target: Target,
+    cases: &[harness::case::LoadedCase],
+    jobs: usize,
+) -> harness::report::RunReport {
+    let runner = probed_runner(target).await;
+    let settings = harness::run::RunSettings {
+        jobs,
+        shuffle_seed: None,
+        baseline_path: None,
+        ..harness::run::RunSettings::default()
+    };
+    harness::run::run_cases(
+        &runner,
+        cases,
+        &harness::run::Filters::default(),
+        &settings,
+        &|r| r,
+        &harness::run::Quiet,
+    )
+    .await
+}

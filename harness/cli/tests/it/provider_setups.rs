@@ -4,23 +4,14 @@
 //! the contract's fixtures, and seeding only upstream's fixture catalogue. Each test is one configuration and asserts the numbers.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
-use super::probed_runner::probed_runner;
+use super::probed_runner::{corpus, probed_runner};
 use conformance_cli::launch::{BuiltInOptions, BuiltInProviders, start_built_in};
 use harness::case::{CaseSurface, LoadedCase};
 use harness::coverage::CoverageReport;
 use harness::report::RunReport;
 use harness::run::{Filters, Quiet, RunSettings, run_cases as run};
 use harness::verdict::Verdict;
-
-fn corpus() -> Vec<LoadedCase> {
-    let corpus =
-        harness::case::load_corpus(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases"))
-            .unwrap();
-    assert!(corpus.problems.is_empty(), "{:#?}", corpus.problems);
-    corpus.cases
-}
 
 async fn run_surface(options: BuiltInOptions, surface: CaseSurface) -> RunReport {
     let running = start_built_in(&options).await.unwrap();

@@ -21,15 +21,13 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use super::probed_runner::probed_runner;
+use super::probed_runner::{corpus, run_probed};
 use conformance_cli::launch::{BuiltInOptions, BuiltInProfile, start_built_in};
 use harness::case::LoadedCase;
-use harness::run::{Filters, Quiet, RunSettings, run_cases as run};
 use harness::target::Target;
 use harness::verdict::Verdict;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -179,13 +177,6 @@ async fn rechunk(
     }
 }
 
-fn corpus() -> Vec<LoadedCase> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let corpus = harness::case::load_corpus(&root.join("cases")).unwrap();
-    assert!(corpus.problems.is_empty(), "{:#?}", corpus.problems);
-    corpus.cases
-}
-
 /// The corpus against the built-in host of `profile`, directly or through the proxy, `jobs`
 /// cases at a time; every case's verdict.
 async fn verdicts(
@@ -214,22 +205,7 @@ async fn verdicts(
         }
         None => None,
     };
-    let runner = probed_runner(target).await;
-    let settings = RunSettings {
-        jobs,
-        shuffle_seed: None,
-        baseline_path: None,
-        ..RunSettings::default()
-    };
-    let report = run(
-        &runner,
-        cases,
-        &Filters::default(),
-        &settings,
-        &|r| r,
-        &Quiet,
-    )
-    .await;
+    let report = run_probed(target, cases, jobs).await;
     if let Some(proxy) = &proxy {
         // Every case went through the proxy, not around it.
         let connections = proxy.connections.load(Ordering::Relaxed);

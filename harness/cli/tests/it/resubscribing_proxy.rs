@@ -11,102 +11,29 @@
 //! test, and a refusal there is their verdict's input, never waited out.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::probed_runner::probed_runner;
-use axum::body::Body;
-use axum::extract::Request;
-use axum::response::{IntoResponse, Response};
+use super::forwarding_proxy;
+use super::probed_runner::{corpus, run_probed};
+use axum::response::IntoResponse;
 use conformance_cli::launch::{BuiltInOptions, BuiltInProfile, start_built_in};
 use harness::case::{CaseSurface, LoadedCase};
-use harness::run::{Filters, Quiet, RunSettings, run_cases};
 use harness::target::Target;
 use harness::verdict::Verdict;
 use serde_json::json;
 
 /// The surface-W cases, without the subscriber-limit ones.
 fn cases() -> Vec<LoadedCase> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let corpus = harness::case::load_corpus(&root.join("cases")).unwrap();
-    assert!(corpus.problems.is_empty(), "{:#?}", corpus.problems);
-    corpus
-        .cases
+    corpus()
         .into_iter()
         .filter(|c| c.case.surface == CaseSurface::Openwop)
         .filter(|c| !c.case.tags.iter().any(|t| t == "subscribers"))
         .collect()
 }
 
-/// A proxy in front of `upstream` refusing every other subscription to a run's events; the
-/// count of refusals it answered.
-async fn start_refusing_proxy(upstream: String) -> (SocketAddr, Arc<AtomicUsize>) {
-    let client = reqwest::Client::new();
-    let subscriptions = Arc::new(AtomicUsize::new(0));
-    let refused = Arc::new(AtomicUsize::new(0));
-    let counted = refused.clone();
-    let forward = move |request: Request| {
-        let client = client.clone();
-        let upstream = upstream.clone();
-        let subscriptions = subscriptions.clone();
-        let refused = refused.clone();
-        async move {
-            let (parts, body) = request.into_parts();
-            let subscribes = parts.method == axum::http::Method::GET
-                && parts.uri.path().starts_with("/runs/")
-                && parts.uri.path().ends_with("/events");
-            if subscribes
-                && subscriptions
-                    .fetch_add(1, Ordering::SeqCst)
-                    .is_multiple_of(2)
-            {
-                refused.fetch_add(1, Ordering::SeqCst);
-                let error = json!({"error": "rate_limited", "message": "too many requests"});
-                return (
-                    axum::http::StatusCode::TOO_MANY_REQUESTS,
-                    [(axum::http::header::RETRY_AFTER, "1")],
-                    axum::Json(error),
-                )
-                    .into_response();
-            }
-            let path = parts
-                .uri
-                .path_and_query()
-                .map_or("/", |p| p.as_str())
-                .to_string();
-            let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
-            let mut forwarded = client
-                .request(parts.method.clone(), format!("{upstream}{path}"))
-                .body(body);
-            for (name, value) in &parts.headers {
-                if name != axum::http::header::HOST {
-                    forwarded = forwarded.header(name, value);
-                }
-            }
-            let answer = forwarded.send().await.unwrap();
-            let mut response = Response::builder().status(answer.status());
-            for (name, value) in answer.headers() {
-                response = response.header(name, value);
-            }
-            response
-                .body(Body::from_stream(answer.bytes_stream()))
-                .unwrap()
-        }
-    };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        axum::serve(listener, axum::Router::new().fallback(forward))
-            .await
-            .unwrap();
-    });
-    (addr, counted)
-}
-
-/// Every case's verdict against the built-in host, directly or behind the refusing proxy, and
-/// the subscriptions the proxy refused.
+/// Every case's verdict against the built-in host, directly or behind a proxy refusing every
+/// other subscription to a run's events, and the subscriptions the proxy refused.
 async fn verdicts(cases: &[LoadedCase], refusing: bool) -> (BTreeMap<String, Verdict>, usize) {
     let running = start_built_in(&BuiltInOptions {
         profile: BuiltInProfile::Standard,
@@ -115,36 +42,44 @@ async fn verdicts(cases: &[LoadedCase], refusing: bool) -> (BTreeMap<String, Ver
     .await
     .unwrap();
     let mut target: Target = running.target.clone();
-    let mut refused = None;
+    let subscriptions = Arc::new(AtomicUsize::new(0));
+    let refused = Arc::new(AtomicUsize::new(0));
     if refusing {
-        let (proxy, count) = start_refusing_proxy(target.base_url.clone()).await;
+        let (subscriptions, refused) = (subscriptions.clone(), refused.clone());
+        let proxy = forwarding_proxy::start(target.base_url.clone(), move |parts, body| {
+            let path = parts.uri.path();
+            let subscribes = parts.method == axum::http::Method::GET
+                && path.starts_with("/runs/")
+                && path.ends_with("/events");
+            if !(subscribes
+                && subscriptions
+                    .fetch_add(1, Ordering::SeqCst)
+                    .is_multiple_of(2))
+            {
+                return forwarding_proxy::Intercepted::Forward(body);
+            }
+            refused.fetch_add(1, Ordering::SeqCst);
+            let error = json!({"error": "rate_limited", "message": "too many requests"});
+            forwarding_proxy::Intercepted::Answer(
+                (
+                    axum::http::StatusCode::TOO_MANY_REQUESTS,
+                    [(axum::http::header::RETRY_AFTER, "1")],
+                    axum::Json(error),
+                )
+                    .into_response(),
+            )
+        })
+        .await;
         target.base_url = format!("http://{proxy}");
-        refused = Some(count);
     }
-    let runner = probed_runner(target).await;
-    let settings = RunSettings {
-        jobs: 8,
-        shuffle_seed: None,
-        baseline_path: None,
-        ..RunSettings::default()
-    };
-    let report = run_cases(
-        &runner,
-        cases,
-        &Filters::default(),
-        &settings,
-        &|r| r,
-        &Quiet,
-    )
-    .await;
+    let report = run_probed(target, cases, 8).await;
     running.shutdown().await;
-    let refused = refused.map_or(0, |c| c.load(Ordering::SeqCst));
     let verdicts = report
         .cases
         .into_iter()
         .map(|c| (c.id.clone(), c.verdict))
         .collect();
-    (verdicts, refused)
+    (verdicts, refused.load(Ordering::SeqCst))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -11,6 +11,7 @@
 //! so a WARN from it is tolerated exactly at the `events.stream-mode.should-implement-*`
 //! requirements of the modes it lacks (`BuiltInProfile::departs_from`), and nowhere else.
 
+use super::probed_runner::corpus;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -24,13 +25,6 @@ use harness::verdict::Verdict;
 /// Open points no built-in profile yet takes another option at (no knob in the reference
 /// runtime yet). The list only shrinks: a point that gains a profile must leave it.
 const POINTS_WITHOUT_A_DIVERGENT_PROFILE: &[&str] = &[];
-
-fn corpus() -> Vec<harness::case::LoadedCase> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let corpus = harness::case::load_corpus(&root.join("cases")).unwrap();
-    assert!(corpus.problems.is_empty(), "{:#?}", corpus.problems);
-    corpus.cases
-}
 
 fn write(matrix: &ToleranceMatrix, name: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/tolerance-matrix");

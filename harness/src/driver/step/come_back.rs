@@ -12,6 +12,8 @@
 
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use crate::case::CaseSurface;
 use crate::transcript::{Exchange, ResponseRecord};
 
@@ -62,11 +64,41 @@ pub(super) fn poll_wait(surface: CaseSurface, exchange: &Exchange) -> Option<Dur
     (response.status == 429 || come_back(surface, response).is_some()).then(|| wait(response))
 }
 
-/// The wait before sending a `request` step again: what [`come_back`] reads. `None` for any
-/// other answer (the step's answer).
-pub(super) fn resend_wait(surface: CaseSurface, exchange: &Exchange) -> Option<Duration> {
+/// The wait before sending a `request` or `stream` step again: what [`come_back`] reads. `None`
+/// for any other answer (the step's answer).
+fn resend_wait(surface: CaseSurface, exchange: &Exchange) -> Option<Duration> {
     let response = exchange.response.as_ref()?;
     come_back(surface, response).map(|_| wait(response))
+}
+
+/// At most this many "come back later" answers are waited out for one request or subscription.
+const RESEND_LIMIT: u64 = 3;
+
+/// Sends with `send` until the host answers other than "come back later" ([`come_back`]),
+/// waiting each such answer out as asked while the wait and `then` (what the answer still
+/// needs of the case's budget: a stream's reading window) end before `deadline`, at most
+/// [`RESEND_LIMIT`] times: the last exchange, and how many answers were waited out.
+pub(super) async fn send_waiting_out<F, Fut>(
+    surface: CaseSurface,
+    deadline: Instant,
+    then: Duration,
+    mut send: F,
+) -> (Exchange, u64)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Exchange>,
+{
+    let mut waited_out = 0;
+    loop {
+        let exchange = send().await;
+        match resend_wait(surface, &exchange) {
+            Some(wait) if waited_out < RESEND_LIMIT && Instant::now() + wait + then < deadline => {
+                waited_out += 1;
+                tokio::time::sleep(wait).await;
+            }
+            _ => return (exchange, waited_out),
+        }
+    }
 }
 
 fn wait(response: &ResponseRecord) -> Duration {

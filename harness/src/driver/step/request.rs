@@ -1,6 +1,8 @@
 //! The `request` action: one request, its whole response (a run-events poll answered in pages
 //! read to its end, see [`poll_pages`](super::poll_pages)).
 
+use std::time::Duration;
+
 use tokio::time::Instant;
 
 use super::context::StepContext;
@@ -27,9 +29,6 @@ pub(crate) async fn run(
     Ok(record)
 }
 
-/// At most this many "come back later" answers are waited out for one request.
-const RESEND_LIMIT: usize = 3;
-
 /// Sends the request. On surface W a `429 rate_limited` or a `503` with `Retry-After` is the
 /// host's rate limit or capacity, never a case's answer (see [`come_back`]): it is waited out as
 /// asked and the request sent again, within the case's budget; `waited_out` counts those answers.
@@ -39,21 +38,14 @@ async fn send(
     waited_out: &mut u64,
 ) -> Result<Exchange, TemplateError> {
     let prepared = cx.prepare(request, cx.default_principal())?;
-    let mut resent = 0;
-    loop {
-        let exchange = cx
-            .driver
-            .exchange(prepared.clone(), ReadMode::Whole, cx.deadline, cx.started)
-            .await;
-        match come_back::resend_wait(cx.surface, &exchange) {
-            Some(wait) if resent < RESEND_LIMIT && Instant::now() + wait < cx.deadline => {
-                resent += 1;
-                *waited_out += 1;
-                tokio::time::sleep(wait).await;
-            }
-            _ => return Ok(exchange),
-        }
-    }
+    let (exchange, waited) =
+        come_back::send_waiting_out(cx.surface, cx.deadline, Duration::ZERO, || {
+            cx.driver
+                .exchange(prepared.clone(), ReadMode::Whole, cx.deadline, cx.started)
+        })
+        .await;
+    *waited_out += waited;
+    Ok(exchange)
 }
 
 /// Reads the poll's further pages while its answers stop short of their `lastSequence`, then

@@ -11,16 +11,13 @@ use crate::driver::http::ReadMode;
 use crate::template::TemplateError;
 use crate::transcript::{Exchange, StepRecord};
 
-/// At most this many "come back later" answers are waited out for one subscription.
-const RESUBSCRIBE_LIMIT: usize = 3;
-
 /// Subscribes and reads the stream. On surface W a subscription answered `429 rate_limited` or
 /// `503` with `Retry-After` (the host's rate limit, subscriber limit or capacity: they answer
 /// alike) is waited out as asked and sent again, while the wait and the step's reading window
-/// still fit the case's budget; what is still refused then is the case run's to settle
-/// (`case_run::Refusal`: SKIP for a subscriber limit). A re-sent subscription reads the run at
-/// a later moment, which every case reading a live run tolerates (premises on what it read,
-/// `harness/cli/tests/it/resubscribing_proxy.rs`).
+/// still fit the case's budget ([`come_back::send_waiting_out`]); what is still refused then is
+/// the case run's to settle (`case_run::Refusal`: SKIP for a subscriber limit). A re-sent
+/// subscription reads the run at a later moment, which every case reading a live run tolerates
+/// (premises on what it read, `harness/cli/tests/it/resubscribing_proxy.rs`).
 pub(crate) async fn run(
     cx: &StepContext<'_>,
     stream: &StreamSpec,
@@ -28,28 +25,16 @@ pub(crate) async fn run(
     let (prepared, stop) = cx.prepare_stream(stream, cx.default_principal())?;
     let windowed = stop.duration.is_some();
     let window = stop.duration.unwrap_or_default();
-    let mut waited_out = 0;
-    let exchange = loop {
-        let exchange = cx
-            .driver
-            .exchange(
+    let (exchange, waited_out) =
+        come_back::send_waiting_out(cx.surface, cx.deadline, window, || {
+            cx.driver.exchange(
                 prepared.clone(),
                 ReadMode::Stream(stop.clone()),
                 cx.deadline,
                 cx.started,
             )
-            .await;
-        match come_back::resend_wait(cx.surface, &exchange) {
-            Some(wait)
-                if (waited_out as usize) < RESUBSCRIBE_LIMIT
-                    && Instant::now() + wait + window < cx.deadline =>
-            {
-                waited_out += 1;
-                tokio::time::sleep(wait).await;
-            }
-            _ => break exchange,
-        }
-    };
+        })
+        .await;
     let completed = stream_observed(cx.surface, windowed, &exchange, cx.deadline);
     let mut record = cx.record("stream", vec![exchange], completed);
     record.refusals_waited_out = waited_out;
