@@ -139,6 +139,13 @@ impl HostOverrides {
         target
             .facts
             .extend(self.facts.iter().map(|(k, v)| (k.clone(), v.clone())));
+        // The operator's word on a fact wins over what the probe could not establish: a value
+        // is used, `null` says the host has none of the kind (SKIP, not BLOCKED).
+        for name in self.facts.keys() {
+            target
+                .unjudgeable
+                .remove(&Unestablished::Need(Need::Fact(name.clone())));
+        }
         // As the probe does for the built-in runtime's own facts.
         if target.facts.contains_key("subscriber_limit") {
             target.capabilities.insert(Need::SubscriberLimit.into());
@@ -243,9 +250,13 @@ impl Session {
         let deadline = options
             .deadline
             .map(|d| tokio::time::Instant::now() + d.mul_f64(options.time_scale));
+        // The probe does not go looking for what the operator already said (the heartbeat
+        // interval it would read the host channel for).
+        let mut probed = target.clone();
+        probed.facts.extend(options.overrides.facts.clone());
         let findings = crate::probe::probe(
             &driver,
-            &target,
+            &probed,
             options.probe_timeout.mul_f64(options.time_scale),
         )
         .await;

@@ -128,3 +128,76 @@ fn unknown_interval(findings: &harness::target::ProbeFindings) -> String {
         })
         .unwrap_or_else(|| panic!("{:#?}", findings.unjudgeable))
 }
+
+/// A host channel answering without headers until the client gives up, counting the requests
+/// it was sent.
+async fn silent_channel_counting(asked: std::sync::Arc<std::sync::atomic::AtomicUsize>) -> String {
+    serving(move |path, mut socket| {
+        let asked = asked.clone();
+        async move {
+            if path.starts_with("/.well-known/openwop") {
+                let doc = json!({"protocolVersions": ["2.0"], "preferredVersion": "2.0",
+                    "heartbeat": {"status": "stable", "since": "2.0", "minIntervalSec": 1}});
+                let _ = socket
+                    .write_all(json_response("200 OK", "", &doc.to_string()).as_bytes())
+                    .await;
+                return;
+            }
+            if path.starts_with("/host/events") {
+                asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_secs(60)).await;
+                return;
+            }
+            let body = json!({"error": "not_found", "message": "no"}).to_string();
+            let _ = socket
+                .write_all(json_response("404 Not Found", "", &body).as_bytes())
+                .await;
+        }
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operators_word_on_the_interval_wins_and_is_not_probed_for() {
+    use harness::run::{RunOptions, Session};
+    use harness::target::NeedStatus;
+    let need = |name: &str| harness::case::needs::CaseNeed::parse(name).unwrap();
+    for (given, expected_met) in [(Value::Null, false), (json!(30_000), true)] {
+        let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let target = external_target(silent_channel_counting(asked.clone()).await);
+        let mut options = RunOptions {
+            probe_timeout: Duration::from_secs(1),
+            ..RunOptions::default()
+        };
+        options
+            .overrides
+            .facts
+            .insert("heartbeat_interval_ms".into(), given.clone());
+        let driver = HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap();
+        let session = Session::open(driver, target, options).await;
+        let target = &session.runner().target;
+        // `null` says the host runs no heartbeat on a schedule: SKIP, not BLOCKED; a value
+        // is used as given.
+        let status = target.need_status(&need("fact:heartbeat_interval_ms"));
+        if expected_met {
+            assert_eq!(status, NeedStatus::Met, "{given}");
+        } else {
+            assert!(
+                matches!(status, NeedStatus::Lacking(_)),
+                "{given}: {status:?}"
+            );
+        }
+        assert!(
+            !target
+                .unjudgeable
+                .keys()
+                .any(|k| k.to_string() == "fact:heartbeat_interval_ms"),
+            "{given}"
+        );
+        assert_eq!(
+            asked.load(std::sync::atomic::Ordering::SeqCst),
+            0,
+            "{given}: the probe read the host channel for a fact the operator gave"
+        );
+    }
+}

@@ -860,9 +860,13 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
         }
     };
     let fakes_running = built_in.is_some() || args.external.providers_listen.is_some();
+    let overrides = overrides_of(&args)?;
+    // As a run does: the probe does not go looking for a fact the operator gave.
+    let mut probed = target.clone();
+    probed.facts.extend(overrides.facts.clone());
     let mut findings = harness::target::probe(
         &driver,
-        &target,
+        &probed,
         Duration::from_secs(10).mul_f64(args.time_scale),
     )
     .await;
@@ -872,7 +876,7 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
     // The same scoping of shared providers a run applies once its fakes learned the models.
     findings.scope_roles(&bindings);
     findings.apply_to(&mut target);
-    overrides_of(&args)?.apply(&mut target);
+    overrides.apply(&mut target);
     let names = harness::target::instances_for(&bindings)
         .map(|(_, names)| names)
         .map_err(|e| usage(e.to_string()))?;
