@@ -336,14 +336,19 @@ impl CaseRunner {
             // A value a later step needs is not there: the case cannot be set up further, so
             // it is not judged (whatever the host broke to cause it, the case that is about it
             // judges it).
-            TemplateError::Missing(..) => state.checks.push(CheckOutcome {
+            TemplateError::Missing(expression, _) => state.checks.push(CheckOutcome {
                 check: "implicit:value-available".into(),
                 location: location.to_string(),
                 step: None,
                 level: state.case.level,
                 requirements: state.case.requirements.clone(),
                 verdict: Verdict::Blocked,
-                message: format!("the case cannot go on, so it was not judged: {error}"),
+                message: format!(
+                    "the case cannot go on, so it was not judged: {error}{}",
+                    refused_source(expression, state)
+                        .map(|answer| format!(" ({answer})"))
+                        .unwrap_or_default()
+                ),
                 expected: Some("the value from an earlier response".into()),
                 actual: Some("missing".into()),
             }),
@@ -984,3 +989,46 @@ pub(crate) const EVIDENCE: &str = "implicit:evidence";
 /// The implicit check a step the case's budget cut short fails (ERROR); the checks of that step
 /// are not judged (ERROR too, at `<its location>/expect/<n>`).
 pub const STEP_COMPLETED: &str = "implicit:step-completed";
+
+/// What the step a missing `${steps.<id>…}` value comes from was answered, when that answer
+/// was not a success: the reason a case set-up stopped is then the host's refusal (a body it
+/// does not take, a fixture it does not run), which the operator needs more than the path.
+fn refused_source(expression: &str, state: &CaseState<'_>) -> Option<String> {
+    let step = expression
+        .trim()
+        .strip_prefix("steps.")?
+        .split(['.', '|', ' '])
+        .next()?;
+    let exchange = state.by_id.get(step)?.exchanges.last()?;
+    let Some(response) = &exchange.response else {
+        return Some(format!(
+            "step `{step}` got no answer: {}",
+            exchange
+                .transport_error
+                .as_ref()
+                .map_or("no response", |t| t.message.as_str())
+        ));
+    };
+    if (200..300).contains(&response.status) {
+        return None;
+    }
+    let error = response.json.as_ref().map(|body| {
+        let code = body.get("error").and_then(Value::as_str);
+        let message = body.get("message").and_then(Value::as_str);
+        match (code, message) {
+            (Some(code), Some(message)) => format!(" {code}: {message}"),
+            (Some(code), None) => format!(" {code}"),
+            (None, Some(message)) => format!(" {message}"),
+            (None, None) => String::new(),
+        }
+    });
+    let mut error = error.unwrap_or_default();
+    if let Some((cut, _)) = error.char_indices().nth(200) {
+        error.truncate(cut);
+        error.push('…');
+    }
+    Some(format!(
+        "step `{step}` was answered {}{error}",
+        response.status
+    ))
+}
