@@ -43,6 +43,7 @@ mod external;
 mod frame_kind;
 mod generate;
 mod host;
+mod mock_provider_seat;
 mod partition;
 mod plan;
 mod probe;

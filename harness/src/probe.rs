@@ -19,6 +19,7 @@ use crate::case::needs::Need;
 use crate::case::needs::NeedForm;
 use crate::driver::{HttpDriver, PreparedRequest, ReadMode};
 use crate::host::{Target, Unestablished};
+use crate::mock_provider_seat::{MOCK_PROVIDER_SEAT_FACT, MockProviderSeat};
 use crate::template::{RUN_ID_PATH_ENCODING_FACT, RunIdPathEncoding};
 use crate::upstream::role::Role;
 
@@ -652,6 +653,16 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                 "the stream modes were not probed: the host does not list fixture `conformance-noop`, the run the probe needs".into(),
             );
         }
+        if found
+            .capabilities
+            .contains(&HostCapability::fixture("conformance-stream-text"))
+            && found
+                .capabilities
+                .contains(&Need::MockProvider("stream-text".into()).into())
+            && !target.facts.contains_key(MOCK_PROVIDER_SEAT_FACT)
+        {
+            probe_mock_provider_seat(&fetch, target, &mut found).await;
+        }
     }
     if let Some(upstream) = &target.upstream {
         found.scope_roles(&upstream.bindings());
@@ -838,6 +849,54 @@ fn principal_a_headers(target: &Target, found: &ProbeFindings) -> Vec<(String, S
         headers.push((VERSION_HEADER.into(), version.to_string()));
     }
     headers
+}
+
+/// Where the host reads a run's mock provider (open point `w.fixtures.mock-provider-seat`): one
+/// `conformance-stream-text` run created as upstream's suite creates it
+/// (`configurable.mockProvider`); refused, once more at v2's schema seat
+/// (`configurable.ai.mockProvider`, `version: 1`), and when the host takes that, the fact that
+/// has every case written so. A host taking neither is left as it is: the cases starting the
+/// fixture say what it answered.
+async fn probe_mock_provider_seat<F, Fut>(fetch: &F, target: &Target, found: &mut ProbeFindings)
+where
+    F: Fn(PreparedRequest) -> Fut,
+    Fut: std::future::Future<Output = crate::transcript::Exchange>,
+{
+    let mut headers = principal_a_headers(target, found);
+    headers.push(("content-type".into(), "application/json".into()));
+    let create = |seat: MockProviderSeat| {
+        let mut body = json!({"workflowId": "conformance-stream-text", "configurable": {
+            "mockProvider": {"id": "stream-text", "config": {"tokens": ["probe"]}}}});
+        seat.write(&mut body);
+        fetch(PreparedRequest {
+            method: reqwest::Method::POST,
+            url: format!("{}/runs", target.base_url),
+            headers: headers.clone(),
+            body: Some(body.to_string().into_bytes()),
+        })
+    };
+    let status =
+        |exchange: &crate::transcript::Exchange| exchange.response.as_ref().map(|r| r.status);
+    let suite = status(&create(MockProviderSeat::Suite).await);
+    // Only a refusal of the body is a question of its spelling (not a rate limit, not a 5xx).
+    let Some(refused @ (400 | 422)) = suite else {
+        return;
+    };
+    if status(&create(MockProviderSeat::ConfigurableAi).await)
+        .is_some_and(|s| (200..300).contains(&s))
+    {
+        found.facts.insert(
+            MOCK_PROVIDER_SEAT_FACT.into(),
+            Value::from(MockProviderSeat::ConfigurableAi.as_str()),
+        );
+        found.notes.push(format!(
+            "the host refused a conformance-stream-text run started as upstream's suite starts it \
+             (`configurable.mockProvider`: answered {refused}) and took it at v2's schema seat \
+             (`configurable.ai.mockProvider`, `configurable.version: 1`): every case's `POST /runs` \
+             body is written so. Upstream leaves the seat open between its suite and its schema, so \
+             this is not judged"
+        ));
+    }
 }
 
 /// Whether the host serves an upstream test seam, asked as upstream's suite asks it but with a

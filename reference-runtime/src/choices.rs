@@ -24,8 +24,8 @@ pub use crate::openwop::infra::choices::{
     AfterTerminalEvents, CancelAnswer, CancelledPayload, CrossTenantAnswer, CursorRange,
     EmptyLastEventId, EnvelopeFields, ErrorDetails, EventIdForm, FixtureNodeIds,
     HostChannelAddress, HostEventFraming, ImplementedModes, InterruptIdForm, KeepAliveComment,
-    MessagesBatching, MixedMessagesData, MultiAdmitted, NEGOTIATED_MCP_VERSION, OpenWopChoices,
-    PollForeignParameters, PollPage, RunIdForm, RunIdPathForms, RunStartedTiming, SseHeaderTiming,
-    StreamValidationOrder, TickSeamRuns, UpstreamContradictions, UsageCurrency, ValuesResumeAtEnd,
-    VersionDefault,
+    MessagesBatching, MixedMessagesData, MockProviderSeat, MultiAdmitted, NEGOTIATED_MCP_VERSION,
+    OpenWopChoices, PollForeignParameters, PollPage, RunIdForm, RunIdPathForms, RunStartedTiming,
+    SseHeaderTiming, StreamValidationOrder, TickSeamRuns, UpstreamContradictions, UsageCurrency,
+    ValuesResumeAtEnd, VersionDefault,
 };

@@ -43,8 +43,8 @@ pub use choices::{
 };
 pub use choices::{
     CursorRange, EmptyLastEventId, FixtureNodeIds, HostEventFraming, ImplementedModes,
-    MixedMessagesData, PollForeignParameters, PollPage, RunIdPathForms, SseHeaderTiming,
-    TickSeamRuns, UpstreamContradictions, VersionDefault,
+    MixedMessagesData, MockProviderSeat, PollForeignParameters, PollPage, RunIdPathForms,
+    SseHeaderTiming, TickSeamRuns, UpstreamContradictions, VersionDefault,
 };
 pub use config::StoreKind;
 pub use config::{Config, ModelConfig, ProviderConfig, ProviderKind};

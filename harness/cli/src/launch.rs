@@ -25,8 +25,8 @@ use reference_runtime::{
 };
 use reference_runtime::{
     CursorRange, EmptyLastEventId, FixtureNodeIds, HostEventFraming, ImplementedModes,
-    MixedMessagesData, PollForeignParameters, PollPage, RunIdPathForms, SseHeaderTiming,
-    TickSeamRuns, UpstreamContradictions, VersionDefault,
+    MixedMessagesData, MockProviderSeat, PollForeignParameters, PollPage, RunIdPathForms,
+    SseHeaderTiming, TickSeamRuns, UpstreamContradictions, VersionDefault,
 };
 use serde_json::json;
 use spec::execution::Modality;
@@ -270,6 +270,7 @@ impl BuiltInProfile {
                 choices.cursor_range = CursorRange::SafeInteger;
                 choices.empty_last_event_id = EmptyLastEventId::AsAbsent;
                 choices.tick_seam_runs = TickSeamRuns::Ids;
+                choices.mock_provider_seat = MockProviderSeat::SchemaOnly;
                 // No subscriber limit (so no `subscriber_limit` fact: the 429 case SKIPs).
                 openwop.max_subscribers_per_run = 0;
             }

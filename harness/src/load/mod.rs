@@ -33,6 +33,7 @@ pub use plan::{LoadPlan, LoadSurface, PlanError};
 pub use result::{Anomaly, AnomalyKind, CLOCK_CAVEAT, LoadResult, LoadVerdict, load_result_schema};
 
 use crate::host::Target;
+use crate::mock_provider_seat::MockProviderSeat;
 use result::{Connections, LogSummary, MAX_ANOMALIES, StreamSummary, Totals};
 use subscriber::{SubscriberContext, SubscriberRecord};
 
@@ -77,8 +78,9 @@ pub async fn run_load(
     let deadline = run_started + plan.time_limit();
     let run_tag = uuid::Uuid::new_v4().simple().to_string();
     let mut logs = Vec::with_capacity(plan.logs);
+    let mut seat = MockProviderSeat::of(&target.facts);
     for index in 0..plan.logs {
-        let log = workload::create(&client, target, plan, index, &run_tag, deadline)
+        let log = workload::create(&client, target, plan, index, &run_tag, deadline, &mut seat)
             .await
             .map_err(|message| LoadError::Create { index, message })?;
         logs.push(log);

@@ -9,6 +9,7 @@ use tokio::time::Instant;
 use super::plan::{LoadPlan, LoadSurface};
 use crate::case::{CaseSurface, Principal};
 use crate::host::{SecretHeader, Target};
+use crate::mock_provider_seat::MockProviderSeat;
 
 /// One log the host created.
 #[derive(Debug, Clone)]
@@ -124,6 +125,22 @@ async fn send_with_backoff(
     Err("still refused (429, or 503 with Retry-After) after 10 attempts".into())
 }
 
+/// Why a creation request gave no log: the host's status when it answered, and in words.
+#[derive(Debug)]
+struct NotCreated {
+    status: Option<reqwest::StatusCode>,
+    message: String,
+}
+
+impl From<String> for NotCreated {
+    fn from(message: String) -> Self {
+        NotCreated {
+            status: None,
+            message,
+        }
+    }
+}
+
 /// POSTs a creation body to `path` (backing off as [`send_with_backoff`] does) and reads the created log's id from
 /// the answer's `id_field`; an error names the path and status when there is none.
 async fn post_creation(
@@ -134,7 +151,7 @@ async fn post_creation(
     body: &Value,
     id_field: &str,
     deadline: Instant,
-) -> Result<String, String> {
+) -> Result<String, NotCreated> {
     let url = format!("{}{path}", target.base_url);
     let headers = request_headers(target, surface);
     let response = send_with_backoff(
@@ -144,15 +161,23 @@ async fn post_creation(
     )
     .await?;
     let status = response.status();
+    let refused = |message: String| NotCreated {
+        status: Some(status),
+        message,
+    };
     let doc: Value = response
         .json()
         .await
-        .map_err(|e| format!("POST {path} answered {status} without JSON: {e}"))?;
+        .map_err(|e| refused(format!("POST {path} answered {status} without JSON: {e}")))?;
     doc.get(id_field)
         .and_then(Value::as_str)
         .filter(|_| status.is_success())
         .map(str::to_string)
-        .ok_or_else(|| format!("POST {path} answered {status} without a `{id_field}`"))
+        .ok_or_else(|| {
+            refused(format!(
+                "POST {path} answered {status} without a `{id_field}`"
+            ))
+        })
 }
 
 /// Creates log number `index` on the host.
@@ -163,12 +188,15 @@ pub(crate) async fn create(
     index: usize,
     run_tag: &str,
     deadline: Instant,
+    seat: &mut MockProviderSeat,
 ) -> Result<CreatedLog, String> {
     let tokens: Vec<String> = (0..plan.events).map(|i| format!("t{i} ")).collect();
     match plan.surface {
         LoadSurface::Openwop => {
-            // Upstream's fixture, driven as upstream's suite drives it (`configurable.mockProvider`).
-            let body = json!({
+            // Upstream's fixture, driven as upstream's suite drives it (`configurable.mockProvider`),
+            // or at v2's schema seat for a host that reads only that (`seat`: the target's fact,
+            // or what an earlier creation found).
+            let mut body = json!({
                 "workflowId": "conformance-stream-text",
                 "configurable": {"mockProvider": {"id": "stream-text", "config": {
                     "tokens": tokens,
@@ -177,16 +205,32 @@ pub(crate) async fn create(
                     "usage": {"promptTokens": 1, "completionTokens": plan.events, "totalTokens": plan.events + 1}
                 }}}
             });
-            let id = post_creation(
-                client,
-                target,
-                LoadSurface::Openwop,
-                "/runs",
-                &body,
-                "runId",
-                deadline,
-            )
-            .await?;
+            let post = |body: Value| async move {
+                post_creation(
+                    client,
+                    target,
+                    LoadSurface::Openwop,
+                    "/runs",
+                    &body,
+                    "runId",
+                    deadline,
+                )
+                .await
+            };
+            let mut at_seat = body.clone();
+            seat.write(&mut at_seat);
+            let id = match post(at_seat).await {
+                Err(NotCreated {
+                    status: Some(status),
+                    ..
+                }) if *seat == MockProviderSeat::Suite && matches!(status.as_u16(), 400 | 422) => {
+                    MockProviderSeat::ConfigurableAi.write(&mut body);
+                    let id = post(body).await.map_err(|e| e.message)?;
+                    *seat = MockProviderSeat::ConfigurableAi;
+                    id
+                }
+                other => other.map_err(|e| e.message)?,
+            };
             let mut query = Vec::new();
             if let Some(mode) = &plan.stream_mode {
                 query.push(format!("streamMode={mode}"));
@@ -237,7 +281,8 @@ pub(crate) async fn create(
                 "execution_id",
                 deadline,
             )
-            .await?;
+            .await
+            .map_err(|e| e.message)?;
             Ok(CreatedLog {
                 stream_url: format!("{}/v1/executions/{id}/events", target.base_url),
                 id,

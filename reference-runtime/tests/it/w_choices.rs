@@ -6,7 +6,8 @@ use reference_runtime::openwop::OpenWopConfig;
 use reference_runtime::{
     AfterTerminalEvents, CancelledPayload, CursorRange, EmptyLastEventId, EnvelopeFields,
     ErrorDetails, EventIdForm, FixtureNodeIds, HostChannelAddress, InterruptIdForm,
-    PollForeignParameters, PollPage, RunIdPathForms, StreamValidationOrder, UsageCurrency,
+    MockProviderSeat, PollForeignParameters, PollPage, RunIdPathForms, StreamValidationOrder,
+    UsageCurrency,
 };
 use serde_json::{Value, json};
 
@@ -324,5 +325,30 @@ async fn a_run_id_is_read_and_written_in_the_path_forms_the_choice_says() {
             "~2F"
         };
         assert!(written.contains(form), "{choice:?}: {written}");
+    }
+}
+
+#[tokio::test]
+async fn the_mock_provider_is_read_at_the_seats_the_choice_says() {
+    let mock = json!({"id": "stream-text", "config": {"tokens": ["a", "b"]}});
+    let suite = json!({"workflowId": "conformance-stream-text",
+                       "configurable": {"mockProvider": mock.clone()}});
+    let schema = json!({"workflowId": "conformance-stream-text",
+                        "configurable": {"version": 1, "ai": {"mockProvider": mock}}});
+    for (choice, suite_status) in [
+        (MockProviderSeat::Both, 201),
+        (MockProviderSeat::SchemaOnly, 400),
+    ] {
+        let mut config = OpenWopConfig::default();
+        config.choices.mock_provider_seat = choice;
+        let host = host_with(config, &[]).await;
+        let refused = host.post("/runs", Some(KEY_A), &suite).await;
+        assert_eq!(refused.status(), suite_status, "{choice:?}");
+        if suite_status == 400 {
+            let body: Value = refused.json().await.unwrap();
+            assert_eq!(body["error"], "validation_error", "{choice:?}: {body}");
+        }
+        let taken = host.post("/runs", Some(KEY_A), &schema).await;
+        assert_eq!(taken.status(), 201, "{choice:?}");
     }
 }

@@ -14,6 +14,7 @@ mod forwarding_proxy;
 mod kill_matrix;
 mod load;
 mod mock_ai_seam;
+mod mock_provider_seat;
 mod plan;
 mod plan_equals_run;
 mod probed_runner;

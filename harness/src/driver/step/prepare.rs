@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::context::StepContext;
 use crate::case::{Principal, RequestSpec, StreamSpec};
 use crate::driver::http::{PreparedRequest, StopCondition};
+use crate::mock_provider_seat::MockProviderSeat;
 use crate::template::TemplateError;
 
 impl StepContext<'_> {
@@ -121,7 +122,14 @@ impl StepContext<'_> {
                 if !has_content_type {
                     headers.push(("Content-Type".into(), "application/json".into()));
                 }
-                Some(serde_json::to_vec(&scope.expand(json)?).unwrap_or_default())
+                let mut json = scope.expand(json)?;
+                // A run's mock provider at the seat the host reads (the probe's fact).
+                if request.method.eq_ignore_ascii_case("POST")
+                    && path.split('?').next() == Some("/runs")
+                {
+                    MockProviderSeat::of(&self.target.facts).write(&mut json);
+                }
+                Some(serde_json::to_vec(&json).unwrap_or_default())
             }
             (None, Some(text)) => Some(scope.interpolate(text)?.into_bytes()),
             (None, None) => None,

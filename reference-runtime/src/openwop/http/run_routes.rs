@@ -19,6 +19,7 @@ use crate::store::ClaimOutcome;
 use super::extract::{ReadableRun, RunBody, json_body};
 use super::idempotency::{self, REPLAY_HEADER, RESPONSES_NAMESPACE};
 use crate::openwop::infra::auth::Caller;
+use crate::openwop::infra::choices::MockProviderSeat;
 use crate::openwop::infra::error::ApiError;
 use crate::openwop::services::runs;
 use crate::openwop::services::state::WState;
@@ -44,7 +45,9 @@ pub(crate) async fn create(
 ) -> Result<Response, ApiError> {
     let key = idempotency::key_from(&headers)?;
     let (mut request, raw): (Value, Value) = json_body(&headers, &body, "CreateRunRequest")?;
-    upstream_suite_mock_provider(&mut request);
+    if state.config.choices.mock_provider_seat == MockProviderSeat::Both {
+        upstream_suite_mock_provider(&mut request);
+    }
     let request: CreateRunRequest = serde_json::from_value(request).map_err(|_| {
         ApiError::validation(
             "the body is not a valid CreateRunRequest (closed object; see the contract)",

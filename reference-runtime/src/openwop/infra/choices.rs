@@ -101,6 +101,24 @@ pub struct OpenWopChoices {
     pub tick_seam_runs: TickSeamRuns,
     /// Which forms of a run id in a request path the host reads, and writes in its URLs.
     pub run_id_path_forms: RunIdPathForms,
+    /// Where a run's mock provider is read in `POST /runs`.
+    pub mock_provider_seat: MockProviderSeat,
+}
+
+/// Where `POST /runs` reads a run's mock provider (open point `w.fixtures.mock-provider-seat`):
+/// upstream's suite starts `conformance-stream-text` with `configurable.mockProvider` (v1's run
+/// options: flat, no `version`), where v2's closed `configurable.schema.json` has
+/// `configurable.ai.mockProvider` under `version: 1`; a host reading the v2 schema alone refuses
+/// the suite's body (found on an independent host).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MockProviderSeat {
+    /// Both: the suite's flat spelling is read as the v2 one.
+    #[default]
+    Both,
+    /// `configurable.ai.mockProvider` only: the flat spelling is a member the closed
+    /// `configurable` does not have (400 `validation_error`).
+    SchemaOnly,
 }
 
 /// Which forms of a tenant-bound run id in a request path the host reads (open point
