@@ -815,6 +815,11 @@ pub struct JsonExpect {
     /// event's payload), so the verdict never depends on what else a read happened to hold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_absent: Option<Vec<String>>,
+    /// Each of these (expanded) texts occurs in the value: in a string or member name within it,
+    /// or in a number's text (a property carried under a name of the host's choosing, e.g. one
+    /// prefixed for an extension hatch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_present: Option<Vec<String>>,
 }
 
 /// Registries of the `spec` crate a JSON value can be checked against.

@@ -114,6 +114,7 @@ impl WrittenValues for JsonExpect {
         jsons(&self.contains, visit);
         texts(self.keys.iter().flatten(), visit);
         texts(self.text_absent.iter().flatten(), visit);
+        texts(self.text_present.iter().flatten(), visit);
     }
 }
 

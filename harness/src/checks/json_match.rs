@@ -72,7 +72,8 @@ pub(crate) fn json_condition(
         || expect.contains.is_some()
         || expect.keys.is_some()
         || expect.in_registry.is_some()
-        || expect.text_absent.is_some();
+        || expect.text_absent.is_some()
+        || expect.text_present.is_some();
     if expect.optional == Some(true) && found.is_none() {
         return Ok(Ok(()));
     }
@@ -182,6 +183,14 @@ pub(crate) fn json_condition(
             let needle = scope.interpolate(needle)?;
             if !needle.is_empty() && holds_text(value, &needle) {
                 return mismatch(format!("no `{needle}` anywhere in the value"));
+            }
+        }
+    }
+    if let Some(needles) = &expect.text_present {
+        for needle in needles {
+            let needle = scope.interpolate(needle)?;
+            if !holds_text(value, &needle) {
+                return mismatch(format!("`{needle}` somewhere in the value"));
             }
         }
     }

@@ -1315,3 +1315,30 @@ fn a_streams_premise_on_what_it_read_spares_a_stream_the_run_ended_in() {
     );
     assert!(outcomes.is_empty(), "not judged: {}", render(&outcomes));
 }
+
+#[test]
+fn text_present_finds_a_text_under_whatever_name_the_host_chose_and_misses_it_when_dropped() {
+    let check = parse(&json!({"json": {"pointer": "/payload", "text_present": ["legacyTotal"]}}));
+    let verdicts = |body: Value| {
+        judge(
+            &check,
+            CaseSurface::Openwop,
+            Level::Must,
+            &Transcript::of(vec![json_response(200, body)]),
+        )
+        .into_iter()
+        .map(|o| o.verdict)
+        .collect::<Vec<_>>()
+    };
+    for carried in [
+        json!({"payload": {"outputs": {}, "legacyTotal": 3}}),
+        json!({"payload": {"outputs": {}, "x-legacyTotal": 3}}),
+        json!({"payload": {"outputs": {}, "x-legacy": {"legacyTotal": 3}}}),
+    ] {
+        assert_eq!(verdicts(carried.clone()), vec![Verdict::Pass], "{carried}");
+    }
+    assert_eq!(
+        verdicts(json!({"payload": {"outputs": {}}})),
+        vec![Verdict::Fail]
+    );
+}
