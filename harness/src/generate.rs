@@ -176,6 +176,16 @@ struct Attempt {
     error: Option<String>,
 }
 
+impl Attempt {
+    /// Why the input failed, if it did: the harness error, or the first failing check.
+    fn why_failed(&self) -> Option<String> {
+        self.error
+            .as_ref()
+            .map(|e| format!("harness error: {e}"))
+            .or_else(|| self.failed.first().map(|c| c.message.clone()))
+    }
+}
+
 fn seed_bytes(seed: u64, case_id: &str, step: &str) -> [u8; 32] {
     use sha2::{Digest, Sha256};
     Sha256::digest(format!("{seed}/{case_id}/{step}").as_bytes()).into()
@@ -218,13 +228,13 @@ pub(crate) async fn run_generate(
     };
     let rng_seed = seed_bytes(runner.proptest_seed(), &state.case.id, name);
     let mut tested = 0u32;
-    let mut minimal: Option<Value> = None;
+    let mut minimal: Option<Failed> = None;
     // Committed counterexamples first.
     for value in regressions {
         let attempt = attempt(runner, spec, &value, location, state, false).await;
         tested += 1;
-        if attempt.error.is_some() || !attempt.failed.is_empty() {
-            minimal = Some(value);
+        if let Some(why) = attempt.why_failed() {
+            minimal = Some(Failed { value, why });
             break;
         }
     }
@@ -244,19 +254,19 @@ pub(crate) async fn run_generate(
                 *count += 1;
                 let attempt =
                     handle.block_on(attempt(runner, spec, &value, location, state, false));
-                if let Some(error) = attempt.error {
-                    return Err(TestCaseError::fail(format!("harness error: {error}")));
-                }
-                match attempt.failed.first() {
-                    Some(failure) => Err(TestCaseError::fail(failure.message.clone())),
+                match attempt.why_failed() {
+                    Some(why) => Err(TestCaseError::fail(why)),
                     None => Ok(()),
                 }
             })
         });
         let (state_back, count) = shared.into_inner().unwrap_or_else(|p| p.into_inner());
         tested += count;
-        if let Err(TestError::Fail(_, value)) = outcome {
-            minimal = Some(value);
+        if let Err(TestError::Fail(why, value)) = outcome {
+            minimal = Some(Failed {
+                value,
+                why: why.message().to_string(),
+            });
         }
         return finish(runner, spec, name, location, state_back, minimal, tested).await;
     }
@@ -270,7 +280,7 @@ async fn finish(
     name: &str,
     location: &str,
     state: &mut CaseState<'_>,
-    minimal: Option<Value>,
+    minimal: Option<Failed>,
     tested: u32,
 ) {
     match minimal {
@@ -288,8 +298,9 @@ async fn finish(
             expected: None,
             actual: None,
         }),
-        Some(value) => {
+        Some(Failed { value, why }) => {
             // Run the minimal input once more, recording its transcript and checks.
+            let before = state.checks.len();
             let replay = attempt(runner, spec, &value, location, state, true).await;
             state.counterexample = Some(Counterexample {
                 step: name.to_string(),
@@ -298,6 +309,20 @@ async fn finish(
                 value: value.clone(),
             });
             if replay.failed.is_empty() && replay.error.is_none() {
+                // A replay the case's budget (or anything else) kept from being judged did not
+                // pass: the failure the search met stands, said as it was met.
+                let unjudged = state.checks[before..]
+                    .iter()
+                    .any(|c| matches!(c.verdict, Verdict::Error | Verdict::Blocked));
+                let message = if unjudged {
+                    format!(
+                        "the input {value} failed ({why}); its replay, recorded here, was not judged"
+                    )
+                } else {
+                    format!(
+                        "the input {value} failed once ({why}) but passed on replay (flaky host behaviour)"
+                    )
+                };
                 state.checks.push(CheckOutcome {
                     check: "generate".into(),
                     location: location.to_string(),
@@ -305,15 +330,19 @@ async fn finish(
                     level: state.case.level,
                     requirements: state.case.requirements.clone(),
                     verdict: state.case.level.failure_verdict(),
-                    message: format!(
-                        "the input {value} failed once but passed on replay (flaky host behaviour)"
-                    ),
+                    message,
                     expected: Some("a deterministic verdict".into()),
                     actual: Some(value.to_string()),
                 });
             }
         }
     }
+}
+
+/// An input that failed, with why (the first failing check's message, or the harness error).
+struct Failed {
+    value: Value,
+    why: String,
 }
 
 /// Runs the step's steps for one value in a scratch copy of the state; when `record` is set,

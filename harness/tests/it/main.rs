@@ -10,6 +10,7 @@ mod case_isolation;
 mod coverage_gate;
 mod coverage_report;
 mod facade;
+mod generate_replay;
 mod heartbeat_probe;
 mod host_at_capacity;
 mod hostile_host;
