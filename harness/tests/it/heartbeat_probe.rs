@@ -3,6 +3,8 @@
 //! than two advertised minimum intervals (upstream allows any interval above the minimum) is
 //! still measured, and the verdict never depends on when in its period the first tick came.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use harness::run::{ClientOptions, HttpDriver, Limits};
@@ -25,7 +27,14 @@ enum Channel {
 /// A host advertising a heartbeat (minimum interval 1 s) whose host channel answers as `channel`
 /// says.
 async fn heartbeat_host(channel: Channel) -> String {
-    serving(move |path, mut socket| async move {
+    heartbeat_host_counting(channel, Arc::default()).await
+}
+
+/// [`heartbeat_host`], counting the requests its host channel was sent in `asked`.
+async fn heartbeat_host_counting(channel: Channel, asked: Arc<AtomicUsize>) -> String {
+    serving(move |path, mut socket| {
+        let asked = asked.clone();
+        async move {
         if path.starts_with("/.well-known/openwop") {
             let doc = json!({"protocolVersions": ["2.0"], "preferredVersion": "2.0",
                 "heartbeat": {"status": "stable", "since": "2.0", "minIntervalSec": 1}});
@@ -41,6 +50,7 @@ async fn heartbeat_host(channel: Channel) -> String {
                 .await;
             return;
         }
+        asked.fetch_add(1, Ordering::SeqCst);
         let gap = match channel {
             Channel::Ticking(gap) => gap,
             Channel::Empty => {
@@ -67,6 +77,7 @@ async fn heartbeat_host(channel: Channel) -> String {
         tokio::time::sleep(gap).await;
         let _ = socket.write_all(tick.as_bytes()).await;
         tokio::time::sleep(Duration::from_secs(60)).await;
+        }
     })
     .await
 }
@@ -129,42 +140,14 @@ fn unknown_interval(findings: &harness::target::ProbeFindings) -> String {
         .unwrap_or_else(|| panic!("{:#?}", findings.unjudgeable))
 }
 
-/// A host channel answering without headers until the client gives up, counting the requests
-/// it was sent.
-async fn silent_channel_counting(asked: std::sync::Arc<std::sync::atomic::AtomicUsize>) -> String {
-    serving(move |path, mut socket| {
-        let asked = asked.clone();
-        async move {
-            if path.starts_with("/.well-known/openwop") {
-                let doc = json!({"protocolVersions": ["2.0"], "preferredVersion": "2.0",
-                    "heartbeat": {"status": "stable", "since": "2.0", "minIntervalSec": 1}});
-                let _ = socket
-                    .write_all(json_response("200 OK", "", &doc.to_string()).as_bytes())
-                    .await;
-                return;
-            }
-            if path.starts_with("/host/events") {
-                asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                tokio::time::sleep(Duration::from_secs(60)).await;
-                return;
-            }
-            let body = json!({"error": "not_found", "message": "no"}).to_string();
-            let _ = socket
-                .write_all(json_response("404 Not Found", "", &body).as_bytes())
-                .await;
-        }
-    })
-    .await
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_operators_word_on_the_interval_wins_and_is_not_probed_for() {
     use harness::run::{RunOptions, Session};
     use harness::target::NeedStatus;
     let need = |name: &str| harness::case::needs::CaseNeed::parse(name).unwrap();
     for (given, expected_met) in [(Value::Null, false), (json!(30_000), true)] {
-        let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let target = external_target(silent_channel_counting(asked.clone()).await);
+        let asked = Arc::new(AtomicUsize::new(0));
+        let target = external_target(heartbeat_host_counting(Channel::Silent, asked.clone()).await);
         let mut options = RunOptions {
             probe_timeout: Duration::from_secs(1),
             ..RunOptions::default()
@@ -195,7 +178,7 @@ async fn the_operators_word_on_the_interval_wins_and_is_not_probed_for() {
             "{given}"
         );
         assert_eq!(
-            asked.load(std::sync::atomic::Ordering::SeqCst),
+            asked.load(Ordering::SeqCst),
             0,
             "{given}: the probe read the host channel for a fact the operator gave"
         );
