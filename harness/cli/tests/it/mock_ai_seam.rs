@@ -9,14 +9,17 @@
 //!
 //! Entries (open point `w.seams.mock-program-entries`): the cases send upstream's `MockBehavior`
 //! (`content`), as upstream's suite does; a case whose verdict needs the host to play a clean
-//! answer first runs a baseline with one, so a seam that reads a program otherwise leaves the
-//! case BLOCKED, never judged on a run the program did not make.
+//! answer first runs a baseline with one (the run completes, needing no retry), so a seam that
+//! reads a program otherwise leaves the case BLOCKED, never judged on a run the program did not
+//! make.
 //!
 //! The host is the built-in runtime, seeding the shared edition (standard profile) or the
 //! per-fixture one (upstream-framing), directly or behind a proxy: one that answers `404` to
 //! every `GET …/workflows/…` (a host that does not serve its definitions), or one that drops
 //! `content` from every program entry posted to the seam (a seam that reads only the seam
-//! document's `{mode, envelope}`), forwarding everything else. Only the cases programming
+//! document's `{mode, envelope}`), or one that puts an empty answer before every one-answer
+//! program (a seam that loses the answer and completes the run on one of its own), forwarding
+//! everything else. Only the cases programming
 //! upstream's mock-AI seam run.
 
 use std::collections::BTreeMap;
@@ -55,6 +58,10 @@ enum Front {
     /// A seam that does not read `MockBehavior`'s `content`: every program entry posted to the
     /// seam reaches the host without it.
     ContentDeaf,
+    /// A seam that loses a one-answer program's answer and completes the run on one of its own
+    /// after a retry (as an independent host did, falling back to a valid answer once the
+    /// program ran out): every program of one clean answer reaches the host after an empty one.
+    FirstAnswerLost,
 }
 
 impl Front {
@@ -74,6 +81,21 @@ impl Front {
                 let mut program: serde_json::Value = serde_json::from_slice(&body).unwrap();
                 for entry in program["program"].as_array_mut().into_iter().flatten() {
                     entry.as_object_mut().map(|e| e.remove("content"));
+                }
+                Intercepted::Forward(serde_json::to_vec(&program).unwrap().into())
+            }
+            Front::FirstAnswerLost if path.ends_with("/mock-ai/program") => {
+                let mut program: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                if let Some(entries) = program["program"].as_array_mut() {
+                    let clean = entries.len() == 1
+                        && entries[0]["stopReason"] == "end_turn"
+                        && entries[0]["content"]
+                            .as_str()
+                            .and_then(|c| serde_json::from_str::<serde_json::Value>(c).ok())
+                            .is_some_and(|v| v.is_object());
+                    if clean {
+                        entries.insert(0, json!({"stopReason": "end_turn", "content": ""}));
+                    }
                 }
                 Intercepted::Forward(serde_json::to_vec(&program).unwrap().into())
             }
@@ -193,8 +215,27 @@ async fn a_host_serving_no_definitions_is_programmed_at_the_shared_id_or_blocked
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_host_whose_seam_does_not_play_content_is_blocked_where_a_verdict_needs_it() {
+    assert_blocked_where_a_clean_answer_is_needed(
+        Front::ContentDeaf,
+        "the seam plays a program as upstream's mock does",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_host_completing_the_baseline_on_an_answer_of_its_own_is_blocked_too() {
+    assert_blocked_where_a_clean_answer_is_needed(
+        Front::FirstAnswerLost,
+        "the seam played the clean answer as the run's first answer",
+    )
+    .await;
+}
+
+/// Behind `front`, no envelope-fixture case is FAIL, WARN or ERROR; the cases whose verdict
+/// needs a clean answer played are BLOCKED, saying `reason`; refusals and exhaustions are judged.
+async fn assert_blocked_where_a_clean_answer_is_needed(front: Front, reason_says: &str) {
     let cases = envelope_fixture_cases();
-    let results = results(&cases, BuiltInProfile::Standard, Front::ContentDeaf).await;
+    let results = results(&cases, BuiltInProfile::Standard, front).await;
     let mut blocked = Vec::new();
     let mut passed = Vec::new();
     for (id, result) in &results {
@@ -221,10 +262,7 @@ async fn a_host_whose_seam_does_not_play_content_is_blocked_where_a_verdict_need
     ] {
         assert!(blocked.contains(&id), "{id}: {:?}", results[id].reason);
         let reason = results[id].reason.clone().unwrap_or_default();
-        assert!(
-            reason.contains("the seam plays a program as upstream's mock does"),
-            "{id}: {reason}"
-        );
+        assert!(reason.contains(reason_says), "{front:?} {id}: {reason}");
     }
     // The refusals and the exhaustions need no answer read from `content`: still judged.
     for id in [
