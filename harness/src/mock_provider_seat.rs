@@ -37,6 +37,12 @@ impl MockProviderSeat {
         }
     }
 
+    /// Whether a run-creation answer of `status` refuses the body as written (400 or 422), so
+    /// that the other seat is worth a try: not a rate limit, not a 5xx.
+    pub(crate) fn refuses_the_body(status: u16) -> bool {
+        matches!(status, 400 | 422)
+    }
+
     /// Writes a `POST /runs` body for this seat: at `ConfigurableAi`, a flat
     /// `configurable.mockProvider` moves to `configurable.ai.mockProvider` and `version: 1` is
     /// added when absent. A body without the flat member, or naming the mock at both seats, is

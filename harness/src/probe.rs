@@ -878,8 +878,7 @@ where
     let status =
         |exchange: &crate::transcript::Exchange| exchange.response.as_ref().map(|r| r.status);
     let suite = status(&create(MockProviderSeat::Suite).await);
-    // Only a refusal of the body is a question of its spelling (not a rate limit, not a 5xx).
-    let Some(refused @ (400 | 422)) = suite else {
+    let Some(refused) = suite.filter(|s| MockProviderSeat::refuses_the_body(*s)) else {
         return;
     };
     if status(&create(MockProviderSeat::ConfigurableAi).await)

@@ -127,6 +127,15 @@ impl HostOverrides {
         Ok(())
     }
 
+    /// `target` with the operator's facts, for the probe: it does not go looking for what the
+    /// operator already said (the heartbeat interval it would read the host channel for).
+    pub fn as_told(&self, target: &Target) -> Target {
+        let mut told = target.clone();
+        told.facts
+            .extend(self.facts.iter().map(|(k, v)| (k.clone(), v.clone())));
+        told
+    }
+
     /// Applies the overrides to a probed target.
     pub fn apply(&self, target: &mut Target) {
         if target.kind == crate::host::TargetKind::External {
@@ -250,13 +259,9 @@ impl Session {
         let deadline = options
             .deadline
             .map(|d| tokio::time::Instant::now() + d.mul_f64(options.time_scale));
-        // The probe does not go looking for what the operator already said (the heartbeat
-        // interval it would read the host channel for).
-        let mut probed = target.clone();
-        probed.facts.extend(options.overrides.facts.clone());
         let findings = crate::probe::probe(
             &driver,
-            &probed,
+            &options.overrides.as_told(&target),
             options.probe_timeout.mul_f64(options.time_scale),
         )
         .await;

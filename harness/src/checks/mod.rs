@@ -19,5 +19,5 @@ mod tests;
 pub(crate) use context::EvalContext;
 pub(crate) use dispatch::evaluate;
 pub(crate) use json_match::json_condition;
-pub(crate) use response::find_text;
+pub(crate) use response::{find_text, preview};
 pub(crate) use stream::is_terminal;

@@ -1022,11 +1022,10 @@ fn refused_source(expression: &str, state: &CaseState<'_>) -> Option<String> {
             (None, None) => String::new(),
         }
     });
-    let mut error = error.unwrap_or_default();
-    if let Some((cut, _)) = error.char_indices().nth(200) {
-        error.truncate(cut);
-        error.push('…');
-    }
+    let error = error
+        .filter(|e| !e.is_empty())
+        .map(|e| crate::checks::preview(&e))
+        .unwrap_or_default();
     Some(format!(
         "step `{step}` was answered {}{error}",
         response.status

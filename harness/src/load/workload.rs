@@ -223,7 +223,9 @@ pub(crate) async fn create(
                 Err(NotCreated {
                     status: Some(status),
                     ..
-                }) if *seat == MockProviderSeat::Suite && matches!(status.as_u16(), 400 | 422) => {
+                }) if *seat == MockProviderSeat::Suite
+                    && MockProviderSeat::refuses_the_body(status.as_u16()) =>
+                {
                     MockProviderSeat::ConfigurableAi.write(&mut body);
                     let id = post(body).await.map_err(|e| e.message)?;
                     *seat = MockProviderSeat::ConfigurableAi;

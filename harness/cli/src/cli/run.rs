@@ -861,12 +861,9 @@ pub async fn plan(args: RunArgs, json: bool) -> anyhow::Result<u8> {
     };
     let fakes_running = built_in.is_some() || args.external.providers_listen.is_some();
     let overrides = overrides_of(&args)?;
-    // As a run does: the probe does not go looking for a fact the operator gave.
-    let mut probed = target.clone();
-    probed.facts.extend(overrides.facts.clone());
     let mut findings = harness::target::probe(
         &driver,
-        &probed,
+        &overrides.as_told(&target),
         Duration::from_secs(10).mul_f64(args.time_scale),
     )
     .await;
