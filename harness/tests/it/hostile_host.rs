@@ -1,5 +1,5 @@
-//! A deliberately hostile host: garbage bytes, a hang, an endless stream, a 100 MB frame,
-//! invalid UTF-8, a slow drip. Whatever it sends, the harness returns a verdict (FAIL, or ERROR
+//! A deliberately hostile host: garbage bytes, a hang, a body that stops half way, an endless
+//! stream, a 100 MB frame, invalid UTF-8, a slow drip. Whatever it sends, the harness returns a verdict (FAIL, or ERROR
 //! when the case's own budget ran out; never PASS) within the case's time bound, never hangs, panics, or buffers without
 //! bound.
 
@@ -120,6 +120,13 @@ async fn serve(mut socket: TcpStream) {
                 }
             }
             let _ = socket.write_all(b"0\r\n\r\n").await;
+        }
+        // A whole-body answer whose body stops half way and never ends.
+        "/half-body" => {
+            let _ = socket
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 64\r\n\r\n{\"name\": \"half")
+                .await;
+            tokio::time::sleep(Duration::from_secs(3600)).await;
         }
         "/huge-body" => {
             let _ = socket.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n").await;
@@ -276,6 +283,28 @@ async fn invalid_utf8_is_noticed_and_judged() {
         .as_ref()
         .unwrap();
     assert!(!response.body_utf8);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_the_budget_cut_is_an_error_never_judged_on_its_prefix() {
+    // The headers came, the body never ended: what the checks would see is a prefix of the
+    // answer (no JSON document), so the step is not judged (ERROR), never a FAIL of its checks.
+    let (verdict, execution) = judge("/half-body", false).await;
+    assert_eq!(verdict, Verdict::Error, "{:#?}", execution.checks);
+    assert_eq!(end_of(&execution), Some(BodyEnd::Timeout));
+    assert!(
+        execution
+            .checks
+            .iter()
+            .any(|c| c.check == STEP_COMPLETED && c.verdict == Verdict::Error),
+        "{:#?}",
+        execution.checks
+    );
+    assert!(
+        execution.checks.iter().all(|c| c.verdict != Verdict::Fail),
+        "{:#?}",
+        execution.checks
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

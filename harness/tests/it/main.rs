@@ -1,7 +1,7 @@
 //! The harness library's integration tests, one binary: the reports (formats, console,
 //! snapshots, over one hand-built sample report), the baseline, requirement coverage and its
 //! gate, the heartbeat interval the probe reads off a host channel, a hostile host, a finished
-//! log that keeps growing, a rate-limited host, a host reading run ids only as `%2F`, cases not
+//! log that keeps growing, a poll answered in pages, a rate-limited host, a host reading run ids only as `%2F`, cases not
 //! provoked, the published case and report schemas, the rules of the codebase and the facade
 //! (few public modules, no binary-only dependency).
 
@@ -16,6 +16,7 @@ mod host_at_capacity;
 mod hostile_host;
 mod hygiene;
 mod not_provoked;
+mod paged_poll;
 mod percent_run_ids;
 mod published_schemas;
 mod rate_limited_host;

@@ -38,7 +38,18 @@ pub(crate) async fn run_probed(
     cases: &[harness::case::LoadedCase],
     jobs: usize,
 ) -> harness::report::RunReport {
-    let runner = probed_runner(target).await;
+    run_probed_at(target, cases, jobs, 1.0).await
+}
+
+/// [`run_probed`] at `time_scale` (every case's budget and wait that many times its own).
+pub(crate) async fn run_probed_at(
+    target: Target,
+    cases: &[harness::case::LoadedCase],
+    jobs: usize,
+    time_scale: f64,
+) -> harness::report::RunReport {
+    let mut runner = probed_runner(target).await;
+    runner.time_scale = time_scale;
     let settings = harness::run::RunSettings {
         jobs,
         shuffle_seed: None,

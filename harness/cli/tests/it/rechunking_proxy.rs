@@ -12,9 +12,10 @@
 //! stream would cost seconds per case), and the random splits after it still cut frames and
 //! JSON at arbitrary points.
 //!
-//! A case whose verdict differs is run once more, alone, through the proxy: a verdict that
-//! depends on chunking differs again; one that came from a loaded machine (a case's budget
-//! running out with one-byte writes and the kill matrix beside it) does not.
+//! A case whose verdict differs is run once more, alone, through the proxy, with longer
+//! budgets: a verdict that depends on chunking differs again; one that came from a loaded
+//! machine (a case's budget running out with one-byte writes and the kill matrix beside it)
+//! does not. The assertion's message gives each differing case's checks that did not pass.
 //!
 //! The standard profile always runs (two corpus runs, about half a minute); the divergent
 //! profile runs when `CI=true` or `CONFORMANCE_SELFTEST=1`, like the kill matrix.
@@ -25,7 +26,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use super::probed_runner::{corpus, run_probed};
+use super::probed_runner::{corpus, run_probed_at};
 use conformance_cli::launch::{BuiltInOptions, BuiltInProfile, start_built_in};
 use harness::case::LoadedCase;
 use harness::target::Target;
@@ -39,6 +40,8 @@ const ONE_BYTE_PREFIX: usize = 4 * 1024;
 const MAX_SPLIT: u64 = 97;
 /// One write in this many (seeded) is preceded by a short pause.
 const PAUSE_ONE_IN: u64 = 64;
+/// The time scale of the re-run alone of a case whose verdict differed.
+const ALONE_TIME_SCALE: f64 = 4.0;
 
 /// A small deterministic generator (SplitMix64): the proxy's splits and pauses are a function
 /// of the seed and the connection's index.
@@ -177,14 +180,22 @@ async fn rechunk(
     }
 }
 
+/// A case's verdict, and what its checks that did not pass said (for the assertion's message).
+#[derive(Debug, Clone)]
+struct Judged {
+    verdict: Verdict,
+    unpassed: Vec<String>,
+}
+
 /// The corpus against the built-in host of `profile`, directly or through the proxy, `jobs`
-/// cases at a time; every case's verdict.
+/// cases at a time, at `time_scale`; every case's verdict.
 async fn verdicts(
     cases: &[LoadedCase],
     profile: BuiltInProfile,
     proxy_seed: Option<u64>,
     jobs: usize,
-) -> BTreeMap<String, Verdict> {
+    time_scale: f64,
+) -> BTreeMap<String, Judged> {
     let running = start_built_in(&BuiltInOptions {
         profile,
         ..BuiltInOptions::default()
@@ -205,7 +216,7 @@ async fn verdicts(
         }
         None => None,
     };
-    let report = run_probed(target, cases, jobs).await;
+    let report = run_probed_at(target, cases, jobs, time_scale).await;
     if let Some(proxy) = &proxy {
         // Every case went through the proxy, not around it.
         let connections = proxy.connections.load(Ordering::Relaxed);
@@ -221,41 +232,63 @@ async fn verdicts(
     report
         .cases
         .into_iter()
-        .map(|c| (c.id, c.verdict))
+        .map(|c| {
+            let unpassed = c
+                .checks
+                .iter()
+                .filter(|k| k.verdict != Verdict::Pass)
+                .map(|k| format!("{} {} ({}): {}", k.verdict, k.check, k.location, k.message))
+                .collect();
+            let judged = Judged {
+                verdict: c.verdict,
+                unpassed,
+            };
+            (c.id, judged)
+        })
         .collect()
 }
 
 async fn assert_same_verdicts(profile: BuiltInProfile) {
     let cases = corpus();
-    let direct = verdicts(&cases, profile, None, 8).await;
-    let mut proxied = verdicts(&cases, profile, Some(0x5eed_0013), 8).await;
+    let direct = verdicts(&cases, profile, None, 8, 1.0).await;
+    let mut proxied = verdicts(&cases, profile, Some(0x5eed_0013), 8, 1.0).await;
     // On a loaded machine (the kill matrix beside it, one-byte writes through the proxy) a
     // case's own budget can run out: ERROR, or an INFO from a cut stream. A verdict that depends
-    // on chunking shows again when the case runs alone through the proxy; one that came from
-    // the load does not.
+    // on chunking shows again when the case runs alone through the proxy, with budgets
+    // [`ALONE_TIME_SCALE`] times the case's (a long repeat such as w.poll.after-sequence-every
+    // takes most of its 10 s through the proxy even alone); one that came from the load does not.
+    let verdict_of =
+        |judged: &BTreeMap<String, Judged>, id: &str| judged.get(id).map(|j| j.verdict);
     let differing: Vec<LoadedCase> = cases
         .iter()
-        .filter(|c| proxied.get(&c.case.id) != direct.get(&c.case.id))
+        .filter(|c| verdict_of(&proxied, &c.case.id) != verdict_of(&direct, &c.case.id))
         .cloned()
         .collect();
     if !differing.is_empty() {
-        let alone = verdicts(&differing, profile, Some(0x5eed_0013), 1).await;
-        eprintln!(
-            "re-ran alone through the proxy: {:?}",
-            alone.iter().collect::<Vec<_>>()
-        );
+        let alone = verdicts(&differing, profile, Some(0x5eed_0013), 1, ALONE_TIME_SCALE).await;
+        eprintln!("re-ran alone through the proxy: {alone:#?}");
         proxied.extend(alone);
     }
     assert_eq!(direct.len(), cases.len());
-    let passed = direct.values().filter(|v| **v == Verdict::Pass).count();
+    let passed = direct
+        .values()
+        .filter(|j| j.verdict == Verdict::Pass)
+        .count();
     assert!(
         passed * 2 > cases.len(),
         "only {passed} cases passed directly"
     );
     let changed: Vec<String> = direct
         .iter()
-        .filter(|(id, verdict)| proxied.get(*id) != Some(verdict))
-        .map(|(id, verdict)| format!("{id}: {verdict} directly, {:?} re-chunked", proxied.get(id)))
+        .filter(|(id, judged)| verdict_of(&proxied, id) != Some(judged.verdict))
+        .map(|(id, judged)| {
+            format!(
+                "{id}: {} directly {:?}, re-chunked {:?}",
+                judged.verdict,
+                judged.unpassed,
+                proxied.get(id)
+            )
+        })
         .collect();
     assert!(
         changed.is_empty(),

@@ -4,6 +4,7 @@ use futures::future::join_all;
 use tokio::time::Instant;
 
 use super::context::StepContext;
+use super::request::answered_whole;
 use crate::case::{ConcurrentCopy, ConcurrentSpec};
 use crate::driver::http::ReadMode;
 use crate::template::TemplateError;
@@ -39,8 +40,15 @@ pub(crate) async fn run(
             .exchange(prepared.clone(), mode.clone(), cx.deadline, cx.started)
     }))
     .await;
-    // Copies the case's budget cut off before any answer were not observed: the step is not
-    // judged (as a lone request's), never failed.
-    let completed = Instant::now() < cx.deadline || exchanges.iter().all(|e| e.response.is_some());
+    // Copies the case's budget cut off before any answer, or (requests) before the end of their
+    // body, were not observed: the step is not judged (as a lone request's), never failed.
+    let completed = match mode {
+        ReadMode::Whole => exchanges
+            .iter()
+            .all(|exchange| answered_whole(exchange, cx.deadline)),
+        ReadMode::Stream(_) => {
+            Instant::now() < cx.deadline || exchanges.iter().all(|e| e.response.is_some())
+        }
+    };
     Ok(cx.record("concurrent", exchanges, completed))
 }

@@ -10,7 +10,7 @@ use super::{come_back, poll_pages};
 use crate::case::RequestSpec;
 use crate::driver::http::ReadMode;
 use crate::template::TemplateError;
-use crate::transcript::{Exchange, StepRecord};
+use crate::transcript::{BodyEnd, Exchange, StepRecord};
 
 /// Sends the request and reads the whole response.
 pub(crate) async fn run(
@@ -19,14 +19,27 @@ pub(crate) async fn run(
 ) -> Result<StepRecord, TemplateError> {
     let mut waited_out = 0;
     let mut exchanges = vec![send(cx, request, &mut waited_out).await?];
+    let mut pages_read = true;
     if poll_pages::is_events_poll(cx.surface, request) {
-        read_on(cx, request, &mut exchanges, &mut waited_out).await?;
+        pages_read = read_on(cx, request, &mut exchanges, &mut waited_out).await?;
     }
-    let answered = exchanges.last().is_some_and(|e| e.response.is_some());
-    let completed = Instant::now() < cx.deadline || answered;
+    let completed = pages_read
+        && exchanges
+            .last()
+            .is_some_and(|exchange| answered_whole(exchange, cx.deadline));
     let mut record = cx.record("request", exchanges, completed);
     record.refusals_waited_out = waited_out;
     Ok(record)
+}
+
+/// Whether an exchange of a whole-body read is the host's whole answer: its body read to its
+/// end, or a transport failure before the case's budget ran out. A body the budget cut
+/// (`BodyEnd::Timeout`) is not: the checks would judge a prefix of what the host was sending.
+pub(super) fn answered_whole(exchange: &Exchange, deadline: Instant) -> bool {
+    match &exchange.response {
+        Some(response) => response.end != BodyEnd::Timeout,
+        None => Instant::now() < deadline,
+    }
 }
 
 /// Sends the request. On surface W a `429 rate_limited` or a `503` with `Retry-After` is the
@@ -49,28 +62,37 @@ async fn send(
 }
 
 /// Reads the poll's further pages while its answers stop short of their `lastSequence`, then
-/// appends the pages joined (the step's response) when there was more than one.
+/// appends the pages joined (the step's response) when there was more than one. Whether the
+/// read reached its last page: `false` when the case's budget ran out with pages still to
+/// read (the joined answer is then a prefix of the log, not the host's answer). A host paging
+/// past [`poll_pages::MAX_PAGES`] is judged on what was read.
 async fn read_on(
     cx: &StepContext<'_>,
     request: &RequestSpec,
     pages: &mut Vec<Exchange>,
     waited_out: &mut u64,
-) -> Result<(), TemplateError> {
+) -> Result<bool, TemplateError> {
     let mut after = None;
-    while pages.len() < poll_pages::MAX_PAGES && Instant::now() < cx.deadline {
+    let reached_end = loop {
         let Some(cursor) = pages
             .last()
             .and_then(|page| page.response.as_ref())
             .and_then(|response| poll_pages::next_cursor(response, after))
         else {
-            break;
+            break true;
         };
+        if pages.len() >= poll_pages::MAX_PAGES {
+            break true;
+        }
+        if Instant::now() >= cx.deadline {
+            break false;
+        }
         let mut next = request.clone();
         next.query
             .insert("afterSequence".to_string(), cursor.to_string());
         pages.push(send(cx, &next, waited_out).await?);
         after = Some(cursor);
-    }
+    };
     let whole = pages
         .last()
         .and_then(|page| page.response.as_ref())
@@ -81,5 +103,5 @@ async fn read_on(
     {
         pages.push(joined);
     }
-    Ok(())
+    Ok(reached_end)
 }
