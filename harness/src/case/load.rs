@@ -604,6 +604,18 @@ fn lint_steps(
                     report,
                 );
             }
+            StepAction::Stream(stream)
+                if stream.run_ended
+                    && stream
+                        .until
+                        .as_ref()
+                        .is_some_and(|until| until.duration_ms.is_some()) =>
+            {
+                report(
+                    &format!("{at}/stream/run_ended"),
+                    "a stream on a run that ended is read to its close or one keep-alive interval (`run_ended`): it takes no `until.duration_ms`".into(),
+                );
+            }
             StepAction::Request(_)
             | StepAction::Stream(_)
             | StepAction::PollUntil(_)

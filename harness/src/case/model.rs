@@ -288,6 +288,16 @@ pub struct StreamSpec {
     /// When to stop reading (default: when the server closes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<StreamUntil>,
+    /// The run reached its terminal event before this subscription (the case waited for it):
+    /// the host owes the stream's close within one keep-alive interval of the request (the
+    /// events chapter: "MUST close the connection after the run's terminal event"). The read
+    /// stops at the close or, at the latest, one keep-alive interval after the request (the
+    /// target's `keepalive_interval_ms`, or the chapter's 30 s bound when not given, plus a
+    /// second), even past the case's budget when it was opened within it, so a stream held open
+    /// is judged (`closed_by_server` fails) rather than cut by the budget. Not with
+    /// `until.duration_ms`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub run_ended: bool,
 }
 
 /// When a stream step stops reading.

@@ -1,14 +1,16 @@
 //! The harness library's integration tests, one binary: the reports (formats, console,
 //! snapshots, over one hand-built sample report), the baseline, requirement coverage and its
-//! gate, the heartbeat interval the probe reads off a host channel, a hostile host, a finished
-//! log that keeps growing, a poll answered in pages, a rate-limited host, a host reading run ids only as `%2F`, cases not
-//! provoked, the published case and report schemas, the rules of the codebase and the facade
-//! (few public modules, no binary-only dependency).
+//! gate, the heartbeat interval the probe reads off a host channel, a hostile host, streams on
+//! a run that ended, a finished log that keeps growing, a poll answered in pages, a
+//! rate-limited host, a host reading run ids only as `%2F`, cases not provoked, the published
+//! case and report schemas, the rules of the codebase and the facade (few public modules, no
+//! binary-only dependency).
 
 mod baseline_rules;
 mod case_isolation;
 mod coverage_gate;
 mod coverage_report;
+mod ended_run_streams;
 mod facade;
 mod generate_replay;
 mod heartbeat_probe;

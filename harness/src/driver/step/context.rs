@@ -1,6 +1,8 @@
 //! What every step executor needs: the driver and target, the case's scope and time, and the
 //! step's name and location (instead of eight arguments).
 
+use std::time::Duration;
+
 use tokio::time::Instant;
 
 use crate::case::{CaseSurface, Principal};
@@ -31,7 +33,30 @@ pub(crate) struct StepContext<'a> {
     pub started: Instant,
 }
 
+/// The chapter's bound on a host's keep-alive interval ("a keep-alive comment at least every 30
+/// seconds"): the interval assumed for a host whose `keepalive_interval_ms` is not known.
+pub(crate) const KEEPALIVE_BOUND_MS: u64 = 30_000;
+
+/// What a stream on a run that ended is given beyond one keep-alive interval to close (the
+/// network, the host's scheduling).
+pub(crate) const CLOSE_MARGIN_MS: u64 = 1_000;
+
 impl StepContext<'_> {
+    /// How long a stream on a run that already ended may stay open before its host has broken
+    /// "MUST close the connection after the run's terminal event": one keep-alive interval from
+    /// the request (the target's `keepalive_interval_ms`, else [`KEEPALIVE_BOUND_MS`]) plus
+    /// [`CLOSE_MARGIN_MS`], times `--time-scale`.
+    pub(crate) fn close_window(&self) -> Duration {
+        let interval = self
+            .target
+            .facts
+            .get("keepalive_interval_ms")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(KEEPALIVE_BOUND_MS)
+            .min(KEEPALIVE_BOUND_MS);
+        Duration::from_millis(interval + CLOSE_MARGIN_MS).mul_f64(self.time_scale.max(0.01))
+    }
+
     /// Who a request authenticates as unless it says: nobody on surface X, principal `a` on
     /// surface W.
     pub(crate) fn default_principal(&self) -> Principal {

@@ -31,6 +31,10 @@ impl StepContext<'_> {
         }
         let prepared = self.prepare(&request, default_principal)?;
         let stop = match &stream.until {
+            None if stream.run_ended => StopCondition {
+                duration: Some(self.close_window()),
+                ..StopCondition::default()
+            },
             None => StopCondition::default(),
             Some(until) => StopCondition {
                 frames: until.frames,
@@ -39,6 +43,7 @@ impl StepContext<'_> {
                     Some(selector) => Some(self.scope.interpolate(selector)?),
                 },
                 duration: match &until.duration_ms {
+                    None if stream.run_ended => Some(self.close_window()),
                     None => None,
                     Some(v) => self.scope.expand(v)?.as_f64().map(|ms| {
                         Duration::from_secs_f64(ms.max(0.0) / 1000.0)

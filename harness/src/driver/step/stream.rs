@@ -1,5 +1,7 @@
 //! The `stream` action: one SSE subscription, read until its stop condition.
 
+use std::time::Duration;
+
 use tokio::time::Instant;
 
 use super::come_back;
@@ -10,6 +12,10 @@ use crate::checks::events::observe;
 use crate::driver::http::ReadMode;
 use crate::template::TemplateError;
 use crate::transcript::{Exchange, StepRecord};
+
+/// What a `run_ended` stream's read deadline leaves beyond its close window, so that the window
+/// (not the deadline) ends the read.
+const READ_SLACK: Duration = Duration::from_millis(250);
 
 /// Subscribes and reads the stream. On surface W a subscription answered `429 rate_limited` or
 /// `503` with `Retry-After` (the host's rate limit, subscriber limit or capacity: they answer
@@ -25,12 +31,29 @@ pub(crate) async fn run(
     let (prepared, stop) = cx.prepare_stream(stream, cx.default_principal())?;
     let windowed = stop.duration.is_some();
     let window = stop.duration.unwrap_or_default();
+    // A refusal is waited out while the wait and what the read needs of the budget still fit
+    // it; a close window is not the budget's.
+    let read_needs = if stream.run_ended {
+        Duration::ZERO
+    } else {
+        window
+    };
     let (exchange, waited_out) =
-        come_back::send_waiting_out(cx.surface, cx.deadline, window, || {
+        come_back::send_waiting_out(cx.surface, cx.deadline, read_needs, || {
+            // A stream on a run that ended, opened within the case's budget, is read to its
+            // close window even past the budget: a stream still open then is the host's to
+            // answer for, never the budget's. One opened after the budget ran out is not read
+            // on (a case overruns its budget by one close window at most).
+            let now = Instant::now();
+            let read_deadline = if stream.run_ended && now < cx.deadline {
+                cx.deadline.max(now + window + READ_SLACK)
+            } else {
+                cx.deadline
+            };
             cx.driver.exchange(
                 prepared.clone(),
                 ReadMode::Stream(stop.clone()),
-                cx.deadline,
+                read_deadline,
                 cx.started,
             )
         })
