@@ -23,7 +23,7 @@ const LAZY_CLOSE: Duration = Duration::from_millis(1_000);
 /// at once, `/runs/lazy/events` after [`LAZY_CLOSE`], `/runs/open/events` never (a keep-alive
 /// comment every 200 ms).
 async fn finished_run_host() -> String {
-    serving(|path, socket| serve(path, socket)).await
+    serving(serve).await
 }
 
 async fn serve(path: String, mut socket: TcpStream) {
