@@ -1,9 +1,15 @@
 //! The workspace's own module and file graphs.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+/// The workspace root, read from the directory cargo runs the test in (it
+/// sets `CARGO_MANIFEST_DIR` at run time), so a test binary built in another
+/// checkout that shares the target directory still reads this one.
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+        .join("..")
 }
 
 fn listing(cycles: &[xtask::Cycle]) -> String {
