@@ -25,8 +25,9 @@
 //! path segment: every byte outside RFC 3986's unreserved set), `json` (the value as JSON
 //! text), `len`, `times:N` (an integer times `N`: a window of `N` intervals,
 //! `${target.heartbeat_interval_ms|times:3 + 2000}`), `or:TEXT` (the text when the path has no
-//! value: a default the seed states,
-//! e.g. `${steps.discovery.body.heartbeat.deliveryChannel|or:/host/events}`).
+//! value or holds `null`: a default the seed states,
+//! e.g. `${steps.discovery.body.heartbeat.deliveryChannel|or:/host/events}`; an integer text is
+//! a number, so `${target.keepalive_interval_ms|or:30000 + 4000}` adds to it).
 //! A string that is exactly one expression becomes the value itself (a number stays a number);
 //! otherwise values are interpolated as text. An array of two or more lone `${provider.<role>}`
 //! expressions expands to the distinct ids, in order (two roles bound to one provider, a host
@@ -146,7 +147,9 @@ impl Scope {
             _ => None,
         });
         let mut value = match (self.resolve(expression, &parsed.path), fallback) {
-            (Err(TemplateError::Missing(..)), Some(text)) => Value::String(text.to_string()),
+            (Err(TemplateError::Missing(..)) | Ok(Value::Null), Some(text)) => text
+                .parse::<i64>()
+                .map_or_else(|_| Value::String(text.to_string()), Value::from),
             (resolved, _) => resolved?,
         };
         let run_id_encoding = self.run_id_path_encoding();
@@ -273,7 +276,8 @@ enum Filter {
     Len,
     /// `times:N`: an integer times `N`.
     Times(i64),
-    /// `or:TEXT`: the text when the path has no value.
+    /// `or:TEXT`: the text (a number when it is an integer) when the path has no value or
+    /// holds `null`.
     Or(String),
 }
 
@@ -623,6 +627,30 @@ mod tests {
             s.evaluate("steps.create.body.channel"),
             Err(TemplateError::Missing(..))
         ));
+    }
+
+    #[test]
+    fn an_integer_default_is_a_number_an_offset_adds_to() {
+        let mut s = scope();
+        assert_eq!(
+            s.evaluate("target.keepalive_interval_ms|or:30000 + 4000")
+                .unwrap(),
+            json!(34_000)
+        );
+        // An operator's `null` fact says "unknown": the default stands in for it.
+        s.target.insert("keepalive_interval_ms".into(), Value::Null);
+        assert_eq!(
+            s.evaluate("target.keepalive_interval_ms|or:30000 + 4000")
+                .unwrap(),
+            json!(34_000)
+        );
+        s.target
+            .insert("keepalive_interval_ms".into(), json!(1_000));
+        assert_eq!(
+            s.evaluate("target.keepalive_interval_ms|or:30000 + 4000")
+                .unwrap(),
+            json!(5_000)
+        );
     }
 
     #[test]

@@ -103,6 +103,12 @@ pub struct StopCondition {
     /// payload), a value an earlier such event carried: the second tick of one heartbeat is
     /// `("heartbeat.evaluated", "heartbeatId")`.
     pub repeated: Option<(String, String)>,
+    /// Surface W: once the run's terminal event (or a `values` snapshot of the run in a
+    /// terminal status) arrived, the host owes the stream's close within one keep-alive
+    /// interval. The read goes on until the server closes it, at most this long after that
+    /// frame, past the window and the deadline, so a stream the host holds open is judged
+    /// (still open: the harness stopped reading) and a close within it is seen.
+    pub close_after_terminal: Option<Duration>,
 }
 
 /// How to read the body.
@@ -456,10 +462,11 @@ impl HttpDriver {
         let mut total: u64 = 0;
         let mut event_frames: u64 = 0;
         // The window started when the request was sent, not when the headers came.
-        let (read_until, window_end) = match stop.duration {
+        let (mut read_until, mut window_end) = match stop.duration {
             Some(window) if sent + window < deadline => (sent + window, true),
             _ => (deadline, false),
         };
+        let mut run_ended = false;
         let end = 'read: loop {
             let chunk: Option<Bytes> =
                 match tokio::time::timeout_at(read_until, response.chunk()).await {
@@ -512,6 +519,19 @@ impl HttpDriver {
                                         )
                                     },
                                 );
+                                if let Some(grace) = stop.close_after_terminal
+                                    && !run_ended
+                                    && json.as_ref().is_some_and(|json| {
+                                        ends_the_run(id.as_deref(), event.as_deref(), json)
+                                    })
+                                {
+                                    run_ended = true;
+                                    let close_due = Instant::now() + grace;
+                                    if close_due > read_until {
+                                        read_until = close_due;
+                                        window_end = true;
+                                    }
+                                }
                                 awaited_came || repeat_came
                             }
                             FrameKind::Comment { .. } => false,
@@ -581,6 +601,21 @@ fn carries(
     match read_frame(0, id, event, json) {
         FrameContent::Events(events) => events.iter().any(|e| awaited.matches(e)),
         FrameContent::Snapshot => false,
+    }
+}
+
+/// Whether a surface-W event frame ends the run: it carries the run's terminal event, or it is a
+/// `values` snapshot of the run in a terminal status.
+fn ends_the_run(id: Option<&str>, event: Option<&str>, json: &serde_json::Value) -> bool {
+    match read_frame(0, id, event, json) {
+        FrameContent::Events(events) => events.iter().any(|e| {
+            crate::checks::is_terminal(crate::case::CaseSurface::Openwop, e.event_type.as_deref())
+        }),
+        FrameContent::Snapshot => json
+            .get("status")
+            .cloned()
+            .and_then(|s| serde_json::from_value::<spec::openwop::RunStatus>(s).ok())
+            .is_some_and(spec::openwop::RunStatus::is_terminal),
     }
 }
 

@@ -1,7 +1,8 @@
 //! A stream on a run that ended (`run_ended`): the host owes its close within one keep-alive
 //! interval of the request. The harness reads it to the close or that window, even past the
 //! case's budget: a host closing at once or lazily within the window passes, one holding the
-//! stream open fails `closed_by_server`, and neither is cut by the budget (ERROR).
+//! stream open fails `closed_by_server`, and neither is cut by the budget (ERROR). A stream
+//! whose run ends while it is read is owed the same after its terminal event.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,9 +20,11 @@ use super::raw_host::{external_target, judge_with, serving};
 /// How long the lazy host waits before it closes a stream of its finished run.
 const LAZY_CLOSE: Duration = Duration::from_millis(1_000);
 
-/// A host whose run `r1` has ended, answering its stream by path: `/runs/prompt/events` closes
-/// at once, `/runs/lazy/events` after [`LAZY_CLOSE`], `/runs/open/events` never (a keep-alive
-/// comment every 200 ms).
+/// A host answering a run's stream by path: `/runs/prompt/events` closes at once,
+/// `/runs/lazy/events` after [`LAZY_CLOSE`], `/runs/open/events` never (a keep-alive comment
+/// every 200 ms); `/runs/ending-lazy/events` and `/runs/ending-open/events` first send the
+/// run's terminal event (the run ends while the stream is read), then close after
+/// [`LAZY_CLOSE`] or never.
 async fn finished_run_host() -> String {
     serving(serve).await
 }
@@ -32,9 +35,14 @@ async fn serve(path: String, mut socket: TcpStream) {
     if socket.write_all(head).await.is_err() {
         return;
     }
+    let terminal = "id: 1\ndata: {\"type\":\"run.completed\",\"sequence\":1,\"runId\":\"r1\",\"payload\":{}}\n\n";
+    let terminal = format!("{:x}\r\n{terminal}\r\n", terminal.len());
+    if path.starts_with("/runs/ending-") && socket.write_all(terminal.as_bytes()).await.is_err() {
+        return;
+    }
     match path.as_str() {
         "/runs/prompt/events" => {}
-        "/runs/lazy/events" => tokio::time::sleep(LAZY_CLOSE).await,
+        "/runs/lazy/events" | "/runs/ending-lazy/events" => tokio::time::sleep(LAZY_CLOSE).await,
         _ => loop {
             if socket.write_all(b"3\r\n:\n\n\r\n").await.is_err() {
                 return;
@@ -56,9 +64,11 @@ async fn judge_streams(
     streams: usize,
     keepalive_interval_ms: u64,
 ) -> (Verdict, harness::run::CaseExecution) {
+    // The ending-* runs end while the stream is read: not a stream on a run that ended.
+    let run_ended = !run.starts_with("ending-");
     let steps: Vec<_> = (0..streams)
         .map(|i| {
-            json!({"id": format!("s{i}"), "stream": {"path": format!("/runs/{run}/events"), "run_ended": true}, "expect": [
+            json!({"id": format!("s{i}"), "stream": {"path": format!("/runs/{run}/events"), "run_ended": run_ended}, "expect": [
                 {"status": 200}, {"closed_by_server": true}
             ]})
         })
@@ -121,6 +131,22 @@ async fn a_stream_held_open_past_one_keep_alive_interval_fails_never_errors() {
         .map(|c| c.check.as_str())
         .collect();
     assert_eq!(failed, ["closed_by_server"], "{:#?}", execution.checks);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_closed_within_one_keep_alive_interval_of_its_terminal_event_passes() {
+    // The run ends at once; the host closes 1 s later, within its 3 s interval and past the
+    // case's 500 ms budget.
+    let (verdict, execution) = judge("ending-lazy", 3_000).await;
+    assert_eq!(verdict, Verdict::Pass, "{:#?}", execution.checks);
+    assert_eq!(end_of(&execution), BodyEnd::ServerClosed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_held_open_past_its_terminal_event_and_one_interval_fails() {
+    let (verdict, execution) = judge("ending-open", 500).await;
+    assert_eq!(verdict, Verdict::Fail, "{:#?}", execution.checks);
+    assert_eq!(end_of(&execution), BodyEnd::ClientStopped);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

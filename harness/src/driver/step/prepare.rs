@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::context::StepContext;
-use crate::case::{Principal, RequestSpec, StreamSpec};
+use crate::case::{CaseSurface, Principal, RequestSpec, StreamSpec};
 use crate::driver::http::{PreparedRequest, StopCondition};
 use crate::mock_provider_seat::MockProviderSeat;
 use crate::template::TemplateError;
@@ -50,8 +50,14 @@ impl StepContext<'_> {
                             .mul_f64(self.time_scale.max(0.01))
                     }),
                 },
-                repeated: None,
+                ..StopCondition::default()
             },
+        };
+        // The events chapter: the host closes the stream after the run's terminal event.
+        let stop = StopCondition {
+            close_after_terminal: (self.surface == CaseSurface::Openwop)
+                .then(|| self.close_window()),
+            ..stop
         };
         Ok((prepared, stop))
     }
