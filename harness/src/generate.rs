@@ -174,6 +174,9 @@ fn fault_sequence() -> impl proptest::strategy::Strategy<Value = Value> {
 struct Attempt {
     failed: Vec<CheckOutcome>,
     error: Option<String>,
+    /// Why its checks did not judge the host, if they did not: the first ERROR outcome (a step
+    /// the case's budget cut, say), which leaves the input unjudged.
+    unjudged: Option<String>,
 }
 
 impl Attempt {
@@ -227,19 +230,24 @@ pub(crate) async fn run_generate(
         ..Config::default()
     };
     let rng_seed = seed_bytes(runner.proptest_seed(), &state.case.id, name);
-    let mut tested = 0u32;
+    state.generating = true;
+    let mut tested = Tested::default();
     let mut minimal: Option<Failed> = None;
     // Committed counterexamples first.
     for value in regressions {
         let attempt = attempt(runner, spec, &value, location, state, false).await;
-        tested += 1;
         if let Some(why) = attempt.why_failed() {
             minimal = Some(Failed { value, why });
             break;
         }
+        if attempt.unjudged.is_some() {
+            tested.stopped_by = attempt.unjudged;
+            break;
+        }
+        tested.judged += 1;
     }
-    if minimal.is_none() && !state.stopped {
-        let shared = std::sync::Mutex::new((state, 0u32));
+    if minimal.is_none() && !state.stopped && tested.stopped_by.is_none() {
+        let shared = std::sync::Mutex::new((state, tested));
         // proptest drives the inputs synchronously: each input's HTTP steps run to completion
         // on this runtime (which must be multi-threaded) before the next one is generated.
         let outcome = tokio::task::block_in_place(|| {
@@ -250,26 +258,35 @@ pub(crate) async fn run_generate(
             );
             test_runner.run(&strategy, |value| {
                 let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
-                let (state, count) = &mut *guard;
-                *count += 1;
+                let (state, tested) = &mut *guard;
+                // Once an input was not judged (the case's budget ran out), the rest are not
+                // run: none would be.
+                if tested.stopped_by.is_some() {
+                    return Ok(());
+                }
                 let attempt =
                     handle.block_on(attempt(runner, spec, &value, location, state, false));
-                match attempt.why_failed() {
-                    Some(why) => Err(TestCaseError::fail(why)),
-                    None => Ok(()),
+                if let Some(why) = attempt.why_failed() {
+                    return Err(TestCaseError::fail(why));
                 }
+                match attempt.unjudged {
+                    None => tested.judged += 1,
+                    why => tested.stopped_by = why,
+                }
+                Ok(())
             })
         });
-        let (state_back, count) = shared.into_inner().unwrap_or_else(|p| p.into_inner());
-        tested += count;
+        let (state_back, tested) = shared.into_inner().unwrap_or_else(|p| p.into_inner());
         if let Err(TestError::Fail(why, value)) = outcome {
             minimal = Some(Failed {
                 value,
                 why: why.message().to_string(),
             });
         }
+        state_back.generating = false;
         return finish(runner, spec, name, location, state_back, minimal, tested).await;
     }
+    state.generating = false;
     finish(runner, spec, name, location, state, minimal, tested).await;
 }
 
@@ -281,9 +298,25 @@ async fn finish(
     location: &str,
     state: &mut CaseState<'_>,
     minimal: Option<Failed>,
-    tested: u32,
+    tested: Tested,
 ) {
     match minimal {
+        // No input judged: nothing shows the property holds.
+        None if tested.judged == 0 => state.checks.push(CheckOutcome {
+            check: "generate".into(),
+            location: location.to_string(),
+            step: Some(name.to_string()),
+            level: state.case.level,
+            requirements: state.case.requirements.clone(),
+            verdict: Verdict::Error,
+            message: format!(
+                "no generated input ({:?}) was judged: {}",
+                spec.strategy,
+                tested.stopped_by.as_deref().unwrap_or("none was generated")
+            ),
+            expected: Some("at least one generated input judged".into()),
+            actual: tested.stopped_by.clone(),
+        }),
         None => state.checks.push(CheckOutcome {
             check: "generate".into(),
             location: location.to_string(),
@@ -292,8 +325,13 @@ async fn finish(
             requirements: state.case.requirements.clone(),
             verdict: Verdict::Pass,
             message: format!(
-                "{tested} generated input(s) ({:?}) held every check",
-                spec.strategy
+                "{} generated input(s) ({:?}) held every check{}",
+                tested.judged,
+                spec.strategy,
+                match &tested.stopped_by {
+                    Some(why) => format!("; the next was not judged and the rest not run ({why})"),
+                    None => String::new(),
+                }
             ),
             expected: None,
             actual: None,
@@ -339,6 +377,15 @@ async fn finish(
     }
 }
 
+/// How many of a `generate` step's inputs were judged, and why one was not, if one was not (the
+/// inputs after it are not run).
+#[derive(Debug, Default, Clone)]
+struct Tested {
+    judged: u32,
+    /// Why an input was not judged, which stopped the generation (the case's budget ran out).
+    stopped_by: Option<String>,
+}
+
 /// An input that failed, with why (the first failing check's message, or the harness error).
 struct Failed {
     value: Value,
@@ -364,6 +411,7 @@ async fn attempt(
         return Attempt {
             failed: Vec::new(),
             error: Some(error),
+            unjudged: None,
         };
     }
     runner
@@ -378,6 +426,10 @@ async fn attempt(
         .cloned()
         .collect();
     let error = state.error.clone().filter(|_| state.error != saved_error);
+    let unjudged = state.checks[saved_checks..]
+        .iter()
+        .find(|c| c.verdict == Verdict::Error)
+        .map(|c| c.message.clone());
     if !record {
         state.checks.truncate(saved_checks);
         // Keep the first few inputs' transcripts for the report, not hundreds.
@@ -387,7 +439,11 @@ async fn attempt(
         state.error = saved_error;
         state.stopped = false;
     }
-    Attempt { failed, error }
+    Attempt {
+        failed,
+        error,
+        unjudged,
+    }
 }
 
 fn load_regressions(dir: &Option<std::path::PathBuf>, case_id: &str) -> Vec<Value> {

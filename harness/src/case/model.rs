@@ -294,8 +294,9 @@ pub struct StreamSpec {
     /// stops at the close or, at the latest, one keep-alive interval after the request (the
     /// target's `keepalive_interval_ms`, or the chapter's 30 s bound when not given, plus a
     /// second), even past the case's budget when it was opened within it, so a stream held open
-    /// is judged (`closed_by_server` fails) rather than cut by the budget. Not with
-    /// `until.duration_ms`.
+    /// is judged (`closed_by_server` fails) rather than cut by the budget; the time the read
+    /// took, one such window at most, is added to the case's budget (the host's close is its
+    /// time, not the case's). Not with `until.duration_ms`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub run_ended: bool,
 }

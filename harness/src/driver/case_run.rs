@@ -98,6 +98,7 @@ impl CaseRunner {
             served: Vec::new(),
             canary_leak: None,
             rule_outcomes: 0,
+            generating: false,
         };
         if let Err(error) = self.register_scripts(case, &mut state) {
             return CaseExecution {
@@ -246,7 +247,23 @@ impl CaseRunner {
             | StepAction::PollUntil(_)
             | StepAction::WaitTerminal(_)
             | StepAction::Concurrent(_) => {
-                match Self::perform(step, self.step_context(name, location.clone(), state)).await {
+                let cx = self.step_context(name, location.clone(), state);
+                // The host's close of a stream on a run that ended is owed within one
+                // keep-alive interval: the time it takes, up to one close window, is the host's
+                // (granted by the rule), not the case's budget. Not in a `generate`, whose inputs
+                // are as many as the budget allows.
+                let close_credit = match &step.action {
+                    StepAction::Stream(stream) if stream.run_ended && !state.generating => {
+                        Some(cx.close_window())
+                    }
+                    _ => None,
+                };
+                let sent = Instant::now();
+                let performed = Self::perform(step, cx).await;
+                if let Some(window) = close_credit.filter(|_| sent < state.deadline) {
+                    state.deadline += sent.elapsed().min(window);
+                }
+                match performed {
                     (location, Ok(record)) => self.judge(step, &location, record, state),
                     (location, Err(e)) => self.template_failure(&e, &location, state),
                 }

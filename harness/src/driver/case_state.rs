@@ -35,4 +35,7 @@ pub(crate) struct CaseState<'a> {
     /// How many outcomes the case's own checks gave, preconditions aside: none means no rule of
     /// the case was exercised (every check's `when` premise failed on the host's path).
     pub(crate) rule_outcomes: usize,
+    /// Whether a `generate` step is running its inputs: as many are judged as the case's budget
+    /// allows, so the time a host takes to close a stream is not added to it there.
+    pub(crate) generating: bool,
 }

@@ -43,7 +43,8 @@ pub(crate) async fn run(
             // A stream on a run that ended, opened within the case's budget, is read to its
             // close window even past the budget: a stream still open then is the host's to
             // answer for, never the budget's. One opened after the budget ran out is not read
-            // on (a case overruns its budget by one close window at most).
+            // on. The time the read took, one close window at most, is added to the case's budget
+            // (`CaseRunner::run_step`).
             let now = Instant::now();
             let read_deadline = if stream.run_ended && now < cx.deadline {
                 cx.deadline.max(now + window + READ_SLACK)
