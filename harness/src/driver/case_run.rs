@@ -99,6 +99,7 @@ impl CaseRunner {
             canary_leak: None,
             rule_outcomes: 0,
             generating: false,
+            run_ends: Default::default(),
         };
         if let Err(error) = self.register_scripts(case, &mut state) {
             return CaseExecution {
@@ -670,6 +671,7 @@ impl CaseRunner {
             scope: &state.scope,
             deadline: state.deadline,
             started: state.started,
+            run_ends: &state.run_ends,
         }
     }
 

@@ -6,6 +6,7 @@ use tokio::time::Instant;
 
 use crate::case::Case;
 use crate::driver::http::HttpDriver;
+use crate::driver::run_ends::RunEnds;
 use crate::report::{Counterexample, ServedScript};
 use crate::template::Scope;
 use crate::transcript::StepRecord;
@@ -38,4 +39,6 @@ pub(crate) struct CaseState<'a> {
     /// Whether a `generate` step is running its inputs: as many are judged as the case's budget
     /// allows, so the time a host takes to close a stream is not added to it there.
     pub(crate) generating: bool,
+    /// When the runs the case's streams follow ended, as its streams saw them.
+    pub(crate) run_ends: RunEnds,
 }

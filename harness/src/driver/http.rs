@@ -8,6 +8,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::time::Instant;
 
+use super::run_ends::CloseAfterRunEnd;
 use crate::checks::events::{FrameContent, read_frame};
 use crate::event_selector::EventSelector;
 use crate::sse::{SseLimits, SseTokenizer};
@@ -104,11 +105,12 @@ pub struct StopCondition {
     /// `("heartbeat.evaluated", "heartbeatId")`.
     pub repeated: Option<(String, String)>,
     /// Surface W: once the run's terminal event (or a `values` snapshot of the run in a
-    /// terminal status) arrived, the host owes the stream's close within one keep-alive
-    /// interval. The read goes on until the server closes it, at most this long after that
-    /// frame, past the window and the deadline, so a stream the host holds open is judged
-    /// (still open: the harness stopped reading) and a close within it is seen.
-    pub close_after_terminal: Option<Duration>,
+    /// terminal status) arrived, on this stream or on another of the same run in the case, the
+    /// host owes the stream's close within one keep-alive interval. The read goes on until the
+    /// server closes it, at most that long after the end (or after the request, when the end
+    /// came before it), past the window and the deadline, so a stream the host holds open is
+    /// judged (still open: the harness stopped reading) and a close within it is seen.
+    pub(crate) close_after_terminal: Option<CloseAfterRunEnd>,
 }
 
 /// How to read the body.
@@ -468,19 +470,38 @@ impl HttpDriver {
         };
         let mut run_ended = false;
         let end = 'read: loop {
-            let chunk: Option<Bytes> =
-                match tokio::time::timeout_at(read_until, response.chunk()).await {
-                    Err(_) => {
-                        break if window_end {
-                            BodyEnd::ClientStopped
-                        } else {
-                            BodyEnd::Timeout
-                        };
+            // Another stream of the run may show its end first (this one's mode may not show
+            // it, or the host may have lost it here).
+            let ended_elsewhere = async {
+                match (&stop.close_after_terminal, run_ended) {
+                    (Some(close), false) => close.ends.wait_for(&close.run).await,
+                    _ => std::future::pending().await,
+                }
+            };
+            let read = tokio::select! {
+                biased;
+                read = tokio::time::timeout_at(read_until, response.chunk()) => read,
+                ended_at = ended_elsewhere => {
+                    run_ended = true;
+                    if let Some(close) = &stop.close_after_terminal {
+                        let due = ended_at.max(sent) + close.grace;
+                        read_on_until(due, &mut read_until, &mut window_end);
                     }
-                    Ok(Err(error)) => break BodyEnd::Broken(describe(&error)),
-                    Ok(Ok(None)) => break BodyEnd::ServerClosed,
-                    Ok(Ok(Some(chunk))) => Some(chunk),
-                };
+                    continue 'read;
+                }
+            };
+            let chunk: Option<Bytes> = match read {
+                Err(_) => {
+                    break if window_end {
+                        BodyEnd::ClientStopped
+                    } else {
+                        BodyEnd::Timeout
+                    };
+                }
+                Ok(Err(error)) => break BodyEnd::Broken(describe(&error)),
+                Ok(Ok(None)) => break BodyEnd::ServerClosed,
+                Ok(Ok(Some(chunk))) => Some(chunk),
+            };
             let Some(chunk) = chunk else {
                 break BodyEnd::ServerClosed;
             };
@@ -519,18 +540,20 @@ impl HttpDriver {
                                         )
                                     },
                                 );
-                                if let Some(grace) = stop.close_after_terminal
+                                if let Some(close) = &stop.close_after_terminal
                                     && !run_ended
                                     && json.as_ref().is_some_and(|json| {
                                         ends_the_run(id.as_deref(), event.as_deref(), json)
                                     })
                                 {
                                     run_ended = true;
-                                    let close_due = Instant::now() + grace;
-                                    if close_due > read_until {
-                                        read_until = close_due;
-                                        window_end = true;
-                                    }
+                                    let now = Instant::now();
+                                    close.ends.ended(&close.run, now);
+                                    read_on_until(
+                                        now + close.grace,
+                                        &mut read_until,
+                                        &mut window_end,
+                                    );
                                 }
                                 awaited_came || repeat_came
                             }
@@ -601,6 +624,16 @@ fn carries(
     match read_frame(0, id, event, json) {
         FrameContent::Events(events) => events.iter().any(|e| awaited.matches(e)),
         FrameContent::Snapshot => false,
+    }
+}
+
+/// Reads a stream on until `due` (the host's close is owed by then), when that is later than
+/// the read would have stopped: the stop is then the harness's (a window's end), not the
+/// deadline's.
+fn read_on_until(due: Instant, read_until: &mut Instant, window_end: &mut bool) {
+    if due > *read_until {
+        *read_until = due;
+        *window_end = true;
     }
 }
 

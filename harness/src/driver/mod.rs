@@ -4,6 +4,7 @@
 pub(crate) mod case_run;
 pub(crate) mod case_state;
 pub(crate) mod http;
+mod run_ends;
 mod step;
 
 pub use case_run::{CaseExecution, CaseRunner, STEP_COMPLETED};

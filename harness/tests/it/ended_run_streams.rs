@@ -26,7 +26,9 @@ const LAZY_CLOSE: Duration = Duration::from_millis(1_000);
 /// `/runs/lazy/events` after [`LAZY_CLOSE`], `/runs/open/events` never (a keep-alive comment
 /// every 200 ms); `/runs/ending-lazy/events` and `/runs/ending-open/events` first send the
 /// run's terminal event (the run ends while the stream is read), then close after
-/// [`LAZY_CLOSE`] or never.
+/// [`LAZY_CLOSE`] or never. A run whose end only its `updates` stream shows (its `messages`
+/// stream does not): `/runs/hiding/events` and `/runs/hiding-lazy/events`, whose `messages`
+/// stream is never closed or closed after [`LAZY_CLOSE`].
 async fn finished_run_host() -> String {
     serving(serve).await
 }
@@ -39,12 +41,17 @@ async fn serve(path: String, mut socket: TcpStream) {
     }
     let terminal = "id: 1\ndata: {\"type\":\"run.completed\",\"sequence\":1,\"runId\":\"r1\",\"payload\":{}}\n\n";
     let terminal = format!("{:x}\r\n{terminal}\r\n", terminal.len());
-    if path.starts_with("/runs/ending-") && socket.write_all(terminal.as_bytes()).await.is_err() {
+    let shows_the_end = path.starts_with("/runs/ending-") || path.ends_with("?streamMode=updates");
+    if shows_the_end && socket.write_all(terminal.as_bytes()).await.is_err() {
         return;
     }
     match path.as_str() {
-        "/runs/prompt/events" => {}
-        "/runs/lazy/events" | "/runs/ending-lazy/events" => tokio::time::sleep(LAZY_CLOSE).await,
+        "/runs/prompt/events"
+        | "/runs/hiding/events?streamMode=updates"
+        | "/runs/hiding-lazy/events?streamMode=updates" => {}
+        "/runs/lazy/events"
+        | "/runs/ending-lazy/events"
+        | "/runs/hiding-lazy/events?streamMode=messages" => tokio::time::sleep(LAZY_CLOSE).await,
         _ => loop {
             if socket.write_all(b"3\r\n:\n\n\r\n").await.is_err() {
                 return;
@@ -232,6 +239,43 @@ async fn a_generate_whose_inputs_the_budget_cut_is_not_judged() {
     assert_eq!(verdict, Verdict::Error, "{:#?}", execution.checks);
     let (verdict, message) = generate_message(&execution);
     assert_eq!(verdict, Verdict::Error, "{message}");
+}
+
+/// A run followed in `updates` (which shows its terminal event, and is closed at once) and
+/// `messages` (which does not) at once.
+fn followed_in_two_modes(run: &str) -> serde_json::Value {
+    let stream = |mode: &str| {
+        json!({"id": mode, "stream": {"path": format!("/runs/{run}/events"), "query": {"streamMode": mode}},
+               "expect": [{"status": 200}, {"closed_by_server": true}]})
+    };
+    json!([{"parallel": [stream("updates"), stream("messages")]}])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_whose_mode_hides_the_end_is_owed_its_close_after_a_sibling_shows_it() {
+    // The messages stream is held open: one keep-alive interval (500 ms, plus 1 s) after the
+    // updates stream showed the run's end, past the case's 500 ms budget, it is the host's FAIL,
+    // not the budget's ERROR.
+    let (verdict, execution) = judge_steps(followed_in_two_modes("hiding"), 500).await;
+    assert_eq!(verdict, Verdict::Fail, "{:#?}", execution.checks);
+    let failed: Vec<_> = (execution.checks.iter())
+        .filter(|c| c.verdict != Verdict::Pass)
+        .map(|c| (c.step.as_deref(), c.check.as_str()))
+        .collect();
+    assert_eq!(
+        failed,
+        [(Some("messages"), "closed_by_server")],
+        "{:#?}",
+        execution.checks
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_whose_mode_hides_the_end_closed_within_the_interval_passes() {
+    // The messages stream closes 1 s after the request, within the 3 s interval after the
+    // updates stream showed the end, and past the case's 500 ms budget.
+    let (verdict, execution) = judge_steps(followed_in_two_modes("hiding-lazy"), 3_000).await;
+    assert_eq!(verdict, Verdict::Pass, "{:#?}", execution.checks);
 }
 
 #[test]

@@ -7,6 +7,7 @@ use tokio::time::Instant;
 
 use crate::case::{CaseSurface, Principal};
 use crate::driver::http::HttpDriver;
+use crate::driver::run_ends::RunEnds;
 use crate::host::Target;
 use crate::template::Scope;
 use crate::transcript::{Exchange, StepRecord};
@@ -31,6 +32,8 @@ pub(crate) struct StepContext<'a> {
     pub deadline: Instant,
     /// When the case started.
     pub started: Instant,
+    /// When the runs the case's streams follow ended, as its streams saw them.
+    pub run_ends: &'a RunEnds,
 }
 
 /// The chapter's bound on a host's keep-alive interval ("a keep-alive comment at least every 30

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::context::StepContext;
 use crate::case::{CaseSurface, Principal, RequestSpec, StreamSpec};
 use crate::driver::http::{PreparedRequest, StopCondition};
+use crate::driver::run_ends::CloseAfterRunEnd;
 use crate::mock_provider_seat::MockProviderSeat;
 use crate::template::TemplateError;
 
@@ -55,8 +56,13 @@ impl StepContext<'_> {
         };
         // The events chapter: the host closes the stream after the run's terminal event.
         let stop = StopCondition {
-            close_after_terminal: (self.surface == CaseSurface::Openwop)
-                .then(|| self.close_window()),
+            close_after_terminal: (self.surface == CaseSurface::Openwop).then(|| {
+                CloseAfterRunEnd {
+                    grace: self.close_window(),
+                    run: CloseAfterRunEnd::run_of(&prepared.url),
+                    ends: self.run_ends.clone(),
+                }
+            }),
             ..stop
         };
         Ok((prepared, stop))

@@ -69,9 +69,9 @@ pub(crate) async fn run(
 /// not when the case's budget ran out before any answer, nor when it cut a reading window
 /// short, nor when it cut an unwindowed stream before the terminal event (a slow host and one
 /// holding a stream open look the same until then; once the terminal event (or a terminal
-/// snapshot) arrived, the read went on for one keep-alive interval after it
-/// (`StopCondition::close_after_terminal`), and a stream still open then is the host's to
-/// answer for).
+/// snapshot) arrived, on this stream or another of the run in the case, the read went on for
+/// one keep-alive interval after it (`StopCondition::close_after_terminal`), and a stream still
+/// open then is the host's to answer for).
 fn stream_observed(
     surface: CaseSurface,
     windowed: bool,
