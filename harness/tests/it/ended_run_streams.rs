@@ -17,7 +17,7 @@ use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use super::raw_host::{external_target, judge_with, serving};
+use super::raw_host::{external_target, judge_with, not_passed, serving};
 
 /// How long the lazy host waits before it closes a stream of its finished run.
 const LAZY_CLOSE: Duration = Duration::from_millis(1_000);
@@ -157,13 +157,12 @@ async fn a_stream_held_open_past_one_keep_alive_interval_fails_never_errors() {
     let (verdict, execution) = judge("open", 500).await;
     assert_eq!(verdict, Verdict::Fail, "{:#?}", execution.checks);
     assert_eq!(end_of(&execution), BodyEnd::ClientStopped);
-    let failed: Vec<_> = execution
-        .checks
-        .iter()
-        .filter(|c| c.verdict != Verdict::Pass)
-        .map(|c| c.check.as_str())
-        .collect();
-    assert_eq!(failed, ["closed_by_server"], "{:#?}", execution.checks);
+    assert_eq!(
+        not_passed(&execution),
+        [(Some("s0"), "closed_by_server")],
+        "{:#?}",
+        execution.checks
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -201,12 +200,8 @@ async fn streams_held_open_are_each_judged_within_one_close_window() {
     // such stream than its budget.
     let (verdict, execution) = judge_streams("open", 2, 500).await;
     assert_eq!(verdict, Verdict::Fail, "{:#?}", execution.checks);
-    let failed: Vec<_> = (execution.checks.iter())
-        .filter(|c| c.verdict != Verdict::Pass)
-        .map(|c| (c.step.as_deref(), c.check.as_str()))
-        .collect();
     assert_eq!(
-        failed,
+        not_passed(&execution),
         [
             (Some("s0"), "closed_by_server"),
             (Some("s1"), "closed_by_server")
@@ -258,12 +253,8 @@ async fn a_stream_whose_mode_hides_the_end_is_owed_its_close_after_a_sibling_sho
     // not the budget's ERROR.
     let (verdict, execution) = judge_steps(followed_in_two_modes("hiding"), 500).await;
     assert_eq!(verdict, Verdict::Fail, "{:#?}", execution.checks);
-    let failed: Vec<_> = (execution.checks.iter())
-        .filter(|c| c.verdict != Verdict::Pass)
-        .map(|c| (c.step.as_deref(), c.check.as_str()))
-        .collect();
     assert_eq!(
-        failed,
+        not_passed(&execution),
         [(Some("messages"), "closed_by_server")],
         "{:#?}",
         execution.checks

@@ -138,6 +138,31 @@ pub fn assert_blocked_by(check: &str, verdict: Verdict, execution: &CaseExecutio
     );
 }
 
+/// Asserts a step was cut short and so not judged: the case is ERROR by the implicit
+/// step-completed check, and no check FAILs on what the step read before the cut.
+pub fn assert_cut_not_judged(verdict: Verdict, execution: &CaseExecution) {
+    assert_eq!(verdict, Verdict::Error, "{:#?}", execution.checks);
+    assert!(
+        (execution.checks.iter())
+            .any(|c| c.check == harness::run::STEP_COMPLETED && c.verdict == Verdict::Error),
+        "{:#?}",
+        execution.checks
+    );
+    assert!(
+        execution.checks.iter().all(|c| c.verdict != Verdict::Fail),
+        "{:#?}",
+        execution.checks
+    );
+}
+
+/// The checks that did not pass, by step and check kind.
+pub fn not_passed(execution: &CaseExecution) -> Vec<(Option<&str>, &str)> {
+    (execution.checks.iter())
+        .filter(|c| c.verdict != Verdict::Pass)
+        .map(|c| (c.step.as_deref(), c.check.as_str()))
+        .collect()
+}
+
 /// A host refusing with `refusal` its first `refusals` requests and every request sooner than
 /// 900 ms after a refusal (its limit frees only in quiet; a harness polling through it is never
 /// answered), and answering the others with `answer(path)`; `requests` counts them all.
