@@ -129,14 +129,7 @@ impl Scope {
 
     /// The run-id path encoding the target reads (the probe's fact; `~2F` without one).
     pub fn run_id_path_encoding(&self) -> RunIdPathEncoding {
-        match self
-            .target
-            .get(RUN_ID_PATH_ENCODING_FACT)
-            .and_then(Value::as_str)
-        {
-            Some("percent") => RunIdPathEncoding::Percent,
-            _ => RunIdPathEncoding::Tilde,
-        }
+        RunIdPathEncoding::of(&self.target)
     }
 
     /// Evaluates one expression (without `${` `}`).
@@ -507,6 +500,14 @@ pub enum RunIdPathEncoding {
 pub const RUN_ID_PATH_ENCODING_FACT: &str = "run_id_path_encoding";
 
 impl RunIdPathEncoding {
+    /// The encoding a target's facts name ([`RUN_ID_PATH_ENCODING_FACT`]; `~2F` without one).
+    pub fn of(facts: &BTreeMap<String, Value>) -> RunIdPathEncoding {
+        match facts.get(RUN_ID_PATH_ENCODING_FACT).and_then(Value::as_str) {
+            Some("percent") => RunIdPathEncoding::Percent,
+            _ => RunIdPathEncoding::Tilde,
+        }
+    }
+
     /// The fact value naming this encoding.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -32,6 +32,7 @@ use tokio::time::Instant;
 pub use plan::{LoadPlan, LoadSurface, PlanError};
 pub use result::{Anomaly, AnomalyKind, CLOCK_CAVEAT, LoadResult, LoadVerdict, load_result_schema};
 
+use crate::capability::HostCapability;
 use crate::host::Target;
 use crate::mock_provider_seat::MockProviderSeat;
 use result::{Connections, LogSummary, MAX_ANOMALIES, StreamSummary, Totals};
@@ -56,6 +57,24 @@ pub enum LoadError {
     },
 }
 
+/// Longest the probe may wait for each of its answers ([`learn_the_host`]).
+const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Probes `target` as a run does and records what it found (on surface W the negotiated
+/// `OpenWOP-Version`, the run-id path encoding the host reads, where it reads a run's mock
+/// provider, whether it serves OpenWOP v1 only), so the load speaks to the host as the cases
+/// do; returns the probe's notes for the operator.
+pub async fn learn_the_host(target: &mut Target) -> Result<Vec<String>, LoadError> {
+    let driver = crate::driver::HttpDriver::new(
+        &crate::driver::ClientOptions::default(),
+        Default::default(),
+    )
+    .map_err(|e| LoadError::Client(e.to_string()))?;
+    let findings = crate::probe::probe(&driver, target, PROBE_TIMEOUT).await;
+    findings.apply_to(target);
+    Ok(findings.notes.clone())
+}
+
 /// Longest a full read of the logs may take after the subscribers are done.
 const FULL_READ_BOUND: Duration = Duration::from_secs(60);
 
@@ -77,6 +96,23 @@ pub async fn run_load(
     let run_started = Instant::now();
     let deadline = run_started + plan.time_limit();
     let run_tag = uuid::Uuid::new_v4().simple().to_string();
+    if plan.surface == LoadSurface::Openwop
+        && target
+            .capabilities
+            .contains(&HostCapability::ServesOpenwopV1Only)
+    {
+        let why = "the host serves OpenWOP v1 only (its discovery offers no 2.x document, asked with OpenWOP-Version): the v2 run events chapter's load is not run".to_string();
+        return Ok(assemble(
+            target,
+            plan,
+            started_at,
+            0.0,
+            &[],
+            &[],
+            &[],
+            vec![why],
+        ));
+    }
     let mut logs = Vec::with_capacity(plan.logs);
     let mut seat = MockProviderSeat::of(&target.facts);
     for index in 0..plan.logs {

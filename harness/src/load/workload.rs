@@ -10,6 +10,7 @@ use super::plan::{LoadPlan, LoadSurface};
 use crate::case::{CaseSurface, Principal};
 use crate::host::{SecretHeader, Target};
 use crate::mock_provider_seat::MockProviderSeat;
+use crate::template::RunIdPathEncoding;
 
 /// One log the host created.
 #[derive(Debug, Clone)]
@@ -56,11 +57,22 @@ pub(crate) fn is_terminal_type(surface: LoadSurface, event_type: &str) -> bool {
     crate::checks::is_terminal(surface, Some(event_type))
 }
 
-/// The headers of every request: the target's, and principal `a` on W.
+/// The headers of every request: the target's, and on W principal `a` and the
+/// `OpenWOP-Version` negotiated from discovery (the probe's fact), as every case's request.
 pub(crate) fn request_headers(target: &Target, surface: LoadSurface) -> Vec<SecretHeader> {
     let mut headers = target.headers.clone();
     if surface == LoadSurface::Openwop {
         headers.extend(target.principal_headers(Principal::A));
+        if let Some(version) = target
+            .facts
+            .get(crate::probe::VERSION_FACT)
+            .and_then(Value::as_str)
+        {
+            headers.push(SecretHeader {
+                name: crate::probe::VERSION_HEADER.into(),
+                value: version.to_string(),
+            });
+        }
     }
     headers
 }
@@ -75,9 +87,9 @@ fn with_headers(
     request
 }
 
-/// A run id in a path: its `/` written `~2F`.
-fn path_id(id: &str) -> String {
-    id.replace('/', "~2F")
+/// A run id in a path, in the encoding the host reads (the probe's fact; `~2F` without one).
+fn path_id(target: &Target, id: &str) -> String {
+    RunIdPathEncoding::of(&target.facts).encode(id)
 }
 
 /// The seconds of a `Retry-After` header (delta-seconds only; an HTTP date reads as 1 s).
@@ -246,7 +258,11 @@ pub(crate) async fn create(
                 format!("?{}", query.join("&"))
             };
             Ok(CreatedLog {
-                stream_url: format!("{}/runs/{}/events{query}", target.base_url, path_id(&id)),
+                stream_url: format!(
+                    "{}/runs/{}/events{query}",
+                    target.base_url,
+                    path_id(target, &id)
+                ),
                 id,
             })
         }
@@ -348,7 +364,7 @@ async fn read_by_poll(
         let mut url = format!(
             "{}/runs/{}/events/poll?timeout=1",
             target.base_url,
-            path_id(&log.id)
+            path_id(target, &log.id)
         );
         if let Some(last) = events.last() {
             url.push_str(&format!("&afterSequence={}", last.sequence));

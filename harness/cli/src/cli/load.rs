@@ -57,7 +57,7 @@ pub async fn load(args: LoadArgs) -> anyhow::Result<u8> {
             .map_err(|e| usage(e.to_string()))?;
     }
     let mut built_in: Option<BuiltIn> = None;
-    let target = match &args.target {
+    let mut target = match &args.target {
         Some(url) => {
             if !args.defects.is_empty() {
                 return Err(usage("--defect applies to the built-in target only"));
@@ -91,6 +91,16 @@ pub async fn load(args: LoadArgs) -> anyhow::Result<u8> {
             target
         }
     };
+    // The load speaks to the host as the cases do: what the probe learns of it (the negotiated
+    // OpenWOP-Version, the run-id path form, the mock provider's seat) goes on every request.
+    if surfaces.contains(&LoadSurface::Openwop) {
+        for note in harness::load::learn_the_host(&mut target)
+            .await
+            .map_err(|e| environment(e.to_string()))?
+        {
+            eprintln!("note: {note}");
+        }
+    }
     let report_dir = args
         .report_dir
         .clone()

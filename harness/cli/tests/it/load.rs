@@ -172,3 +172,60 @@ fn the_command_exits_1_and_names_the_gap() {
         "the result follows its published schema"
     );
 }
+
+/// The upstream-framing profile reads run ids in paths only percent-encoded and answers its
+/// v1 discovery without `OpenWOP-Version`: a load that does not speak to it as the cases do
+/// (the probe's negotiated version and path form) cannot follow its runs, one that does
+/// passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_load_speaks_to_the_host_as_the_probe_found_it() {
+    let running = start_built_in(&BuiltInOptions {
+        profile: BuiltInProfile::UpstreamFraming,
+        max_subscribers_per_run: Some(0),
+        ..BuiltInOptions::default()
+    })
+    .await
+    .unwrap();
+    let mut plan = plan(LoadSurface::Openwop);
+    plan.subscribers = 5;
+    let unlearned = run_load(&running.target, &plan, &ProgressBar::hidden()).await;
+    assert!(
+        !matches!(&unlearned, Ok(result) if result.verdict == LoadVerdict::Pass),
+        "the profile is loaded without what the probe learns: the test proves nothing"
+    );
+    let mut target = running.target.clone();
+    harness::load::learn_the_host(&mut target).await.unwrap();
+    let result = run_load(&target, &plan, &ProgressBar::hidden())
+        .await
+        .unwrap();
+    assert_eq!(
+        result.verdict,
+        LoadVerdict::Pass,
+        "{:#?} {:?}",
+        result.anomalies,
+        result.not_judged_reasons
+    );
+    assert_eq!(result.totals.completed_subscribers, 5);
+    running.shutdown().await;
+}
+
+/// A host the probe found serving OpenWOP v1 only gets no v2 load: not judged, saying why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_serving_openwop_v1_only_is_told_so_and_not_loaded() {
+    let running = built_in(&[]).await;
+    let mut target = running.target.clone();
+    target
+        .capabilities
+        .insert(harness::target::HostCapability::ServesOpenwopV1Only);
+    let result = run_load(&target, &plan(LoadSurface::Openwop), &ProgressBar::hidden())
+        .await
+        .unwrap();
+    assert_eq!(result.verdict, LoadVerdict::NotJudged);
+    assert!(
+        result.not_judged_reasons[0].contains("OpenWOP v1 only"),
+        "{:?}",
+        result.not_judged_reasons
+    );
+    assert_eq!(result.totals.deliveries, 0);
+    running.shutdown().await;
+}
