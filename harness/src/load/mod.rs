@@ -63,15 +63,20 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Probes `target` as a run does and records what it found (on surface W the negotiated
 /// `OpenWOP-Version`, the run-id path encoding the host reads, where it reads a run's mock
 /// provider, whether it serves OpenWOP v1 only), so the load speaks to the host as the cases
-/// do; returns the probe's notes for the operator.
-pub async fn learn_the_host(target: &mut Target) -> Result<Vec<String>, LoadError> {
+/// do; the operator's facts (`told`) go to the probe and win over what it finds, as in a run.
+/// Returns the probe's notes for the operator.
+pub async fn learn_the_host(
+    target: &mut Target,
+    told: &crate::run::HostOverrides,
+) -> Result<Vec<String>, LoadError> {
     let driver = crate::driver::HttpDriver::new(
         &crate::driver::ClientOptions::default(),
         Default::default(),
     )
     .map_err(|e| LoadError::Client(e.to_string()))?;
-    let findings = crate::probe::probe(&driver, target, PROBE_TIMEOUT).await;
+    let findings = crate::probe::probe(&driver, &told.as_told(target), PROBE_TIMEOUT).await;
     findings.apply_to(target);
+    told.apply(target);
     Ok(findings.notes.clone())
 }
 

@@ -117,6 +117,10 @@ pub struct LoadArgs {
     /// How the external target is reached.
     #[command(flatten)]
     pub external: ExternalTargetArgs,
+    /// What the operator states about the host, over what the probe finds (on surface W:
+    /// `openwop_version`, `run_id_path_encoding`, `mock_provider_seat`).
+    #[command(flatten)]
+    pub host_facts: FactArgs,
     /// The surface: execution or openwop (repeatable; default both).
     #[arg(long = "surface")]
     pub surfaces: Vec<String>,
@@ -374,6 +378,20 @@ pub const DEFAULT_JOBS: usize = 16;
 /// A run's default deadline in seconds at `--time-scale 1` (`--deadline`).
 pub const DEFAULT_DEADLINE_SECS: u64 = 180;
 
+/// The facts an operator states about an external host, applied over what the probe finds
+/// (`run`, `load`).
+#[derive(Debug, Args)]
+pub struct FactArgs {
+    /// A fact about the target for `${target.<name>}`, `name=value` (repeatable), e.g.
+    /// `subscriber_limit=8`, `keepalive_window_ms=35000`.
+    #[arg(long = "fact", value_name = "NAME=VALUE")]
+    pub facts: Vec<String>,
+    /// Facts from a JSON object file (`{"name": value, …}`, as `conformance serve
+    /// --write-facts` writes); `--fact` overrides single ones.
+    #[arg(long, value_name = "FILE")]
+    pub facts_file: Option<PathBuf>,
+}
+
 /// `conformance run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -455,14 +473,9 @@ pub struct RunArgs {
     /// Capability overrides: a JSON file `{"add": [...], "remove": [...]}`.
     #[arg(long)]
     pub capabilities: Option<PathBuf>,
-    /// A fact about the target for `${target.<name>}`, `name=value` (repeatable), e.g.
-    /// `subscriber_limit=8`, `keepalive_window_ms=35000`.
-    #[arg(long = "fact", value_name = "NAME=VALUE")]
-    pub facts: Vec<String>,
-    /// Facts from a JSON object file (`{"name": value, …}`, as `conformance serve
-    /// --write-facts` writes); `--fact` overrides single ones.
-    #[arg(long, value_name = "FILE")]
-    pub facts_file: Option<PathBuf>,
+    /// What the operator states about the host.
+    #[command(flatten)]
+    pub host_facts: FactArgs,
     /// Built-in target only: the providers the runtime is configured with (`standard`,
     /// `anthropic-and-media`, `responses-and-media`, `one-provider-two-models`).
     #[arg(long, default_value = "standard")]

@@ -94,7 +94,8 @@ pub async fn load(args: LoadArgs) -> anyhow::Result<u8> {
     // The load speaks to the host as the cases do: what the probe learns of it (the negotiated
     // OpenWOP-Version, the run-id path form, the mock provider's seat) goes on every request.
     if surfaces.contains(&LoadSurface::Openwop) {
-        for note in harness::load::learn_the_host(&mut target)
+        let told = super::run::facts_of(&args.host_facts)?;
+        for note in harness::load::learn_the_host(&mut target, &told)
             .await
             .map_err(|e| environment(e.to_string()))?
         {

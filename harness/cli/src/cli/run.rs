@@ -23,7 +23,7 @@ use harness::target::{
 use serde_json::Value;
 
 use super::args::{
-    ExternalTargetArgs, MockProviderArgs, ProfileArg, RunArgs, SelftestArgs, ServeArgs,
+    ExternalTargetArgs, FactArgs, MockProviderArgs, ProfileArg, RunArgs, SelftestArgs, ServeArgs,
 };
 use super::corpus::{files, load, load_files};
 use super::exit::{environment, usage};
@@ -231,9 +231,8 @@ fn read_json<T: serde::de::DeserializeOwned>(file: &Path, what: &str) -> anyhow:
         .map_err(|e| usage(format!("{} is not {what}: {e}", file.display())))
 }
 
-/// What `--facts-file`, `--fact`, `--capabilities` and `--require-fixture(s)` state about the
-/// host, applied after its discovery.
-fn overrides_of(args: &RunArgs) -> anyhow::Result<HostOverrides> {
+/// What `--facts-file` and `--fact` state about the host (`run`, `load`).
+pub(super) fn facts_of(args: &FactArgs) -> anyhow::Result<HostOverrides> {
     let mut overrides = HostOverrides::default();
     if let Some(file) = &args.facts_file {
         overrides.facts = read_json(file, "a JSON object of facts")?;
@@ -241,6 +240,13 @@ fn overrides_of(args: &RunArgs) -> anyhow::Result<HostOverrides> {
     for pair in &args.facts {
         overrides.add_fact(pair).map_err(usage)?;
     }
+    Ok(overrides)
+}
+
+/// What `--facts-file`, `--fact`, `--capabilities` and `--require-fixture(s)` state about the
+/// host, applied after its discovery.
+fn overrides_of(args: &RunArgs) -> anyhow::Result<HostOverrides> {
+    let mut overrides = facts_of(&args.host_facts)?;
     if let Some(file) = &args.capabilities {
         overrides
             .add_capabilities_doc(&read_json(file, "JSON")?)

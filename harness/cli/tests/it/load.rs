@@ -194,7 +194,9 @@ async fn the_load_speaks_to_the_host_as_the_probe_found_it() {
         "the profile is loaded without what the probe learns: the test proves nothing"
     );
     let mut target = running.target.clone();
-    harness::load::learn_the_host(&mut target).await.unwrap();
+    harness::load::learn_the_host(&mut target, &Default::default())
+        .await
+        .unwrap();
     let result = run_load(&target, &plan, &ProgressBar::hidden())
         .await
         .unwrap();
@@ -227,5 +229,34 @@ async fn a_host_serving_openwop_v1_only_is_told_so_and_not_loaded() {
         result.not_judged_reasons
     );
     assert_eq!(result.totals.deliveries, 0);
+    running.shutdown().await;
+}
+
+/// The operator's facts win over the probe's, as in a run: told that the host reads run ids
+/// percent-encoded, the load writes them so (the standard runtime reads both forms).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operators_facts_win_over_the_probes() {
+    let running = built_in(&[]).await;
+    let mut told = harness::run::HostOverrides::default();
+    told.add_fact("run_id_path_encoding=percent").unwrap();
+    let mut target = running.target.clone();
+    harness::load::learn_the_host(&mut target, &told)
+        .await
+        .unwrap();
+    assert_eq!(
+        target.facts.get("run_id_path_encoding"),
+        Some(&serde_json::json!("percent"))
+    );
+    let mut plan = plan(LoadSurface::Openwop);
+    plan.subscribers = 5;
+    let result = run_load(&target, &plan, &ProgressBar::hidden())
+        .await
+        .unwrap();
+    assert_eq!(
+        result.verdict,
+        LoadVerdict::Pass,
+        "{:?}",
+        result.not_judged_reasons
+    );
     running.shutdown().await;
 }
