@@ -283,10 +283,8 @@ pub(crate) async fn run_generate(
                 why: why.message().to_string(),
             });
         }
-        state_back.generating = false;
         return finish(runner, spec, name, location, state_back, minimal, tested).await;
     }
-    state.generating = false;
     finish(runner, spec, name, location, state, minimal, tested).await;
 }
 
@@ -300,6 +298,8 @@ async fn finish(
     minimal: Option<Failed>,
     tested: Tested,
 ) {
+    // The inputs are run; the replay below records one of them.
+    state.generating = false;
     match minimal {
         // No input judged: nothing shows the property holds.
         None if tested.judged == 0 => state.checks.push(CheckOutcome {

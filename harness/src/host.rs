@@ -168,6 +168,9 @@ pub enum NeedStatus {
     Unjudgeable(String),
 }
 
+/// Why a host with [`HostCapability::ServesOpenwopV1Only`] is not judged on surface W.
+pub(crate) const OPENWOP_V1_ONLY_REASON: &str = "the host serves OpenWOP v1 only: its discovery document offers no 2.x representation (asked with OpenWOP-Version)";
+
 impl std::fmt::Debug for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Target")
@@ -288,9 +291,9 @@ impl Target {
                     .capabilities
                     .contains(&HostCapability::ServesOpenwopV1Only) =>
             {
-                NeedStatus::Lacking(
-                    "the host serves OpenWOP v1 only: its discovery document offers no 2.x representation (asked with OpenWOP-Version), so the v2 run events chapter is not judged".into(),
-                )
+                NeedStatus::Lacking(format!(
+                    "{OPENWOP_V1_ONLY_REASON}, so the v2 run events chapter is not judged"
+                ))
             }
             Need::Provider(role) => {
                 let capable = if *role == Role::Media {

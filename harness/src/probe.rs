@@ -167,6 +167,13 @@ pub(crate) const VERSION_HEADER: &str = "OpenWOP-Version";
 /// The fact holding the `OpenWOP-Version` every surface-W request carries.
 pub(crate) const VERSION_FACT: &str = "openwop_version";
 
+/// The `OpenWOP-Version` negotiated from discovery, as the facts hold it ([`VERSION_FACT`]).
+pub(crate) fn negotiated_version(
+    facts: &std::collections::BTreeMap<String, Value>,
+) -> Option<&str> {
+    facts.get(VERSION_FACT).and_then(Value::as_str)
+}
+
 /// The `protocolVersions` a discovery document lists (`M.m` strings), if it lists any.
 fn listed(doc: &Value) -> Option<Vec<String>> {
     let versions: Vec<String> = doc
@@ -605,7 +612,7 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                 .to_string();
             let window = heartbeat_window(found.facts.get("heartbeat_min_interval_ms"));
             let mut request = get(&channel, true);
-            if let Some(version) = found.facts.get(VERSION_FACT).and_then(Value::as_str) {
+            if let Some(version) = negotiated_version(&found.facts) {
                 request
                     .headers
                     .push((VERSION_HEADER.into(), version.to_string()));
@@ -845,7 +852,7 @@ fn principal_a_headers(target: &Target, found: &ProbeFindings) -> Vec<(String, S
             .into_iter()
             .map(|h| (h.name, h.value)),
     );
-    if let Some(version) = found.facts.get(VERSION_FACT).and_then(Value::as_str) {
+    if let Some(version) = negotiated_version(&found.facts) {
         headers.push((VERSION_HEADER.into(), version.to_string()));
     }
     headers

@@ -20,4 +20,4 @@ pub(crate) use context::EvalContext;
 pub(crate) use dispatch::evaluate;
 pub(crate) use json_match::json_condition;
 pub(crate) use response::{find_text, preview};
-pub(crate) use stream::is_terminal;
+pub(crate) use stream::{is_terminal, is_terminal_snapshot};

@@ -644,11 +644,7 @@ fn ends_the_run(id: Option<&str>, event: Option<&str>, json: &serde_json::Value)
         FrameContent::Events(events) => events.iter().any(|e| {
             crate::checks::is_terminal(crate::case::CaseSurface::Openwop, e.event_type.as_deref())
         }),
-        FrameContent::Snapshot => json
-            .get("status")
-            .cloned()
-            .and_then(|s| serde_json::from_value::<spec::openwop::RunStatus>(s).ok())
-            .is_some_and(spec::openwop::RunStatus::is_terminal),
+        FrameContent::Snapshot => crate::checks::is_terminal_snapshot(json),
     }
 }
 

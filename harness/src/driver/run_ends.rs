@@ -71,13 +71,7 @@ pub(crate) struct CloseAfterRunEnd {
 impl CloseAfterRunEnd {
     /// The board's name of the run a stream request reads: its URL's path.
     pub(crate) fn run_of(url: &str) -> String {
-        let path = url
-            .split_once("://")
-            .map_or(url, |(_, rest)| rest.find('/').map_or("", |i| &rest[i..]));
-        path.split(['?', '#'])
-            .next()
-            .unwrap_or_default()
-            .to_string()
+        reqwest::Url::parse(url).map_or_else(|_| url.to_string(), |url| url.path().to_string())
     }
 }
 

@@ -106,7 +106,10 @@ pub async fn run_load(
             .capabilities
             .contains(&HostCapability::ServesOpenwopV1Only)
     {
-        let why = "the host serves OpenWOP v1 only (its discovery offers no 2.x document, asked with OpenWOP-Version): the v2 run events chapter's load is not run".to_string();
+        let why = format!(
+            "{}, so the v2 run events chapter's load is not run",
+            crate::host::OPENWOP_V1_ONLY_REASON
+        );
         return Ok(assemble(
             target,
             plan,

@@ -63,11 +63,7 @@ pub(crate) fn request_headers(target: &Target, surface: LoadSurface) -> Vec<Secr
     let mut headers = target.headers.clone();
     if surface == LoadSurface::Openwop {
         headers.extend(target.principal_headers(Principal::A));
-        if let Some(version) = target
-            .facts
-            .get(crate::probe::VERSION_FACT)
-            .and_then(Value::as_str)
-        {
+        if let Some(version) = crate::probe::negotiated_version(&target.facts) {
             headers.push(SecretHeader {
                 name: crate::probe::VERSION_HEADER.into(),
                 value: version.to_string(),

@@ -34,7 +34,7 @@ pub(super) use gaps::event_gaps;
 pub(super) use last_sequence::last_sequence;
 pub(super) use order::order;
 pub(super) use sequence::sequence;
-pub(crate) use terminal::is_terminal;
 pub(super) use terminal::terminal;
+pub(crate) use terminal::{is_terminal, is_terminal_snapshot};
 pub(super) use validity::events_valid;
 pub(super) use whole::whole_stream;

@@ -22,6 +22,16 @@ pub(crate) fn is_terminal(surface: CaseSurface, event_type: Option<&str>) -> boo
     }
 }
 
+/// Whether a surface-W `values` snapshot shows the run in a terminal status: how a `values`
+/// stream shows the run's end.
+pub(crate) fn is_terminal_snapshot(snapshot: &serde_json::Value) -> bool {
+    snapshot
+        .get("status")
+        .cloned()
+        .and_then(|s| serde_json::from_value::<spec::openwop::RunStatus>(s).ok())
+        .is_some_and(spec::openwop::RunStatus::is_terminal)
+}
+
 /// `none`, `exactly_one_last`, `type_in`, `nothing_forbidden_after`: one outcome per rule
 /// asked.
 pub(in crate::checks) fn terminal(

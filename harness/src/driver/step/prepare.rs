@@ -3,8 +3,6 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::context::StepContext;
 use crate::case::{CaseSurface, Principal, RequestSpec, StreamSpec};
 use crate::driver::http::{PreparedRequest, StopCondition};
@@ -112,11 +110,7 @@ impl StepContext<'_> {
         // Every request on OpenWOP's unversioned paths carries the protocol version negotiated
         // from discovery (a case's own header wins); `/v1/…` paths (surface X, and OpenWOP v1's
         // own) never do: upstream refuses a `/v1/` path with another major.
-        if let Some(version) = self
-            .target
-            .facts
-            .get(crate::probe::VERSION_FACT)
-            .and_then(Value::as_str)
+        if let Some(version) = crate::probe::negotiated_version(&self.target.facts)
             .filter(|_| !path.starts_with("/v1/"))
         {
             headers.push((crate::probe::VERSION_HEADER.into(), version.to_string()));

@@ -88,13 +88,8 @@ fn stream_observed(
                 .events
                 .iter()
                 .any(|e| checks::is_terminal(surface, e.event_type.as_deref()))
-                || observed.snapshots.iter().any(|(_, _, snapshot)| {
-                    snapshot
-                        .get("status")
-                        .cloned()
-                        .and_then(|s| serde_json::from_value::<spec::openwop::RunStatus>(s).ok())
-                        .is_some_and(spec::openwop::RunStatus::is_terminal)
-                });
+                || (observed.snapshots.iter())
+                    .any(|(_, _, snapshot)| checks::is_terminal_snapshot(snapshot));
             !windowed && ended
         }
         Some(_) => true,
