@@ -26,6 +26,6 @@ pub use crate::openwop::infra::choices::{
     HostChannelAddress, HostEventFraming, ImplementedModes, InterruptIdForm, KeepAliveComment,
     MessagesBatching, MixedMessagesData, MockProviderSeat, MultiAdmitted, NEGOTIATED_MCP_VERSION,
     OpenWopChoices, PollForeignParameters, PollPage, RunIdForm, RunIdPathForms, RunStartedTiming,
-    SseHeaderTiming, StreamValidationOrder, TickSeamRuns, UpstreamContradictions, UsageCurrency,
-    ValuesResumeAtEnd, VersionDefault,
+    SseHeaderTiming, StreamValidationOrder, TickSeamRuns, UnprojectableProperty,
+    UpstreamContradictions, UsageCurrency, ValuesResumeAtEnd, VersionDefault,
 };

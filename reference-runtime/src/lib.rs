@@ -44,7 +44,7 @@ pub use choices::{
 pub use choices::{
     CursorRange, EmptyLastEventId, FixtureNodeIds, HostEventFraming, ImplementedModes,
     MixedMessagesData, MockProviderSeat, PollForeignParameters, PollPage, RunIdPathForms,
-    SseHeaderTiming, TickSeamRuns, UpstreamContradictions, VersionDefault,
+    SseHeaderTiming, TickSeamRuns, UnprojectableProperty, UpstreamContradictions, VersionDefault,
 };
 pub use config::StoreKind;
 pub use config::{Config, ModelConfig, ProviderConfig, ProviderKind};

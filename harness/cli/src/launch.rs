@@ -26,7 +26,7 @@ use reference_runtime::{
 use reference_runtime::{
     CursorRange, EmptyLastEventId, FixtureNodeIds, HostEventFraming, ImplementedModes,
     MixedMessagesData, MockProviderSeat, PollForeignParameters, PollPage, RunIdPathForms,
-    SseHeaderTiming, TickSeamRuns, UpstreamContradictions, VersionDefault,
+    SseHeaderTiming, TickSeamRuns, UnprojectableProperty, UpstreamContradictions, VersionDefault,
 };
 use serde_json::json;
 use spec::execution::Modality;
@@ -271,6 +271,7 @@ impl BuiltInProfile {
                 choices.empty_last_event_id = EmptyLastEventId::AsAbsent;
                 choices.tick_seam_runs = TickSeamRuns::Ids;
                 choices.mock_provider_seat = MockProviderSeat::SchemaOnly;
+                choices.unprojectable_property = UnprojectableProperty::CarriedUnderHatch;
                 // No subscriber limit (so no `subscriber_limit` fact: the 429 case SKIPs).
                 openwop.max_subscribers_per_run = 0;
             }

@@ -5,7 +5,7 @@
 use super::decisions::decisions;
 use super::policy::KnownBad;
 use crate::defects::{Defect, Defects};
-use crate::openwop::infra::era2::{self, Era2Reader};
+use crate::openwop::infra::era2::Era2Reader;
 use crate::openwop::infra::error::ApiError;
 use crate::store::StoredEvent;
 
@@ -27,20 +27,22 @@ impl Era2Readings {
         Era2Readings { defects }
     }
 
-    /// The reader: the rows as stored under the defect, the reader rule otherwise.
-    fn reader(&self) -> Era2Reader {
+    /// The reader: the rows as stored under the defect, `clean` (the reader rule as the host
+    /// chose to read it) otherwise.
+    fn reader(&self, clean: Era2Reader) -> Era2Reader {
         if self.era2_untranslated() {
             verbatim
         } else {
-            era2::translate
+            clean
         }
     }
 }
 
 impl KnownBad {
-    /// How this host reads an era-2 log.
-    pub(crate) fn era2_reader(&self) -> Era2Reader {
-        Era2Readings::new(self.layered_in(ERA2_READINGS)).reader()
+    /// How this host reads an era-2 log, `clean` being how a host without these defects reads
+    /// it.
+    pub(crate) fn era2_reader(&self, clean: Era2Reader) -> Era2Reader {
+        Era2Readings::new(self.layered_in(ERA2_READINGS)).reader(clean)
     }
 }
 
@@ -54,6 +56,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::openwop::infra::era2;
 
     fn row(event_type: &str) -> StoredEvent {
         StoredEvent {
@@ -68,9 +71,13 @@ mod tests {
     #[test]
     fn only_the_defect_serves_the_rows_untranslated() {
         let unmapped = || vec![row("no.such.v1.type")];
-        assert!(KnownBad::clean().era2_reader()(unmapped()).is_err());
-        let untranslated = KnownBad::of([Defect::WEra2Untranslated]).era2_reader()(unmapped());
+        assert!(KnownBad::clean().era2_reader(era2::translate)(unmapped()).is_err());
+        let untranslated =
+            KnownBad::of([Defect::WEra2Untranslated]).era2_reader(era2::translate)(unmapped());
         assert_eq!(&*untranslated.unwrap()[0].event_type, "no.such.v1.type");
-        assert!(KnownBad::of([Defect::WEra2SilentDrop]).era2_reader()(unmapped()).is_err());
+        assert!(
+            KnownBad::of([Defect::WEra2SilentDrop]).era2_reader(era2::translate)(unmapped())
+                .is_err()
+        );
     }
 }

@@ -140,3 +140,26 @@ async fn an_unprojectable_property_fails_every_reader_with_500() {
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["error"], "event_type_unmapped");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_host_carrying_unprojectable_properties_serves_them_under_the_hatch_on_every_reader() {
+    let mut config = seams_on();
+    config.choices.unprojectable_property =
+        reference_runtime::UnprojectableProperty::CarriedUnderHatch;
+    let host = host_with(config, &[]).await;
+    let run_id = seed(&host, &seed_body(v1_log(json!({"legacyTotal": 3})))).await;
+    let polled = host.finished_log(&run_id).await;
+    for event in &polled {
+        validate_event(event);
+    }
+    assert_eq!(
+        polled[3]["payload"],
+        json!({"outputs": {}, "x-legacyTotal": 3})
+    );
+    let streamed = SseReader::new(host.stream(&run_id, "?streamMode=debug", &[]).await)
+        .frames_until_close()
+        .await;
+    assert_eq!(streamed[3].json()["payload"]["x-legacyTotal"], 3);
+    let snapshot = host.get(&run_path(&run_id), Some(KEY_A), &[]).await;
+    assert_eq!(snapshot.status(), 200);
+}

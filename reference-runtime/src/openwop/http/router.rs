@@ -17,9 +17,9 @@ use crate::openwop::http::{
     discovery, era2_seam, feedback, host_events, journal, poll, run_routes, stream, version,
     workflow_routes,
 };
-use crate::openwop::infra::auth;
 use crate::openwop::infra::config::{self, OpenWopConfig};
 use crate::openwop::infra::error::ApiError;
+use crate::openwop::infra::{auth, era2};
 use crate::openwop::services::{heartbeat, host_bus, scheduling, state, subscribers};
 
 /// What surface W needs from the composition root.
@@ -99,7 +99,9 @@ pub fn router(deps: Dependencies) -> Router {
         nodes,
         annotations_lock: std::sync::Mutex::new(()),
         requested_ticks: Default::default(),
-        era2_reader: deps.defects.era2_reader(),
+        era2_reader: deps
+            .defects
+            .era2_reader(era2::reader(config.choices.unprojectable_property)),
         workflows,
         hub: deps.hub,
         defects: deps.defects,

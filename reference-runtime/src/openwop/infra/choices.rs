@@ -33,6 +33,7 @@
 //! empty_last_event_id = "as-absent"          # or "refused" (the default)
 //! tick_seam_runs = "ids"                     # or "count" (the default)
 //! run_id_path_forms = "percent-only"         # or "both" (the default)
+//! unprojectable_property = "carried-under-hatch"  # or "fails" (the default)
 //! ```
 
 use serde::Deserialize;
@@ -103,6 +104,23 @@ pub struct OpenWopChoices {
     pub run_id_path_forms: RunIdPathForms,
     /// Where a run's mock provider is read in `POST /runs`.
     pub mock_provider_seat: MockProviderSeat,
+    /// What a reader of an era-2 log does with a property the v2 payload has no place for.
+    pub unprojectable_property: UnprojectableProperty,
+}
+
+/// What a reader of an era-2 log does with a payload property the v2 definition of its type
+/// declares nowhere (open point `w.era2.unprojectable-property`): the chapter's "A projection
+/// MUST NOT silently drop a property: it carries it or fails with 500 payload_unprojectable
+/// (hatch `^(openwop-|x-|vendor\.)`)" leaves the choice to the host.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnprojectableProperty {
+    /// The read fails `500 payload_unprojectable` naming the keys.
+    #[default]
+    Fails,
+    /// The property is carried under the hatch, renamed `x-<name>`, where the definition has
+    /// the hatch; where it has none (or `x-<name>` is taken) the read fails as under `Fails`.
+    CarriedUnderHatch,
 }
 
 /// Where `POST /runs` reads a run's mock provider (open point `w.fixtures.mock-provider-seat`):

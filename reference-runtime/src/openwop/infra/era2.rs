@@ -8,8 +8,10 @@
 //! projected onto the v2 definition of the mapped type: a property the definition declares, or
 //! one its hatch `^(openwop-|x-|vendor\.)` admits, or any property of an open definition, is
 //! carried; any other property fails the read `500 payload_unprojectable` with `details {type,
-//! keys, eventId, sequence}` (never dropped). `sequence`, `eventId`, `timestamp`, `causationId`
-//! pass through; rows are never rewritten in place.
+//! keys, eventId, sequence}` (never dropped), or, under `unprojectable_property =
+//! "carried-under-hatch"` ([`reader`]), is carried renamed `x-<name>` where the definition has
+//! the hatch. `sequence`, `eventId`, `timestamp`, `causationId` pass through; rows are never
+//! rewritten in place.
 //!
 //! **The seam** (off unless `[openwop] seams_enabled = true`; then bearer-authenticated, the run
 //! owned by the caller's tenant): `POST /conformance/seams/sample/event-log/seed` with the
@@ -33,6 +35,7 @@ use spec::registry::{TypeNameVerdict, event_types, orgs};
 use crate::log::AppendKind;
 use crate::store::StoredEvent;
 
+use super::choices::UnprojectableProperty;
 use super::error::{ApiError, details};
 use super::recorder::append_kind;
 
@@ -106,12 +109,64 @@ pub(crate) fn unprojectable(v2: &str, payload: &Value) -> Vec<String> {
     }
 }
 
-/// How a host reads an era-2 log: [`translate`] (the reader rule); a known-bad host's
-/// composition root may hand its state another reader (`known_bad/era2_reading.rs`).
+/// How a host reads an era-2 log: [`reader`]'s choice of [`translate`] or
+/// [`translate_carrying`]; a known-bad host's composition root may hand its state another
+/// reader (`known_bad/era2_reading.rs`).
 pub(crate) type Era2Reader = fn(Vec<StoredEvent>) -> Result<Vec<StoredEvent>, ApiError>;
 
-/// Reads an era-2 log through the codemap (see the module documentation).
+/// The reader rule as the host's `unprojectable_property` choice reads it.
+pub(crate) fn reader(choice: UnprojectableProperty) -> Era2Reader {
+    match choice {
+        UnprojectableProperty::Fails => translate,
+        UnprojectableProperty::CarriedUnderHatch => translate_carrying,
+    }
+}
+
+/// Reads an era-2 log through the codemap, failing on an unprojectable property (see the module
+/// documentation).
 pub(crate) fn translate(events: Vec<StoredEvent>) -> Result<Vec<StoredEvent>, ApiError> {
+    translate_with(events, UnprojectableProperty::Fails)
+}
+
+/// Reads an era-2 log through the codemap, carrying an unprojectable property under the hatch
+/// where its definition has one (see the module documentation).
+pub(crate) fn translate_carrying(events: Vec<StoredEvent>) -> Result<Vec<StoredEvent>, ApiError> {
+    translate_with(events, UnprojectableProperty::CarriedUnderHatch)
+}
+
+/// The name an unprojectable property is carried under: the hatch's `x-` prefix.
+fn hatched_name(key: &str) -> String {
+    format!("x-{key}")
+}
+
+/// Moves each of `keys` of `payload` to its hatched name, when the definition of `v2` has the
+/// hatch and no such name is taken; `false` (and `payload` untouched) otherwise.
+fn carry_under_hatch(v2: &str, payload: &mut Value, keys: &[String]) -> bool {
+    let has_hatch = event_types()
+        .get(v2)
+        .and_then(|entry| DEFS.get(&entry.payload_def))
+        .is_some_and(|def| def.hatch);
+    let Some(object) = payload.as_object_mut().filter(|_| has_hatch) else {
+        return false;
+    };
+    if keys
+        .iter()
+        .any(|key| object.contains_key(&hatched_name(key)))
+    {
+        return false;
+    }
+    for key in keys {
+        if let Some(value) = object.remove(key) {
+            object.insert(hatched_name(key), value);
+        }
+    }
+    true
+}
+
+fn translate_with(
+    events: Vec<StoredEvent>,
+    unprojectable_property: UnprojectableProperty,
+) -> Result<Vec<StoredEvent>, ApiError> {
     events
         .into_iter()
         .map(|event| {
@@ -119,7 +174,7 @@ pub(crate) fn translate(events: Vec<StoredEvent>) -> Result<Vec<StoredEvent>, Ap
                 tracing::error!(sequence = event.sequence, "an era-2 row does not parse");
                 ApiError::internal()
             })?;
-            let identity = |type_name: &str| {
+            let identity = |row: &Map<String, Value>, type_name: &str| {
                 details([
                     ("type", json!(type_name)),
                     (
@@ -134,11 +189,16 @@ pub(crate) fn translate(events: Vec<StoredEvent>) -> Result<Vec<StoredEvent>, Ap
                     "event_type_unmapped",
                     "an era-2 event's type is neither in the codemap nor a registered vendor type",
                 )
-                .with_details(identity(&event.event_type)));
+                .with_details(identity(&row, &event.event_type)));
             };
             let keys = unprojectable(&v2, row.get("payload").unwrap_or(&Value::Null));
-            if !keys.is_empty() {
-                let mut found = identity(&v2);
+            let carried = !keys.is_empty()
+                && unprojectable_property == UnprojectableProperty::CarriedUnderHatch
+                && row
+                    .get_mut("payload")
+                    .is_some_and(|payload| carry_under_hatch(&v2, payload, &keys));
+            if !keys.is_empty() && !carried {
+                let mut found = identity(&row, &v2);
                 found.insert("keys".into(), json!(keys));
                 return Err(ApiError::new(
                     "payload_unprojectable",
@@ -308,5 +368,30 @@ mod tests {
         assert_eq!(no_hatch.unwrap_err().code(), "payload_unprojectable");
         let unmapped = translate(vec![stored(0, "acme.thing", json!({}))]).unwrap_err();
         assert_eq!(unmapped.code(), "event_type_unmapped");
+    }
+
+    #[test]
+    fn carrying_moves_an_unprojectable_property_under_the_hatch_where_the_definition_has_one() {
+        let out = translate_carrying(vec![stored(
+            0,
+            "run.completed",
+            json!({"outputs": {}, "legacyTotal": 3}),
+        )])
+        .unwrap();
+        let row: Value = serde_json::from_str(&out[0].json).unwrap();
+        assert_eq!(row["payload"], json!({"outputs": {}, "x-legacyTotal": 3}));
+        // No hatch (envelope.*), or the hatched name taken: the read still fails.
+        let no_hatch = translate_carrying(vec![stored(
+            0,
+            "envelope.refusal",
+            json!({"nodeId": "n", "provider": "p", "model": "m", "legacy": 1}),
+        )]);
+        assert_eq!(no_hatch.unwrap_err().code(), "payload_unprojectable");
+        let taken = translate_carrying(vec![stored(
+            0,
+            "run.completed",
+            json!({"outputs": {}, "legacyTotal": 3, "x-legacyTotal": 4}),
+        )]);
+        assert_eq!(taken.unwrap_err().code(), "payload_unprojectable");
     }
 }
