@@ -330,6 +330,7 @@ mod tests {
 
     fn step(exchanges: Vec<Exchange>) -> StepRecord {
         StepRecord {
+            not_taken: None,
             step: "s".into(),
             location: "/steps/0".into(),
             action: "stream".into(),

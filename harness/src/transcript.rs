@@ -249,6 +249,10 @@ pub struct StepRecord {
     /// so not among the exchanges; 0 when there were none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub refusals_waited_out: u64,
+    /// Why the step was not taken (a stream mode it reads that the host does not serve, an
+    /// optional one): it sent nothing and its checks were not judged; absent when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_taken: Option<String>,
 }
 
 /// How often a fake provider instance was called with one script.

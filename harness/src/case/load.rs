@@ -309,6 +309,9 @@ pub fn lint_case(file: &str, bytes: &[u8]) -> Result<LoadedCase, Vec<LintProblem
     lint_semantics(&case, &need_problems, &mut |pointer, message| {
         problems.push(problem(pointer, message))
     });
+    optional_step_problems(&value, &case.needs, &mut |pointer, message| {
+        problems.push(problem(pointer, message))
+    });
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -479,6 +482,113 @@ fn invalid_needs(value: &mut Value) -> Vec<(String, String)> {
         }
     });
     problems
+}
+
+/// The problems of the steps with `needs` in the case `root` (its typed `needs` are
+/// `case_needs`): a step's needs name only optional stream modes the case does not already
+/// need, and a step that may not be taken is read (`${steps.<id>…}`, a premise, a comparison)
+/// only by steps taken no more often (needing at least what it needs).
+fn optional_step_problems(
+    root: &Value,
+    case_needs: &[super::needs::CaseNeed],
+    report: &mut dyn FnMut(&str, String),
+) {
+    use super::needs::{CaseNeed, Need};
+    let mut steps = Vec::new();
+    every_step(root, "/steps", &mut steps);
+    let needs_of = |step: &Value| -> BTreeSet<CaseNeed> {
+        step["needs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|n| serde_json::from_value(n.clone()).ok())
+            .collect()
+    };
+    for (at, step) in &steps {
+        let needs = needs_of(step);
+        for (n, need) in needs.iter().enumerate() {
+            if need.negated || !matches!(need.need, Need::StreamMode(_)) {
+                report(
+                    &format!("{at}/needs/{n}"),
+                    format!(
+                        "a step needs only optional stream modes (`stream-mode:<mode>`), not `{need}`: the case's `needs` hold the rest"
+                    ),
+                );
+            } else if case_needs.contains(need) {
+                report(
+                    &format!("{at}/needs/{n}"),
+                    format!("`{need}` is a need of the case already: the step is always taken"),
+                );
+            }
+        }
+        let Some(id) = step["id"].as_str().filter(|_| !needs.is_empty()) else {
+            continue;
+        };
+        for (reader_at, reader) in &steps {
+            if reader_at == at || needs_of(reader).is_superset(&needs) {
+                continue;
+            }
+            if let Some(place) = reads_step(reader, id, reader_at) {
+                report(
+                    &place,
+                    format!(
+                        "reads step `{id}`, which is not taken on a host without its `needs`: a step reading it needs them too"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Every step under the `steps` array at `pointer` of `root`, nested ones included, with its
+/// pointer.
+fn every_step<'a>(root: &'a Value, pointer: &str, out: &mut Vec<(String, &'a Value)>) {
+    let Some(steps) = root.pointer(pointer).and_then(Value::as_array) else {
+        return;
+    };
+    for (i, step) in steps.iter().enumerate() {
+        let at = format!("{pointer}/{i}");
+        out.push((at.clone(), step));
+        for inner in ["parallel", "repeat/steps", "generate/steps"] {
+            every_step(root, &format!("{at}/{inner}"), out);
+        }
+    }
+}
+
+/// Where the step `step` (at `here`; its nested steps aside) reads the step `id`: a template
+/// `${steps.<id>…}`, a premise on it, or a check comparing with it.
+fn reads_step(step: &Value, id: &str, here: &str) -> Option<String> {
+    let nested = ["parallel", "repeat", "generate"];
+    let members = step.as_object()?;
+    members
+        .iter()
+        .filter(|(key, _)| !nested.contains(&key.as_str()))
+        .find_map(|(key, member)| reads_in(key, member, id, &format!("{here}/{key}")))
+}
+
+fn reads_in(key: &str, value: &Value, id: &str, here: &str) -> Option<String> {
+    let names = |v: &Value| v.as_str() == Some(id);
+    match value {
+        Value::String(text) => {
+            let template = format!("steps.{id}");
+            let templated = text.match_indices(&template).any(|(at, _)| {
+                !text[at + template.len()..]
+                    .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            });
+            // A step named outright: a premise's `step`, `exclusive_after.full`,
+            // `events_equal`, `listed_types_observed.steps`.
+            let named = matches!(key, "step" | "full" | "events_equal" | "steps") && names(value);
+            (templated || named).then(|| here.to_string())
+        }
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| reads_in(key, item, id, &format!("{here}/{i}"))),
+        Value::Object(members) => members
+            .iter()
+            .find_map(|(k, member)| reads_in(k, member, id, &format!("{here}/{k}"))),
+        _ => None,
+    }
 }
 
 /// "unknown requirement `x`; did you mean `y`?" (or where the ids are).
@@ -1062,6 +1172,79 @@ mod tests {
         assert!(lint(case.clone()).is_ok());
         case["steps"][0]["expect"][1]["level"] = json!("CONTRACT");
         assert!(lint(case).is_ok());
+    }
+
+    #[test]
+    fn a_step_needing_an_optional_mode_is_read_only_by_steps_taken_no_more_often() {
+        let stream = |id: &str, mode: &str| {
+            json!({"id": id, "needs": [format!("stream-mode:{mode}")],
+                   "stream": {"path": "/runs/r/events", "query": {"streamMode": mode}, "run_ended": true},
+                   "expect": [{"status": 200}]})
+        };
+        let case = |steps: Value, needs: Value| {
+            json!({
+                "id": "w.example.optional", "title": "t", "requirements": ["events.sse.close-after-terminal"],
+                "level": "MUST", "surface": "openwop", "needs": needs,
+                "steps": steps
+            })
+        };
+        let mut reading_debug = stream("resumed", "debug");
+        reading_debug["expect"] = json!([{"exclusive_after": {"cursor": 0, "full": "full"}}]);
+        // Two debug steps, one reading the other: taken together or not at all.
+        let fine = case(
+            json!([stream("full", "debug"), reading_debug.clone()]),
+            json!(["fixture:conformance-noop"]),
+        );
+        assert!(lint(fine).is_ok());
+        // An updates step (always taken) reading the debug one.
+        let mut always = reading_debug;
+        always.as_object_mut().unwrap().remove("needs");
+        let problems = lint(case(
+            json!([stream("full", "debug"), always]),
+            json!(["fixture:conformance-noop"]),
+        ))
+        .unwrap_err();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.pointer == "/steps/1/expect/0/exclusive_after/full"
+                    && p.message.contains("not taken")),
+            "{problems:?}"
+        );
+        // A template reading it is a read too.
+        let templated = json!({"request": {"path": "/runs/${steps.full.body.runId}"}, "expect": [{"status": 200}]});
+        let problems = lint(case(
+            json!([stream("full", "debug"), templated]),
+            json!(["fixture:conformance-noop"]),
+        ))
+        .unwrap_err();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.pointer == "/steps/1/request/path"),
+            "{problems:?}"
+        );
+        // Only optional stream modes, and none the case needs already.
+        let mut fixture_step = stream("full", "debug");
+        fixture_step["needs"] = json!(["fixture:conformance-noop"]);
+        let problems = lint(case(json!([fixture_step]), json!([]))).unwrap_err();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.pointer == "/steps/0/needs/0" && p.message.contains("only optional")),
+            "{problems:?}"
+        );
+        let problems = lint(case(
+            json!([stream("full", "debug")]),
+            json!(["stream-mode:debug"]),
+        ))
+        .unwrap_err();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.pointer == "/steps/0/needs/0" && p.message.contains("already")),
+            "{problems:?}"
+        );
     }
 
     #[test]

@@ -111,6 +111,10 @@ pub struct Step {
     /// cause (the host never called the fake; where it listens; the requests that reached the
     /// providers listener and matched no fake), and no later step runs.
     pub evidence: Vec<EvidenceExpect>,
+    /// The optional stream modes the step reads (`stream-mode:<mode>`): on a host that does not
+    /// serve one, the step is not taken (its checks are not judged, the transcript says why)
+    /// and the case is judged on its other steps.
+    pub needs: Vec<super::needs::CaseNeed>,
     /// What the step does.
     pub action: StepAction,
     /// Checks on what this step recorded.
@@ -141,6 +145,12 @@ exactly_one_of! {
         /// saw the host consume them, otherwise the case is BLOCKED with the cause.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         evidence: Vec<EvidenceExpect>,
+        /// The optional stream modes the step reads (`stream-mode:<mode>`): on a host that
+        /// does not serve one, the step is not taken (its checks are not judged) and the case
+        /// is judged on its other steps. No other step may read this one.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[schemars(with = "Vec<String>")]
+        needs: Vec<super::needs::CaseNeed>,
     }
     /// The closed set of step actions; the key of each in a case file is its snake_case name.
     // Case data is read once and held by reference: variant sizes do not matter.
@@ -200,6 +210,7 @@ impl TryFrom<RawStep> for Step {
             note: raw.note,
             precondition: raw.precondition,
             evidence: raw.evidence,
+            needs: raw.needs,
             action,
             expect: raw.expect,
         })
@@ -213,6 +224,7 @@ impl From<Step> for RawStep {
             step.note,
             step.precondition,
             step.evidence,
+            step.needs,
             step.action,
             step.expect,
         )

@@ -59,6 +59,7 @@ impl Transcript {
 
 fn step(responses: Vec<ResponseRecord>) -> StepRecord {
     StepRecord {
+        not_taken: None,
         step: "s".into(),
         location: "/steps/0".into(),
         action: "request".into(),

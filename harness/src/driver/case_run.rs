@@ -18,7 +18,7 @@ use crate::case::{Case, CaseSurface, ConcurrentCopy, RepeatSpec, Step, StepActio
 use crate::checks::events::observe;
 use crate::checks::{self, EvalContext};
 use crate::event_selector::EventSelector;
-use crate::host::Target;
+use crate::host::{NeedStatus, Target};
 use crate::report::{Counterexample, ServedScript};
 use crate::template::{Scope, TemplateError};
 use crate::transcript::{Exchange, ProviderCallCount, ResponseRecord, StepRecord};
@@ -225,6 +225,10 @@ impl CaseRunner {
                     return;
                 }
                 let location = format!("{base}/{index}");
+                if let Some(why) = self.not_served(step) {
+                    not_taken(step, location, why, state);
+                    continue;
+                }
                 self.run_step(step, location, state).await;
             }
         })
@@ -306,8 +310,16 @@ impl CaseRunner {
         location: &str,
         state: &mut CaseState<'_>,
     ) {
-        let mut futures = Vec::new();
+        let mut taken = Vec::new();
         for (i, inner) in parallel.iter().enumerate() {
+            let inner_location = format!("{location}/parallel/{i}");
+            match self.not_served(inner) {
+                Some(why) => not_taken(inner, inner_location, why, state),
+                None => taken.push((i, inner)),
+            }
+        }
+        let mut futures = Vec::new();
+        for &(i, inner) in &taken {
             let inner_location = format!("{location}/parallel/{i}");
             let inner_name = inner.id.clone().unwrap_or_else(|| format!("{name}.{i}"));
             futures.push(Self::perform(
@@ -326,13 +338,15 @@ impl CaseRunner {
         // capacity, its rate limit): they ran without it (a stream waiting for an approval that
         // never came, a resumed stream compared with a full one never read), so only the
         // refusals are reported; the others are recorded, not judged.
-        let refused: Vec<bool> = parallel
+        let refused: Vec<bool> = taken
             .iter()
+            .map(|(_, inner)| inner)
             .zip(&records)
             .map(|(inner, (_, record))| refusal(inner, record, state.case.surface).is_some())
             .collect();
         let any_refused = refused.contains(&true);
-        for ((inner, (location, record)), refused) in parallel.iter().zip(records).zip(refused) {
+        let taken = taken.into_iter().map(|(_, inner)| inner);
+        for ((inner, (location, record)), refused) in taken.zip(records).zip(refused) {
             match refused {
                 false if any_refused => {
                     if let Some(id) = &inner.id {
@@ -345,6 +359,16 @@ impl CaseRunner {
                 _ => self.judge(inner, &location, record, state),
             }
         }
+    }
+
+    /// Why the host does not serve what `step` needs (an optional stream mode), when it does not.
+    fn not_served(&self, step: &Step) -> Option<String> {
+        step.needs
+            .iter()
+            .find_map(|need| match self.target.need_status(need) {
+                NeedStatus::Met => None,
+                NeedStatus::Lacking(why) | NeedStatus::Unjudgeable(why) => Some(why),
+            })
     }
 
     fn template_failure(&self, error: &TemplateError, location: &str, state: &mut CaseState<'_>) {
@@ -758,6 +782,28 @@ fn not_provoked(state: &mut CaseState<'_>) {
         message: "not provoked: the premise (`when`) of every check failed on the path the host took, so no rule of the case was exercised".into(),
         expected: None,
         actual: None,
+    });
+}
+
+/// Records that `step` was not taken (the host does not serve a stream mode it reads, an optional
+/// one): it sent nothing, and its checks are not judged; the case is judged on its other steps
+/// (lint keeps every step that reads this one as optional as it is).
+fn not_taken(step: &Step, location: String, why: String, state: &mut CaseState<'_>) {
+    let name = step
+        .id
+        .clone()
+        .unwrap_or_else(|| format!("#{}", location.trim_start_matches("/steps/")));
+    state.transcript.push(StepRecord {
+        step: name,
+        location,
+        action: step.action.name().to_string(),
+        exchanges: Vec::new(),
+        bindings: Vec::new(),
+        completed: false,
+        provider_calls: Vec::new(),
+        exchanges_dropped: 0,
+        refusals_waited_out: 0,
+        not_taken: Some(format!("not taken: {why}")),
     });
 }
 

@@ -133,6 +133,7 @@ pub fn pass_case() -> CaseResult {
         "status 202",
     )];
     case.transcript = vec![StepRecord {
+        not_taken: None,
         step: "submit".into(),
         location: "/steps/0".into(),
         action: "request".into(),
@@ -209,6 +210,7 @@ pub fn fail_case() -> CaseResult {
     let stream_body = ": keep-alive\n\nid: 2\nevent: run_event\ndata: {\"sequence\":2,\"type\":\"run.step.started\"}\n\nid: 3\nevent: run_event\ndata: {\"sequence\":3,\"type\":\"run.step.completed\"}\n\nid: 4\nevent: run_event\ndata: {\"sequence\":4,\"type\":\"run.completed\"}\n\nid: 5\ndata: {\"seq";
     case.transcript = vec![
         StepRecord {
+            not_taken: None,
             step: "create".into(),
             location: "/steps/0".into(),
             action: "request".into(),
@@ -237,6 +239,7 @@ pub fn fail_case() -> CaseResult {
             refusals_waited_out: 0,
         },
         StepRecord {
+            not_taken: None,
             step: "resume".into(),
             location: "/steps/2".into(),
             action: "stream".into(),
@@ -360,6 +363,7 @@ pub fn error_case() -> CaseResult {
     case.duration_ms = 3001;
     case.reason = Some("the target is unreachable: connection refused (127.0.0.1:41234)".into());
     case.transcript = vec![StepRecord {
+        not_taken: None,
         step: "#0".into(),
         location: "/steps/0".into(),
         action: "request".into(),
@@ -427,6 +431,7 @@ pub fn xfail_case() -> CaseResult {
         sent_at_ms: 3,
     };
     case.transcript = vec![StepRecord {
+        not_taken: None,
         step: "burst".into(),
         location: "/steps/0".into(),
         action: "concurrent".into(),

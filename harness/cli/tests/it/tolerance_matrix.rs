@@ -188,6 +188,58 @@ async fn the_corpus_tolerates_a_host_serving_updates_only_but_for_the_missing_mo
         skipped += 1;
     }
     assert!(skipped > 0, "no case needs values, messages or debug");
+    // A case that reads a missing mode only in some steps (their `needs`) is judged on the
+    // others: those steps are not taken, and the transcript says why.
+    let mut judged_without = 0;
+    for loaded in &cases {
+        let optional: Vec<&str> = optional_steps(&loaded.case.steps);
+        if optional.is_empty() {
+            continue;
+        }
+        let result = verdict(&loaded.case.id);
+        assert_eq!(
+            result.verdict,
+            Verdict::Pass,
+            "{}: {:?}",
+            result.id,
+            result.reason
+        );
+        for step in optional {
+            let record = result
+                .transcript
+                .iter()
+                .find(|r| r.step == step)
+                .unwrap_or_else(|| panic!("{}: no record of step {step}", result.id));
+            assert!(
+                record.exchanges.is_empty()
+                    && record
+                        .not_taken
+                        .as_deref()
+                        .is_some_and(|why| why.contains("stream-mode:")),
+                "{}: step {step} taken: {record:?}",
+                result.id
+            );
+        }
+        judged_without += 1;
+    }
+    assert!(
+        judged_without > 0,
+        "no case reads a missing mode in some steps only"
+    );
+}
+
+/// The ids of the steps (nested ones too) that need an optional stream mode.
+fn optional_steps(steps: &[harness::case::Step]) -> Vec<&str> {
+    steps
+        .iter()
+        .flat_map(|step| {
+            let own = (!step.needs.is_empty())
+                .then_some(step.id.as_deref())
+                .flatten();
+            own.into_iter()
+                .chain(optional_steps(step.action.nested_steps()))
+        })
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

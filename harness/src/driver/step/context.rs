@@ -77,6 +77,7 @@ impl StepContext<'_> {
         completed: bool,
     ) -> StepRecord {
         StepRecord {
+            not_taken: None,
             step: self.name.clone(),
             location: self.location.clone(),
             action: action.to_string(),

@@ -32,10 +32,10 @@ pub(super) fn transcript(out: &mut String, steps: &[StepRecord], stop_at: usize)
             esc(&step.step),
             esc(&step.action),
             esc(&step.location),
-            if step.completed {
-                ""
-            } else {
-                " — did not complete within the case's time"
+            match (&step.not_taken, step.completed) {
+                (Some(why), _) => format!(" — {}", esc(why)),
+                (None, true) => String::new(),
+                (None, false) => " — did not complete within the case's time".to_string(),
             }
         );
         if !step.bindings.is_empty() {
