@@ -110,8 +110,8 @@ fn safe_well_formed_cursor() -> impl proptest::strategy::Strategy<Value = String
     prop_oneof![
         (0u64..64).prop_map(|n| n.to_string()),
         (1000u64..u32::MAX as u64).prop_map(|n| n.to_string()),
-        (u32::MAX as u64..=spec::openwop::MAX_EXACT_CURSOR).prop_map(|n| n.to_string()),
-        Just(spec::openwop::MAX_EXACT_CURSOR.to_string()),
+        (u32::MAX as u64..=spec::openwop::MAX_FIFTEEN_DIGIT_CURSOR).prop_map(|n| n.to_string()),
+        Just(spec::openwop::MAX_FIFTEEN_DIGIT_CURSOR.to_string()),
     ]
 }
 
@@ -510,7 +510,10 @@ mod tests {
         }
         for value in sample(Strategy::SafeWellFormedCursor, 200) {
             let cursor: u64 = value.as_str().unwrap().parse().unwrap();
-            assert!(cursor <= spec::openwop::MAX_EXACT_CURSOR, "{cursor}");
+            assert!(
+                cursor <= spec::openwop::MAX_FIFTEEN_DIGIT_CURSOR,
+                "{cursor}"
+            );
         }
     }
 

@@ -40,6 +40,7 @@ mod driver;
 mod event_selector;
 mod excerpt;
 mod external;
+mod feedback_signal;
 mod frame_kind;
 mod generate;
 mod host;

@@ -579,6 +579,16 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                     .insert("heartbeat_min_interval_ms".into(), json!(ms as u64));
             }
         }
+        // The feedback signal kinds the host lists are its choice: the cases annotating a run
+        // send one of them.
+        if let Some(signal) = doc
+            .get("feedback")
+            .and_then(crate::feedback_signal::accepted_signal)
+        {
+            found
+                .facts
+                .insert(crate::feedback_signal::FEEDBACK_SIGNAL_FACT.into(), signal);
+        }
         // The conformance seams profile (test seams such as the era-2 log seed) is a metadata
         // key, not a capability family record.
         if doc

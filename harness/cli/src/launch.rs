@@ -188,6 +188,10 @@ impl BuiltInProfile {
             Defect::WStrictAdmitsDrift | Defect::WStrictRefusesAtFloor => BuiltInProfile::Strict,
             // As on the upstream host where it was found: its headers come with its first byte.
             Defect::WMessagesStreamOpenAfterTerminal => BuiltInProfile::UpstreamFraming,
+            // A node target refused and logged, where the targets are `[run, event]` (the
+            // node-target twin of w.feedback.targets judges it; the event-target one judges
+            // the other feedback-target defects under the standard profile).
+            Defect::WRefusedAnnotationLogged => BuiltInProfile::Divergent,
             _ => BuiltInProfile::Standard,
         }
     }
@@ -234,6 +238,8 @@ impl BuiltInProfile {
                 openwop.choices.upstream_contradictions = UpstreamContradictions::OtherSide;
                 // The seed's default address against upstream's required `deliveryChannel`.
                 openwop.choices.host_channel = HostChannelAddress::Undeclared;
+                // Divergent's cursor bound is 2^53 - 1.
+                openwop.choices.cursor_range = CursorRange::FifteenDigits;
             }
             BuiltInProfile::UpdatesOnly => {
                 openwop.choices.implemented_modes = ImplementedModes::UpdatesOnly;
@@ -272,6 +278,9 @@ impl BuiltInProfile {
                 choices.tick_seam_runs = TickSeamRuns::Ids;
                 choices.mock_provider_seat = MockProviderSeat::SchemaOnly;
                 choices.unprojectable_property = UnprojectableProperty::CarriedUnderHatch;
+                openwop.feedback.signals =
+                    reference_runtime::openwop::FeedbackSignals::RatingAndCorrection;
+                openwop.feedback.targets = reference_runtime::openwop::FeedbackTargets::RunAndEvent;
                 // No subscriber limit (so no `subscriber_limit` fact: the 429 case SKIPs).
                 openwop.max_subscribers_per_run = 0;
             }

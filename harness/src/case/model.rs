@@ -462,8 +462,9 @@ pub enum Strategy {
     MalformedCursor,
     /// Well-formed non-negative integer cursors, including past the end.
     WellFormedCursor,
-    /// Well-formed non-negative integer cursors a host reading JSON numbers holds exactly (to
-    /// 2^53 - 1, open point `w.cursor.range`), including past the end and the bound itself.
+    /// Well-formed non-negative integer cursors every host reads (at most 15 digits, which a
+    /// double always holds; open point `w.cursor.range`), including past the end and the bound
+    /// itself.
     SafeWellFormedCursor,
     /// Execution request bodies that violate the closed request schema.
     InvalidExecutionRequest,

@@ -57,7 +57,9 @@ pub use infra::config::{
     MAX_KEEP_ALIVE_SECS, MAX_SUBSCRIPTION_HEARTBEAT_ID_LEN, OpenWopConfig, PredicateConfig,
     ScheduleConfig, SchedulingSettings,
 };
-pub use infra::config::{FeedbackSettings, ProviderUsageSettings};
+pub use infra::config::{
+    FeedbackSettings, FeedbackSignals, FeedbackTargets, ProviderUsageSettings,
+};
 pub use infra::envelope_settings::{EnvelopeSettings, Strictness};
 pub use infra::error::ApiError;
 pub use services::recovery::{INTERRUPTED_RUN_CODE, INTERRUPTED_RUN_REASON, recover_runs};

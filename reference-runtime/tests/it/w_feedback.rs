@@ -90,6 +90,43 @@ async fn targets_outside_the_advertised_ones_and_bad_signals_are_refused() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_host_listing_other_targets_and_fewer_signals_refuses_what_it_does_not_list() {
+    use reference_runtime::openwop::{FeedbackSignals, FeedbackTargets, OpenWopConfig};
+    let mut config = OpenWopConfig::default();
+    config.feedback.targets = FeedbackTargets::RunAndEvent;
+    config.feedback.signals = FeedbackSignals::RatingAndCorrection;
+    let host = host_with(config, &[]).await;
+    let doc = get_json(&host, "/.well-known/openwop").await;
+    assert_eq!(doc["feedback"]["targets"], json!(["run", "event"]));
+    assert_eq!(doc["feedback"]["signals"], json!(["rating", "correction"]));
+    let run_id = finished_noop(&host).await;
+    let before = raw_log(&host, &run_id).await;
+    let event_id = before[0]["eventId"].as_str().unwrap();
+    let accepted =
+        json!({"target": {"eventId": event_id}, "signal": {"kind": "rating", "rating": 2}});
+    let response = host
+        .post(&annotations(&run_id), Some(KEY_A), &accepted)
+        .await;
+    assert_eq!(response.status(), 201);
+    for (body, facet) in [
+        (
+            json!({"target": {"nodeId": "noop"}, "signal": {"kind": "rating", "rating": 2}}),
+            "targets",
+        ),
+        (json!({"signal": {"kind": "flag"}}), "signals"),
+    ] {
+        let response = host.post(&annotations(&run_id), Some(KEY_A), &body).await;
+        assert_eq!(response.status(), 422, "{body}");
+        let envelope: Value = response.json().await.unwrap();
+        assert_eq!(envelope["error"], "capability_not_provided");
+        assert!(envelope["details"][facet].is_array(), "{envelope}");
+    }
+    assert_eq!(raw_log(&host, &run_id).await, before);
+    let listed = get_json(&host, &annotations(&run_id)).await;
+    assert_eq!(listed["annotations"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
 async fn annotations_are_tenant_bound_and_redacted() {
     let host = host().await;
     let run_id = finished_noop(&host).await;

@@ -33,7 +33,7 @@ pub use host_event::{
     CHAPTER_HOST_EVENT_TYPES, HOST_EVENT_TYPE_PATTERN, HeartbeatEvaluated, HeartbeatStateChanged,
     HeartbeatStatus, HostEvent, HostEventDelivery,
 };
-pub use poll::{MAX_EXACT_CURSOR, PollResponse};
+pub use poll::{MAX_EXACT_CURSOR, MAX_FIFTEEN_DIGIT_CURSOR, PollResponse};
 pub use run_event::{
     EVENT_ID_PATTERN, RUN_ID_PATTERN, RunEventDoc, SCHEMA_VERSION, VENDOR_TYPE_PATTERN,
     decode_run_id_path_segment, encode_run_id_for_path,

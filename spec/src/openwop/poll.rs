@@ -10,6 +10,12 @@ use super::run_event::RunEventDoc;
 /// well-formed (open point `w.cursor.range`); the chapter itself bounds no cursor.
 pub const MAX_EXACT_CURSOR: u64 = (1 << 53) - 1;
 
+/// The largest cursor of at most 15 decimal digits, the digits a double always holds (C's
+/// `DBL_DIG`): a host bounding cursors by their digits may refuse longer ones as not
+/// well-formed (open point `w.cursor.range`, found on two independent hosts). The cursors the
+/// harness requires a host to read are at most this.
+pub const MAX_FIFTEEN_DIGIT_CURSOR: u64 = 999_999_999_999_999;
+
 /// The closed poll response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

@@ -15,7 +15,7 @@ use crate::openwop::engine::envelopes::catalog::KindCatalog;
 use crate::openwop::engine::pricing;
 use crate::openwop::infra::config::MAX_BODY_BYTES;
 use crate::openwop::infra::config::OpenWopConfig;
-use crate::openwop::infra::{config, era2};
+use crate::openwop::infra::era2;
 
 /// The response header naming the representation's version.
 const VERSION_HEADER_NAME: header::HeaderName = header::HeaderName::from_static(VERSION_HEADER);
@@ -227,9 +227,9 @@ fn envelope_and_feedback_families(
             }),
         ),
     );
-    let mut feedback_facets = json!({ "targets": config::TARGETS });
+    let mut feedback_facets = json!({ "targets": config.feedback.targets.kinds() });
     if config.feedback.advertise_signals {
-        feedback_facets["signals"] = json!(config::SIGNALS);
+        feedback_facets["signals"] = json!(config.feedback.signals.kinds());
     }
     add("feedback", record("witnessable-gated", feedback_facets));
     if config.seams_enabled {

@@ -29,7 +29,7 @@
 //! fixture_node_ids = "per-fixture"           # or "shared" (the default)
 //! poll_page = "four-events"                  # or "whole" (the default)
 //! poll_foreign_parameters = "refused"        # or "ignored" (the default)
-//! cursor_range = "safe-integer"             # or "any" (the default)
+//! cursor_range = "safe-integer"             # or "fifteen-digits", or "any" (the default)
 //! empty_last_event_id = "as-absent"          # or "refused" (the default)
 //! tick_seam_runs = "ids"                     # or "count" (the default)
 //! run_id_path_forms = "percent-only"         # or "both" (the default)
@@ -212,7 +212,7 @@ pub enum PollForeignParameters {
 
 /// Which cursors the host reads, poll's `afterSequence` and a stream's `Last-Event-ID` alike
 /// (open point `w.cursor.range`): the chapter bounds no cursor; a host reading JSON numbers holds
-/// integers to 2^53 - 1.
+/// integers to 2^53 - 1, and one bounding them by digits to 15 (what a double always holds).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CursorRange {
@@ -221,6 +221,8 @@ pub enum CursorRange {
     Any,
     /// Integers to 2^53 - 1; a larger one is refused with 400 `validation_error`.
     SafeInteger,
+    /// Integers of at most 15 digits; a longer one is refused with 400 `validation_error`.
+    FifteenDigits,
 }
 
 /// What an empty `Last-Event-ID` header is (open point `w.cursor.empty-value`): the chapter
@@ -254,6 +256,7 @@ impl CursorRange {
         match self {
             CursorRange::Any => true,
             CursorRange::SafeInteger => cursor <= spec::openwop::MAX_EXACT_CURSOR,
+            CursorRange::FifteenDigits => cursor <= spec::openwop::MAX_FIFTEEN_DIGIT_CURSOR,
         }
     }
 }

@@ -13,9 +13,7 @@ use crate::openwop::infra::envelope_settings::EnvelopeSettings;
 /// The largest request body surface W reads.
 pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// `feedback.targets`.
-pub(crate) const TARGETS: [&str; 2] = ["run", "node"];
-/// `feedback.signals`.
+/// The four signal kinds of an annotation.
 pub(crate) const SIGNALS: [&str; 4] = ["rating", "correction", "label", "flag"];
 
 /// `[openwop.feedback]`: how the `feedback` capability is advertised (see the module
@@ -25,12 +23,64 @@ pub(crate) const SIGNALS: [&str; 4] = ["rating", "correction", "label", "flag"];
 pub struct FeedbackSettings {
     /// Whether `feedback` carries `signals` (absent means all four, which this host accepts).
     pub advertise_signals: bool,
+    /// The signal kinds the host accepts (and lists, with `advertise_signals`).
+    pub signals: FeedbackSignals,
+    /// The resources an annotation may be attached to (`feedback.targets`).
+    pub targets: FeedbackTargets,
 }
 
 impl Default for FeedbackSettings {
     fn default() -> Self {
         FeedbackSettings {
             advertise_signals: true,
+            signals: FeedbackSignals::default(),
+            targets: FeedbackTargets::default(),
+        }
+    }
+}
+
+/// The signal kinds the host accepts (open point `w.feedback.signals`): the chapter's
+/// `feedback.signals` "lists the signal kinds a host accepts", which may be fewer than four.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FeedbackSignals {
+    /// `rating`, `correction`, `label`, `flag`.
+    #[default]
+    AllFour,
+    /// `rating` and `correction` (an independent host's list); the others are refused `422
+    /// capability_not_provided`.
+    RatingAndCorrection,
+}
+
+impl FeedbackSignals {
+    /// The kinds, in the order discovery lists them.
+    pub(crate) fn kinds(self) -> &'static [&'static str] {
+        match self {
+            FeedbackSignals::AllFour => &SIGNALS,
+            FeedbackSignals::RatingAndCorrection => &SIGNALS[..2],
+        }
+    }
+}
+
+/// The resources an annotation may be attached to (open point `w.feedback.targets`): the
+/// chapter's `feedback.targets` names them, the host's choice among the run, its nodes and its
+/// events.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FeedbackTargets {
+    /// `run` and `node`: an event target is refused.
+    #[default]
+    RunAndNode,
+    /// `run` and `event` (an independent host's list): a node target is refused.
+    RunAndEvent,
+}
+
+impl FeedbackTargets {
+    /// The targets, as discovery lists them.
+    pub(crate) fn kinds(self) -> &'static [&'static str] {
+        match self {
+            FeedbackTargets::RunAndNode => &["run", "node"],
+            FeedbackTargets::RunAndEvent => &["run", "event"],
         }
     }
 }

@@ -9,16 +9,20 @@
 //! Request body (closed): `{target?: {runId?, nodeId?, eventId?}, signal: {kind, rating?,
 //! label?, correction?}, note?}`. The target is the run itself (no `nodeId`/`eventId`), a node
 //! (`nodeId`, a node of the run's workflow) or an event (`eventId`); this host advertises
-//! `feedback.targets: ["run", "node"]`, so an event target is refused `422
-//! capability_not_provided` with `details.targets`. `signal.kind` is one of the four signal
-//! kinds (`rating` with `rating` 1–5, `label` with `label`, `correction` with `correction`,
-//! `flag` with nothing else), all of which this host accepts; anything else is `400
-//! validation_error`. Discovery lists them in `feedback.signals`, or, with
-//! [`FeedbackSettings::advertise_signals`] off, omits `signals`, which means all four.
+//! `feedback.targets: ["run", "node"]` (`targets = "run-and-event"`: `["run", "event"]`), and
+//! a target outside them is refused `422 capability_not_provided` with `details.targets`.
+//! `signal.kind` is one of the four signal kinds (`rating` with `rating` 1–5, `label` with
+//! `label`, `correction` with `correction`, `flag` with nothing else); anything else is `400
+//! validation_error`. This host accepts all four (`signals = "rating-and-correction"`: those
+//! two, the others refused `422 capability_not_provided` with `details.signals`). Discovery
+//! lists them in `feedback.signals`, or, with [`FeedbackSettings::advertise_signals`] off,
+//! omits `signals`, which means all four.
 //!
 //! | field of `[openwop.feedback]` | default | advertised as |
 //! |---|---|---|
 //! | `advertise_signals` | `true` (`false`: `feedback` without `signals`; all four are still accepted) | `feedback.signals` |
+//! | `signals` | `"all-four"` (or `"rating-and-correction"`) | `feedback.signals` |
+//! | `targets` | `"run-and-node"` (or `"run-and-event"`) | `feedback.targets` |
 //!
 //! `Annotation`: `{annotationId, target {runId, nodeId?, eventId?}, signal, actor {principalRef},
 //! note?, createdAt}`; `principalRef` is the acting key's subject.
@@ -41,7 +45,7 @@ use crate::store::StoreView;
 use super::state::WState;
 use crate::openwop::engine::secrets::SecretRedactor;
 use crate::openwop::infra::auth::Caller;
-use crate::openwop::infra::config::{SIGNALS, TARGETS};
+use crate::openwop::infra::config::SIGNALS;
 use crate::openwop::infra::error::{ApiError, details};
 use crate::openwop::infra::ids::mint_event_id;
 use crate::openwop::infra::projection::RunMeta;
@@ -163,12 +167,17 @@ fn validate(state: &WState, meta: &RunMeta, request: &CreateAnnotation) -> Resul
     let defects = &state.defects;
     let target = request.target.clone().unwrap_or_default();
     let kind = target_kind(state, meta, &target)?;
+    let targets = state.config.feedback.targets.kinds();
     let advertised =
-        TARGETS.contains(&kind) && !(kind == "node" && defects.annotation_on_node_refused());
+        targets.contains(&kind) && !(kind == "node" && defects.annotation_on_node_refused());
     if !advertised && !defects.annotation_outside_targets_accepted() {
-        return Err(refuse_capability("target", "targets", &TARGETS));
+        return Err(refuse_capability("target", "targets", targets));
     }
     check_signal(&request.signal)?;
+    let signals = state.config.feedback.signals.kinds();
+    if !signals.contains(&request.signal.kind.as_str()) {
+        return Err(refuse_capability("signal kind", "signals", signals));
+    }
     // A defective host reads an absent `signals` as an empty list.
     if !state.config.feedback.advertise_signals && defects.absent_signals_accept_none() {
         return Err(refuse_capability("signal kind", "signals", &[]));

@@ -671,6 +671,7 @@ pub(super) fn signals_absent() -> OpenWopConfig {
     OpenWopConfig {
         feedback: FeedbackSettings {
             advertise_signals: false,
+            ..FeedbackSettings::default()
         },
         ..OpenWopConfig::default()
     }
