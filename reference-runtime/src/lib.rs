@@ -49,7 +49,10 @@ pub use choices::{
 pub use config::StoreKind;
 pub use config::{Config, ModelConfig, ProviderConfig, ProviderKind};
 pub use defects::{Defect, Defects};
-pub use openwop::{ApiKeyConfig, HeartbeatConfig, MAX_DELAY_MS, PredicateConfig, Strictness};
+pub use openwop::{
+    ApiKeyConfig, FeedbackSignals, FeedbackTargets, HeartbeatConfig, MAX_DELAY_MS, PredicateConfig,
+    Strictness,
+};
 pub use redact::CredentialSource;
 pub use runtime::{RunningRuntime, RuntimeOptions, StartError, start};
 pub use server::ConnectionLimits;

@@ -19,9 +19,9 @@ use reference_runtime::{
 };
 use reference_runtime::{
     ApiKeyConfig, CancelAnswer, Config, CredentialSource, CrossTenantAnswer, CursorPrecedence,
-    Defect, Defects, ExecutionIdForm, HeartbeatConfig, MAX_DELAY_MS, ModelConfig, MultiAdmitted,
-    PredicateConfig, ProviderConfig, ReplayStatus, RunIdForm, RunningRuntime, RuntimeOptions,
-    Strictness, UnsatisfiableRequirements, start,
+    Defect, Defects, ExecutionIdForm, FeedbackSignals, FeedbackTargets, HeartbeatConfig,
+    MAX_DELAY_MS, ModelConfig, MultiAdmitted, PredicateConfig, ProviderConfig, ReplayStatus,
+    RunIdForm, RunningRuntime, RuntimeOptions, Strictness, UnsatisfiableRequirements, start,
 };
 use reference_runtime::{
     CursorRange, EmptyLastEventId, FixtureNodeIds, HostEventFraming, ImplementedModes,
@@ -278,9 +278,8 @@ impl BuiltInProfile {
                 choices.tick_seam_runs = TickSeamRuns::Ids;
                 choices.mock_provider_seat = MockProviderSeat::SchemaOnly;
                 choices.unprojectable_property = UnprojectableProperty::CarriedUnderHatch;
-                openwop.feedback.signals =
-                    reference_runtime::openwop::FeedbackSignals::RatingAndCorrection;
-                openwop.feedback.targets = reference_runtime::openwop::FeedbackTargets::RunAndEvent;
+                openwop.feedback.signals = FeedbackSignals::RatingAndCorrection;
+                openwop.feedback.targets = FeedbackTargets::RunAndEvent;
                 // No subscriber limit (so no `subscriber_limit` fact: the 429 case SKIPs).
                 openwop.max_subscribers_per_run = 0;
             }
