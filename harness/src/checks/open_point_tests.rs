@@ -163,28 +163,18 @@ fn a_host_serving_a_subset_of_modes_is_failed_by_no_must_check() {
     );
     let mut judged = 0;
     let mut failures = Vec::new();
+    let debug = crate::case::needs::Need::StreamMode(spec::openwop::StreamMode::Debug);
+    let need_debug =
+        |needs: &[crate::case::needs::CaseNeed]| needs.iter().any(|n| n.wanted() == Some(&debug));
     for loaded in corpus() {
         let case = &loaded.case;
         // A case that needs debug SKIPs on such a host (the probe finds it refused).
-        if case.surface != CaseSurface::Openwop
-            || case.needs.iter().any(|n| {
-                n.wanted()
-                    == Some(&crate::case::needs::Need::StreamMode(
-                        spec::openwop::StreamMode::Debug,
-                    ))
-            })
-        {
+        if case.surface != CaseSurface::Openwop || need_debug(&case.needs) {
             continue;
         }
         for step in &case.steps {
             // A step needing debug is not taken on such a host (the driver's `not_served`).
-            let needs_debug = step.needs.iter().any(|n| {
-                n.wanted()
-                    == Some(&crate::case::needs::Need::StreamMode(
-                        spec::openwop::StreamMode::Debug,
-                    ))
-            });
-            if stream_mode_of(step).as_deref() != Some("debug") || needs_debug {
+            if stream_mode_of(step).as_deref() != Some("debug") || need_debug(&step.needs) {
                 continue;
             }
             judged += 1;

@@ -354,7 +354,6 @@ fn each_selected(
             continue;
         }
         let single = StepRecord {
-            not_taken: None,
             exchanges: vec![exchange.clone()],
             ..step.clone()
         };

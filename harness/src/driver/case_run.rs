@@ -226,7 +226,7 @@ impl CaseRunner {
                 }
                 let location = format!("{base}/{index}");
                 if let Some(why) = self.not_served(step) {
-                    not_taken(step, location, why, state);
+                    self.not_taken(step, step_name(step, &location), location, why, state);
                     continue;
                 }
                 self.run_step(step, location, state).await;
@@ -235,10 +235,7 @@ impl CaseRunner {
     }
 
     async fn run_step(&self, step: &Step, location: String, state: &mut CaseState<'_>) {
-        let name = step
-            .id
-            .clone()
-            .unwrap_or_else(|| format!("#{}", location.trim_start_matches("/steps/")));
+        let name = step_name(step, &location);
         match &step.action {
             StepAction::Repeat(repeat) => self.run_repeat(repeat, &location, state).await,
             StepAction::Generate(generate) => {
@@ -310,18 +307,23 @@ impl CaseRunner {
         location: &str,
         state: &mut CaseState<'_>,
     ) {
+        let inner_at = |i: usize, inner: &Step| {
+            let inner_name = inner.id.clone().unwrap_or_else(|| format!("{name}.{i}"));
+            (inner_name, format!("{location}/parallel/{i}"))
+        };
         let mut taken = Vec::new();
         for (i, inner) in parallel.iter().enumerate() {
-            let inner_location = format!("{location}/parallel/{i}");
             match self.not_served(inner) {
-                Some(why) => not_taken(inner, inner_location, why, state),
+                Some(why) => {
+                    let (inner_name, inner_location) = inner_at(i, inner);
+                    self.not_taken(inner, inner_name, inner_location, why, state);
+                }
                 None => taken.push((i, inner)),
             }
         }
         let mut futures = Vec::new();
         for &(i, inner) in &taken {
-            let inner_location = format!("{location}/parallel/{i}");
-            let inner_name = inner.id.clone().unwrap_or_else(|| format!("{name}.{i}"));
+            let (inner_name, inner_location) = inner_at(i, inner);
             futures.push(Self::perform(
                 inner,
                 self.step_context(inner_name, inner_location, state),
@@ -369,6 +371,25 @@ impl CaseRunner {
                 NeedStatus::Met => None,
                 NeedStatus::Lacking(why) | NeedStatus::Unjudgeable(why) => Some(why),
             })
+    }
+
+    /// Records that `step` (named `name`) was not taken, because the host does not serve a
+    /// stream mode it reads, an optional one: it sent nothing, and its checks are not judged;
+    /// the case is judged on its other steps (lint keeps every step that reads this one as
+    /// optional as it is).
+    fn not_taken(
+        &self,
+        step: &Step,
+        name: String,
+        location: String,
+        why: String,
+        state: &mut CaseState<'_>,
+    ) {
+        let mut record =
+            self.step_context(name, location, state)
+                .record(step.action.name(), Vec::new(), false);
+        record.not_taken = Some(format!("not taken: {why}"));
+        state.transcript.push(record);
     }
 
     fn template_failure(&self, error: &TemplateError, location: &str, state: &mut CaseState<'_>) {
@@ -785,26 +806,11 @@ fn not_provoked(state: &mut CaseState<'_>) {
     });
 }
 
-/// Records that `step` was not taken (the host does not serve a stream mode it reads, an optional
-/// one): it sent nothing, and its checks are not judged; the case is judged on its other steps
-/// (lint keeps every step that reads this one as optional as it is).
-fn not_taken(step: &Step, location: String, why: String, state: &mut CaseState<'_>) {
-    let name = step
-        .id
+/// A step's name in the transcript: its id, or `#<index path>` when the case gave none.
+fn step_name(step: &Step, location: &str) -> String {
+    step.id
         .clone()
-        .unwrap_or_else(|| format!("#{}", location.trim_start_matches("/steps/")));
-    state.transcript.push(StepRecord {
-        step: name,
-        location,
-        action: step.action.name().to_string(),
-        exchanges: Vec::new(),
-        bindings: Vec::new(),
-        completed: false,
-        provider_calls: Vec::new(),
-        exchanges_dropped: 0,
-        refusals_waited_out: 0,
-        not_taken: Some(format!("not taken: {why}")),
-    });
+        .unwrap_or_else(|| format!("#{}", location.trim_start_matches("/steps/")))
 }
 
 /// The implicit outcome of a case none of whose checks applied.

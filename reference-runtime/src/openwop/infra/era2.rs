@@ -87,12 +87,16 @@ pub(crate) fn v2_type(v1: &str) -> Option<String> {
     (orgs().classify_type(v1) == TypeNameVerdict::Vendor).then(|| v1.to_string())
 }
 
-/// The properties of `payload` the v2 definition of `v2` cannot carry.
-pub(crate) fn unprojectable(v2: &str, payload: &Value) -> Vec<String> {
-    let Some(def) = event_types()
+/// The shape of the v2 payload definition of the type `v2`, when it has one.
+fn def_of(v2: &str) -> Option<&'static DefShape> {
+    event_types()
         .get(v2)
         .and_then(|entry| DEFS.get(&entry.payload_def))
-    else {
+}
+
+/// The properties of `payload` the v2 definition of `v2` cannot carry.
+pub(crate) fn unprojectable(v2: &str, payload: &Value) -> Vec<String> {
+    let Some(def) = def_of(v2) else {
         return Vec::new();
     };
     match payload.as_object() {
@@ -142,10 +146,7 @@ fn hatched_name(key: &str) -> String {
 /// Moves each of `keys` of `payload` to its hatched name, when the definition of `v2` has the
 /// hatch and no such name is taken; `false` (and `payload` untouched) otherwise.
 fn carry_under_hatch(v2: &str, payload: &mut Value, keys: &[String]) -> bool {
-    let has_hatch = event_types()
-        .get(v2)
-        .and_then(|entry| DEFS.get(&entry.payload_def))
-        .is_some_and(|def| def.hatch);
+    let has_hatch = def_of(v2).is_some_and(|def| def.hatch);
     let Some(object) = payload.as_object_mut().filter(|_| has_hatch) else {
         return false;
     };
