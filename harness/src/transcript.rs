@@ -213,6 +213,18 @@ pub struct Exchange {
     pub sent_at_ms: u64,
 }
 
+impl Exchange {
+    /// Whether the case's deadline cut the request before the host answered it (the host may
+    /// still have been about to: such an exchange says nothing of the host).
+    pub(crate) fn cut_by_deadline(&self) -> bool {
+        self.response.is_none()
+            && self
+                .transport_error
+                .as_ref()
+                .is_some_and(|t| t.message == TransportError::NO_HEADERS_BEFORE_DEADLINE)
+    }
+}
+
 /// A failure to get a response at all.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TransportError {
@@ -221,6 +233,12 @@ pub struct TransportError {
     pub unreachable: bool,
     /// What happened.
     pub message: String,
+}
+
+impl TransportError {
+    /// The message of a request the case's deadline cut before the host sent its headers.
+    pub(crate) const NO_HEADERS_BEFORE_DEADLINE: &'static str =
+        "no response headers before the case deadline";
 }
 
 /// Everything one step recorded.

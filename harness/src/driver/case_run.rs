@@ -497,11 +497,15 @@ impl CaseRunner {
                 // The harness's own budget ran out: it could not judge, the host broke no bound.
                 verdict: Verdict::Error,
                 message: format!(
-                    "step `{}` did not complete within the case's budget (timeout_ms plus the waits it takes from facts; a longer --time-scale gives more); later steps did not run",
-                    record.step
+                    "step `{}` did not complete within the case's budget: {}; later steps did not run (the budget is timeout_ms plus the waits it takes from facts; a longer --time-scale gives more)",
+                    record.step,
+                    super::budget_cut::pending(&record)
                 ),
                 expected: Some("the step to complete within the case's budget".into()),
-                actual: Some("the case's budget ran out".into()),
+                actual: Some(format!(
+                    "the case's budget ran out: {}",
+                    super::budget_cut::pending(&record)
+                )),
             });
             state.stopped = true;
         }
@@ -1010,8 +1014,9 @@ fn not_answered(
 fn unmet_precondition(step: &Step, record: &StepRecord, scope: &Scope) -> Option<String> {
     if !record.completed {
         return Some(format!(
-            "step `{}` did not complete within the case's budget",
-            record.step
+            "step `{}` did not complete within the case's budget: {}",
+            record.step,
+            super::budget_cut::pending(record)
         ));
     }
     let StepAction::Stream(stream) = &step.action else {

@@ -323,7 +323,7 @@ impl HttpDriver {
                     response: None,
                     transport_error: Some(TransportError {
                         unreachable: false,
-                        message: "no response headers before the case deadline".into(),
+                        message: TransportError::NO_HEADERS_BEFORE_DEADLINE.into(),
                     }),
                     sent_at_ms,
                 };

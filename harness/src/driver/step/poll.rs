@@ -35,7 +35,11 @@ impl StepContext<'_> {
             .repeat_until(&prepared, interval, |exchange| {
                 let body = exchange.response.as_ref().and_then(|r| r.json.as_ref());
                 let held = matches!(json_condition(body, until, self.scope)?, Ok(()));
-                last = Some(exchange);
+                // A request the deadline cut says nothing: the last answer stays the record,
+                // so an ERROR can say what the host kept answering (a run's status, say).
+                if !(exchange.cut_by_deadline() && last.is_some()) {
+                    last = Some(exchange);
+                }
                 Ok(held)
             })
             .await?;
