@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use crate::case::{GenerateSpec, Strategy};
 use futures::future::BoxFuture;
+use spec::openwop::{StreamMode, StreamModeSelection};
 
 use crate::case::Step;
 use crate::driver::case_state::CaseState;
@@ -22,11 +23,12 @@ use crate::verdict::{CheckOutcome, Verdict};
 /// Default number of generated inputs per step.
 pub(crate) const DEFAULT_CASES: u32 = 16;
 
-/// The proptest strategy of a generator.
-pub(crate) fn strategy(kind: Strategy) -> BoxedStrategy<Value> {
+/// The proptest strategy of a generator; `served` are the stream modes the host serves, which
+/// a valid `streamMode` draws from (a host serving all four gets every valid value).
+pub(crate) fn strategy(kind: Strategy, served: &[StreamMode]) -> BoxedStrategy<Value> {
     match kind {
         Strategy::InvalidStreamMode => invalid_stream_mode().prop_map(Value::String).boxed(),
-        Strategy::ValidStreamMode => valid_stream_mode().prop_map(Value::String).boxed(),
+        Strategy::ValidStreamMode => valid_stream_mode(served).prop_map(Value::String).boxed(),
         Strategy::MalformedCursor => malformed_cursor().prop_map(Value::String).boxed(),
         Strategy::WellFormedCursor => well_formed_cursor().prop_map(Value::String).boxed(),
         Strategy::SafeWellFormedCursor => safe_well_formed_cursor().prop_map(Value::String).boxed(),
@@ -76,12 +78,32 @@ fn invalid_stream_mode() -> impl proptest::strategy::Strategy<Value = String> {
     })
 }
 
-fn valid_stream_mode() -> impl proptest::strategy::Strategy<Value = String> {
-    let mode = prop_oneof![Just("updates"), Just("messages"), Just("debug")];
-    prop_oneof![
-        Just("values".to_string()),
-        proptest::collection::vec(mode, 1..4).prop_map(|m| m.join(","))
-    ]
+/// `values`, or one or more of the other three joined by commas (repeats included: the pattern
+/// allows them), each a mode of `served`. `updates` stands in when `served` names none of the
+/// three (a host must serve it).
+fn valid_stream_mode(served: &[StreamMode]) -> BoxedStrategy<String> {
+    let mut combinable: Vec<&'static str> =
+        [StreamMode::Updates, StreamMode::Messages, StreamMode::Debug]
+            .into_iter()
+            .filter(|mode| served.contains(mode))
+            .map(StreamMode::as_str)
+            .collect();
+    if combinable.is_empty() {
+        combinable.push(StreamMode::Updates.as_str());
+    }
+    let mixed = proptest::collection::vec(proptest::sample::select(combinable), 1..4)
+        .prop_map(|modes| modes.join(","));
+    if served.contains(&StreamMode::Values) {
+        prop_oneof![Just("values".to_string()), mixed].boxed()
+    } else {
+        mixed.boxed()
+    }
+}
+
+/// Whether a valid `streamMode` value names only modes of `served`.
+fn names_only(value: &str, served: &[StreamMode]) -> bool {
+    StreamModeSelection::parse(value)
+        .is_ok_and(|selection| selection.modes().iter().all(|mode| served.contains(mode)))
 }
 
 fn malformed_cursor() -> impl proptest::strategy::Strategy<Value = String> {
@@ -201,6 +223,8 @@ pub(crate) trait GenerateRunner: Sync {
     fn proptest_seed(&self) -> u64;
     /// Where committed counterexamples live (`cases/regressions`).
     fn regressions_dir(&self) -> &Option<std::path::PathBuf>;
+    /// The stream modes the target serves (what a `valid_stream_mode` input may name).
+    fn served_stream_modes(&self) -> Vec<StreamMode>;
     /// Re-registers the case's scripts that refer to a loop variable, under the current bindings.
     fn reregister_generated_scripts(&self, state: &mut CaseState<'_>) -> Result<(), String>;
     /// Runs `steps`, located under `base`.
@@ -220,7 +244,16 @@ pub(crate) async fn run_generate(
     location: &str,
     state: &mut CaseState<'_>,
 ) {
-    let regressions = load_regressions(runner.regressions_dir(), &state.case.id);
+    let served = runner.served_stream_modes();
+    // A committed counterexample naming a mode the host does not serve is not one for it (a
+    // valid `streamMode` the host does not serve is refused, as it must be).
+    let regressions: Vec<Value> = load_regressions(runner.regressions_dir(), &state.case.id)
+        .into_iter()
+        .filter(|value| {
+            spec.strategy != Strategy::ValidStreamMode
+                || value.as_str().is_some_and(|v| names_only(v, &served))
+        })
+        .collect();
     let cases = spec.cases.unwrap_or(DEFAULT_CASES);
     let handle = tokio::runtime::Handle::current();
     let config = Config {
@@ -251,7 +284,7 @@ pub(crate) async fn run_generate(
         // proptest drives the inputs synchronously: each input's HTTP steps run to completion
         // on this runtime (which must be multi-threaded) before the next one is generated.
         let outcome = tokio::task::block_in_place(|| {
-            let strategy = strategy(spec.strategy);
+            let strategy = strategy(spec.strategy, &served);
             let mut test_runner = TestRunner::new_with_rng(
                 config,
                 TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed),
@@ -466,7 +499,7 @@ mod tests {
             Config::default(),
             TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
         );
-        let strategy = strategy(kind);
+        let strategy = strategy(kind, &StreamMode::ALL);
         (0..n)
             .map(|_| strategy.new_tree(&mut runner).unwrap().current())
             .collect()
@@ -490,6 +523,40 @@ mod tests {
                 "{value}"
             );
         }
+    }
+
+    #[test]
+    fn valid_stream_modes_name_only_the_modes_the_host_serves() {
+        let mut runner = TestRunner::new_with_rng(
+            Config::default(),
+            TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
+        );
+        let served = [StreamMode::Updates, StreamMode::Debug];
+        let strategy = strategy(Strategy::ValidStreamMode, &served);
+        let drawn: Vec<String> = (0..200)
+            .map(|_| {
+                let value = strategy.new_tree(&mut runner).unwrap().current();
+                value.as_str().unwrap().to_string()
+            })
+            .collect();
+        for value in &drawn {
+            assert!(names_only(value, &served), "{value}");
+        }
+        // Both served modes are drawn, alone and mixed.
+        assert!(drawn.iter().any(|v| v == "updates"));
+        assert!(
+            drawn
+                .iter()
+                .any(|v| v.contains("debug") && v.contains("updates"))
+        );
+        // A host serving all four gets every kind of value, `values` and `messages` included.
+        let every = sample(Strategy::ValidStreamMode, 200);
+        assert!(every.iter().any(|v| v == "values"));
+        assert!(
+            every
+                .iter()
+                .any(|v| v.as_str().unwrap().contains("messages"))
+        );
     }
 
     #[test]

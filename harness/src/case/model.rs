@@ -456,7 +456,7 @@ pub enum Strategy {
     /// Strings outside the `streamMode` pattern (unknown names, bad separators, case, spaces,
     /// `values` combined, empty).
     InvalidStreamMode,
-    /// Strings inside the `streamMode` pattern.
+    /// Strings inside the `streamMode` pattern naming only the modes the host serves.
     ValidStreamMode,
     /// Malformed cursor values (negative, non-integer, empty, spaces, signs, hex, huge).
     MalformedCursor,

@@ -14,6 +14,7 @@ pub(crate) use crate::case::DEFAULT_CASE_TIMEOUT_MS;
 use super::case_state::CaseState;
 use super::http::HttpDriver;
 use super::step::{self, ComeBack, StepContext};
+use crate::case::needs::Need;
 use crate::case::{Case, CaseSurface, ConcurrentCopy, RepeatSpec, Step, StepAction};
 use crate::checks::events::observe;
 use crate::checks::{self, EvalContext};
@@ -1042,6 +1043,13 @@ impl crate::generate::GenerateRunner for CaseRunner {
 
     fn regressions_dir(&self) -> &Option<std::path::PathBuf> {
         &self.regressions_dir
+    }
+
+    fn served_stream_modes(&self) -> Vec<spec::openwop::StreamMode> {
+        spec::openwop::StreamMode::ALL
+            .into_iter()
+            .filter(|mode| self.target.has_need(&Need::StreamMode(*mode)))
+            .collect()
     }
 
     fn reregister_generated_scripts(&self, state: &mut CaseState<'_>) -> Result<(), String> {
