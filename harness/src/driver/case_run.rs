@@ -489,6 +489,7 @@ impl CaseRunner {
             state.stopped = true;
         }
         if !record.completed && !state.stopped {
+            let pending = super::budget_cut::pending(&record);
             state.checks.push(CheckOutcome {
                 check: STEP_COMPLETED.into(),
                 location: location.to_string(),
@@ -498,15 +499,11 @@ impl CaseRunner {
                 // The harness's own budget ran out: it could not judge, the host broke no bound.
                 verdict: Verdict::Error,
                 message: format!(
-                    "step `{}` did not complete within the case's budget: {}; later steps did not run (the budget is timeout_ms plus the waits it takes from facts; a longer --time-scale gives more)",
-                    record.step,
-                    super::budget_cut::pending(&record)
+                    "step `{}` did not complete within the case's budget: {pending}; later steps did not run (the budget is timeout_ms plus the waits it takes from facts; a longer --time-scale gives more)",
+                    record.step
                 ),
                 expected: Some("the step to complete within the case's budget".into()),
-                actual: Some(format!(
-                    "the case's budget ran out: {}",
-                    super::budget_cut::pending(&record)
-                )),
+                actual: Some(format!("the case's budget ran out: {pending}")),
             });
             state.stopped = true;
         }
