@@ -243,6 +243,9 @@ impl BuiltInProfile {
             }
             BuiltInProfile::UpdatesOnly => {
                 openwop.choices.implemented_modes = ImplementedModes::UpdatesOnly;
+                // Every poll read a page at a time: the cases moved to poll for a host serving
+                // `updates` alone read the log through pages.
+                openwop.choices.poll_page = PollPage::OneEvent;
             }
             BuiltInProfile::UpstreamFraming => {
                 openwop.choices.host_event_framing = HostEventFraming::BareMessage;

@@ -330,7 +330,9 @@ pub struct StreamUntil {
     pub duration_ms: Option<Value>,
 }
 
-/// Repeat a request until a condition holds (bounded by the case time).
+/// Repeat a request until a condition holds (bounded by the case time). A run-events poll is
+/// read to its end at each attempt, as a `request` step reads it: the condition is on the
+/// pages joined.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PollUntilSpec {

@@ -139,6 +139,8 @@ async fn the_corpus_tolerates_a_host_serving_updates_only_but_for_the_missing_mo
     // 0 FAIL, and WARN only at the should-implement-* requirements of values, messages, debug.
     assert_tolerated(&matrix);
     assert_exercised(&matrix, "w.stream-mode.implemented-modes", profile);
+    // Its polls answer one event at a time: the cases moved to poll read the log in pages.
+    assert_exercised(&matrix, "w.poll.page-size", profile);
     let report = &reports[0].1;
     let verdict = |id: &str| {
         report
@@ -225,6 +227,17 @@ async fn the_corpus_tolerates_a_host_serving_updates_only_but_for_the_missing_mo
     assert!(
         judged_without > 0,
         "no case reads a missing mode in some steps only"
+    );
+    // A wait on poll for an event past the first page reads on (pages and their join).
+    let cancel = verdict("w.terminal.cancel");
+    let wait = cancel
+        .transcript
+        .iter()
+        .find(|r| r.action == "poll_until")
+        .expect("w.terminal.cancel waits on poll");
+    assert!(
+        wait.completed && wait.exchanges.len() > 2,
+        "one-event pages not read on: {wait:?}"
     );
 }
 

@@ -10,8 +10,8 @@ pub(crate) async fn run(
     cx: &StepContext<'_>,
     poll: &PollUntilSpec,
 ) -> Result<StepRecord, TemplateError> {
-    let (exchange, completed) = cx
+    let (exchanges, completed) = cx
         .poll(&poll.request, &poll.until, poll.interval_ms)
         .await?;
-    Ok(cx.record("poll_until", exchange.into_iter().collect(), completed))
+    Ok(cx.record("poll_until", exchanges, completed))
 }

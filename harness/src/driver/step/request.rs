@@ -66,7 +66,7 @@ async fn send(
 /// read reached its last page: `false` when the case's budget ran out with pages still to
 /// read (the joined answer is then a prefix of the log, not the host's answer). A host paging
 /// past [`poll_pages::MAX_PAGES`] is judged on what was read.
-async fn read_on(
+pub(super) async fn read_on(
     cx: &StepContext<'_>,
     request: &RequestSpec,
     pages: &mut Vec<Exchange>,

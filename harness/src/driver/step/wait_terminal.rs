@@ -9,7 +9,7 @@ use super::context::StepContext;
 use crate::case::{CaseSurface, JsonExpect, Principal, RequestSpec, WaitTerminalSpec};
 use crate::driver::http::ReadMode;
 use crate::template::TemplateError;
-use crate::transcript::{Exchange, StepRecord};
+use crate::transcript::StepRecord;
 
 /// Waits for the terminal status (and the settled log).
 pub(crate) async fn run(
@@ -42,8 +42,7 @@ pub(crate) async fn run(
         one_of: terminal.as_array().cloned(),
         ..JsonExpect::default()
     };
-    let (exchange, completed) = cx.poll(&request, &until, None).await?;
-    let mut exchanges: Vec<Exchange> = exchange.into_iter().collect();
+    let (mut exchanges, completed) = cx.poll(&request, &until, None).await?;
     let mut completed = completed;
     if completed && wait.settled == Some(true) && cx.surface == CaseSurface::Openwop {
         let log = RequestSpec {

@@ -27,7 +27,7 @@
 //! implemented_modes = "updates-only"         # or "all-four" (the default)
 //! upstream_contradictions = "other-side"     # or "reference-side" (the default)
 //! fixture_node_ids = "per-fixture"           # or "shared" (the default)
-//! poll_page = "four-events"                  # or "whole" (the default)
+//! poll_page = "four-events"                  # or "one-event", or "whole" (the default)
 //! poll_foreign_parameters = "refused"        # or "ignored" (the default)
 //! cursor_range = "safe-integer"             # or "fifteen-digits", or "any" (the default)
 //! empty_last_event_id = "as-absent"          # or "refused" (the default)
@@ -195,6 +195,19 @@ pub enum PollPage {
     Whole,
     /// At most four events; the client reads on from the last one.
     FourEvents,
+    /// One event at a time: the smallest page a host may answer.
+    OneEvent,
+}
+
+impl PollPage {
+    /// The most events one answer holds (`None`: every event after the cursor).
+    pub fn events(self) -> Option<usize> {
+        match self {
+            PollPage::Whole => None,
+            PollPage::FourEvents => Some(4),
+            PollPage::OneEvent => Some(1),
+        }
+    }
 }
 
 /// What a poll does with `lastSequence` and `since` (open point `w.poll.foreign-parameters`):

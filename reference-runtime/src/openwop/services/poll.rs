@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::openwop::infra::choices::{AfterTerminalEvents, PollForeignParameters, PollPage};
+use crate::openwop::infra::choices::{AfterTerminalEvents, PollForeignParameters};
 use crate::store::StoredEvent;
 
 use super::state::WState;
@@ -25,9 +25,6 @@ use crate::openwop::services::stream_params::parse_cursor;
 
 /// The default long-poll wait.
 const DEFAULT_TIMEOUT_SECS: u64 = 30;
-
-/// The events one poll answers under `poll_page = "four-events"`.
-const POLL_PAGE_EVENTS: usize = 4;
 
 /// The query parameters a poll reads, as received.
 #[derive(Debug, Clone, Copy, Default)]
@@ -100,8 +97,10 @@ pub(crate) async fn poll(
             continue;
         };
         projection.apply(&doc);
-        let paged_out =
-            choices.poll_page == PollPage::FourEvents && events.len() >= POLL_PAGE_EVENTS;
+        let paged_out = choices
+            .poll_page
+            .events()
+            .is_some_and(|page| events.len() >= page);
         if after.is_none_or(|after| event.sequence > after) && !paged_out {
             events.push(serde_json::from_str::<Value>(&event.json).unwrap_or(Value::Null));
         }
