@@ -485,8 +485,8 @@ fn invalid_needs(value: &mut Value) -> Vec<(String, String)> {
 }
 
 /// The problems of the steps with `needs` in the case `root` (its typed `needs` are
-/// `case_needs`): a step's needs name only optional stream modes the case does not already
-/// need, and a step that may not be taken is read (`${steps.<id>…}`, a premise, a comparison)
+/// `case_needs`): a step's needs name only optional stream modes and capabilities (either
+/// way) the case does not already need, and a step that may not be taken is read (`${steps.<id>…}`, a premise, a comparison)
 /// only by steps taken no more often (needing at least what it needs).
 fn optional_step_problems(
     root: &Value,
@@ -507,11 +507,16 @@ fn optional_step_problems(
     for (at, step) in &steps {
         let needs = needs_of(step);
         for (n, need) in needs.iter().enumerate() {
-            if need.negated || !matches!(need.need, Need::StreamMode(_)) {
+            let step_need = match need.need {
+                Need::StreamMode(_) => !need.negated,
+                Need::Capability { .. } => true,
+                _ => false,
+            };
+            if !step_need {
                 report(
                     &format!("{at}/needs/{n}"),
                     format!(
-                        "a step needs only optional stream modes (`stream-mode:<mode>`), not `{need}`: the case's `needs` hold the rest"
+                        "a step needs only optional stream modes (`stream-mode:<mode>`) and capabilities (`capability:…`, `!capability:…`), not `{need}`: the case's `needs` hold the rest"
                     ),
                 );
             } else if case_needs.contains(need) {

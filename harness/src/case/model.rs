@@ -111,8 +111,9 @@ pub struct Step {
     /// cause (the host never called the fake; where it listens; the requests that reached the
     /// providers listener and matched no fake), and no later step runs.
     pub evidence: Vec<EvidenceExpect>,
-    /// The optional stream modes the step reads (`stream-mode:<mode>`): on a host that does not
-    /// serve one, the step is not taken (its checks are not judged, the transcript says why)
+    /// The optional stream modes the step reads (`stream-mode:<mode>`) and the capabilities it
+    /// is for (`capability:…`, or `!capability:…` for hosts without one): on a host that does
+    /// not meet one, the step is not taken (its checks are not judged, the transcript says why)
     /// and the case is judged on its other steps.
     pub needs: Vec<super::needs::CaseNeed>,
     /// What the step does.
@@ -145,9 +146,10 @@ exactly_one_of! {
         /// saw the host consume them, otherwise the case is BLOCKED with the cause.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         evidence: Vec<EvidenceExpect>,
-        /// The optional stream modes the step reads (`stream-mode:<mode>`): on a host that
-        /// does not serve one, the step is not taken (its checks are not judged) and the case
-        /// is judged on its other steps. No other step may read this one.
+        /// The optional stream modes the step reads (`stream-mode:<mode>`) and the capabilities
+        /// it is for (`capability:…`, or `!capability:…` for hosts without one): on a host that
+        /// does not meet one, the step is not taken (its checks are not judged) and the case is
+        /// judged on its other steps. Only a step needing as much may read this one.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         #[schemars(with = "Vec<String>")]
         needs: Vec<super::needs::CaseNeed>,

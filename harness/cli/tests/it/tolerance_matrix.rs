@@ -246,9 +246,11 @@ fn optional_steps(steps: &[harness::case::Step]) -> Vec<&str> {
     steps
         .iter()
         .flat_map(|step| {
-            let own = (!step.needs.is_empty())
-                .then_some(step.id.as_deref())
-                .flatten();
+            let reads_optional_mode = step
+                .needs
+                .iter()
+                .any(|need| need.to_string().starts_with("stream-mode:"));
+            let own = reads_optional_mode.then_some(step.id.as_deref()).flatten();
             own.into_iter()
                 .chain(optional_steps(step.action.nested_steps()))
         })
