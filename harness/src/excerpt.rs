@@ -322,6 +322,7 @@ mod tests {
                 end_at_ms: 2,
                 excerpt: None,
                 folded: None,
+                run_end: None,
             }),
             transport_error: None,
             sent_at_ms: 0,

@@ -107,6 +107,44 @@ pub struct ResponseRecord {
     /// kept (see `crate::stream_fold`): absent when every frame read is in `frames`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folded: Option<StreamFold>,
+    /// Surface W, a stream: when its run was seen to end while the stream was read, and what
+    /// showed it (from then the host owed the close within one keep-alive interval); absent
+    /// when no end was seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_end: Option<RunEndSeen>,
+}
+
+/// When a surface-W stream's run was seen to end while the stream was read, and what showed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RunEndSeen {
+    /// Milliseconds from the stream's request (0 when the run had ended before it).
+    pub at_ms: u64,
+    /// What showed it.
+    pub witness: RunEndWitness,
+}
+
+/// What showed a stream that its run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RunEndWitness {
+    /// The stream itself: the run's terminal event, or a `values` snapshot of the run terminal.
+    ThisStream,
+    /// Another stream of the same run in the case.
+    AnotherStream,
+    /// The run's poll, answering `isTerminal: true` (asked by the harness while the stream was
+    /// open and had shown no end).
+    RunPoll,
+}
+
+impl RunEndWitness {
+    /// The witness in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            RunEndWitness::ThisStream => "shown on this stream",
+            RunEndWitness::AnotherStream => "shown on another stream of the run",
+            RunEndWitness::RunPoll => "the run's poll answered isTerminal: true",
+        }
+    }
 }
 
 /// What an excerpt left out of a response: the middle of its body, the middle of its frames,
@@ -151,6 +189,7 @@ impl ResponseRecord {
             end_at_ms,
             excerpt: None,
             folded: None,
+            run_end: None,
         }
     }
 

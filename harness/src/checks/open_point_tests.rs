@@ -68,6 +68,7 @@ fn json_response(status: u16, body: Value) -> ResponseRecord {
         end_at_ms: 10,
         excerpt: None,
         folded: None,
+        run_end: None,
     }
 }
 
@@ -103,6 +104,7 @@ fn sse(docs: Vec<Value>) -> ResponseRecord {
         end_at_ms: 100,
         excerpt: None,
         folded: None,
+        run_end: None,
     }
 }
 

@@ -105,6 +105,7 @@ fn json_response(status: u16, body: Value) -> ResponseRecord {
         end_at_ms: 10,
         excerpt: None,
         folded: None,
+        run_end: None,
     }
 }
 
@@ -137,6 +138,7 @@ fn sse(frames: Vec<FrameRecord>, end_at_ms: u64) -> ResponseRecord {
         end_at_ms,
         excerpt: None,
         folded: None,
+        run_end: None,
     }
 }
 

@@ -105,6 +105,7 @@ mod tests {
             end_at_ms: 4000,
             excerpt: None,
             folded: None,
+            run_end: None,
         }
     }
 

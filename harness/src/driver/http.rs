@@ -8,14 +8,18 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::time::Instant;
 
-use super::run_ends::CloseAfterRunEnd;
+use super::run_ends::{CloseAfterRunEnd, EndWitness, RunLookout};
 use crate::checks::events::{FrameContent, read_frame};
 use crate::event_selector::EventSelector;
 use crate::sse::{SseLimits, SseTokenizer};
 use crate::transcript::{
-    BodyEnd, Exchange, FrameKind, Header, RequestRecord, ResponseRecord, TransportError,
-    redact_header,
+    BodyEnd, Exchange, FrameKind, Header, RequestRecord, ResponseRecord, RunEndSeen, RunEndWitness,
+    TransportError, redact_header,
 };
+
+/// The largest poll body a stream's lookout reads (a run's poll answer; a larger one says
+/// nothing to it).
+const LOOKOUT_BODY_BYTES: usize = 8 * 1024 * 1024;
 
 /// How to reach hosts.
 #[derive(Debug, Clone, Default)]
@@ -105,7 +109,8 @@ pub struct StopCondition {
     /// `("heartbeat.evaluated", "heartbeatId")`.
     pub repeated: Option<(String, String)>,
     /// Surface W: once the run's terminal event (or a `values` snapshot of the run in a
-    /// terminal status) arrived, on this stream or on another of the same run in the case, the
+    /// terminal status) arrived, on this stream or on another of the same run in the case, or
+    /// the run's poll said the run is terminal (the lookout of a stream read to its close), the
     /// host owes the stream's close within one keep-alive interval. The read goes on until the
     /// server closes it, at most that long after the end (or after the request, when the end
     /// came before it), past the window and the deadline, so a stream the host holds open is
@@ -438,6 +443,7 @@ impl HttpDriver {
             end_at_ms: ms_between(sent, Instant::now()),
             excerpt,
             folded: None,
+            run_end: None,
         }
     }
 
@@ -468,24 +474,40 @@ impl HttpDriver {
             Some(window) if sent + window < deadline => (sent + window, true),
             _ => (deadline, false),
         };
-        let mut run_ended = false;
+        let mut run_end: Option<RunEndSeen> = None;
+        // Another stream of the run, or the run's poll, may show its end first (this one's mode
+        // may not show it, or the host may have lost it here, or on every stream).
+        let mut learnt_end = std::pin::pin!(async {
+            match &stop.close_after_terminal {
+                Some(close) => tokio::select! {
+                    seen = close.ends.wait_for(&close.run) => seen,
+                    seen = self.look_out(close, deadline) => seen,
+                },
+                None => std::future::pending().await,
+            }
+        });
         let end = 'read: loop {
-            // Another stream of the run may show its end first (this one's mode may not show
-            // it, or the host may have lost it here).
-            let ended_elsewhere = async {
-                match (&stop.close_after_terminal, run_ended) {
-                    (Some(close), false) => close.ends.wait_for(&close.run).await,
-                    _ => std::future::pending().await,
-                }
-            };
             let read = tokio::select! {
                 biased;
                 read = tokio::time::timeout_at(read_until, response.chunk()) => read,
-                ended_at = ended_elsewhere => {
-                    run_ended = true;
-                    if let Some(close) = &stop.close_after_terminal {
-                        let due = ended_at.max(sent) + close.grace;
-                        read_on_until(due, &mut read_until, &mut window_end);
+                (ended_at, witness) = &mut learnt_end, if run_end.is_none() => {
+                    let ended_at = ended_at.max(sent);
+                    run_end = Some(RunEndSeen {
+                        at_ms: ms_between(sent, ended_at),
+                        witness: match witness {
+                            EndWitness::Stream => RunEndWitness::AnotherStream,
+                            EndWitness::Poll => RunEndWitness::RunPoll,
+                        },
+                    });
+                    // The stream shows no end of its own: read it to its close or the end of
+                    // the grace, whether that comes before the deadline or after it.
+                    if let Some(close) = &stop.close_after_terminal
+                        && !window_end
+                    {
+                        read_until = ended_at + close.grace;
+                        window_end = true;
+                    } else if let Some(close) = &stop.close_after_terminal {
+                        read_on_until(ended_at + close.grace, &mut read_until, &mut window_end);
                     }
                     continue 'read;
                 }
@@ -541,14 +563,17 @@ impl HttpDriver {
                                     },
                                 );
                                 if let Some(close) = &stop.close_after_terminal
-                                    && !run_ended
+                                    && run_end.is_none()
                                     && json.as_ref().is_some_and(|json| {
                                         ends_the_run(id.as_deref(), event.as_deref(), json)
                                     })
                                 {
-                                    run_ended = true;
                                     let now = Instant::now();
-                                    close.ends.ended(&close.run, now);
+                                    run_end = Some(RunEndSeen {
+                                        at_ms: ms_between(sent, now),
+                                        witness: RunEndWitness::ThisStream,
+                                    });
+                                    close.ends.ended(&close.run, now, EndWitness::Stream);
                                     read_on_until(
                                         now + close.grace,
                                         &mut read_until,
@@ -608,6 +633,56 @@ impl HttpDriver {
             end_at_ms: ms_between(sent, Instant::now()),
             excerpt: None,
             folded,
+            run_end,
+        }
+    }
+
+    /// A run's poll answer for a lookout: its JSON body when it answered 200 with one within
+    /// [`LOOKOUT_BODY_BYTES`]; `None` for any other answer or failure.
+    async fn poll_body(&self, poll: &PreparedRequest) -> Option<serde_json::Value> {
+        let mut builder = self.client.request(poll.method.clone(), &poll.url);
+        for (name, value) in &poll.headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        let mut response = builder.send().await.ok()?;
+        if response.status().as_u16() != 200 {
+            return None;
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.ok()? {
+            if body.len() + chunk.len() > LOOKOUT_BODY_BYTES {
+                return None;
+            }
+            body.extend_from_slice(&chunk);
+        }
+        serde_json::from_slice(&body).ok()
+    }
+
+    /// A stream's lookout on its run (see [`RunLookout`]): polls the run's log every
+    /// `lookout.every` until an answer says the run is terminal, records the end on the case's
+    /// board and resolves with it; never resolves when the stream has no lookout or the next
+    /// poll would fall past `deadline`. A refused or failed poll says nothing: the next one is
+    /// sent as planned.
+    async fn look_out(&self, close: &CloseAfterRunEnd, deadline: Instant) -> (Instant, EndWitness) {
+        let Some(lookout) = &close.lookout else {
+            return std::future::pending().await;
+        };
+        loop {
+            let next = Instant::now() + lookout.every;
+            if next >= deadline {
+                return std::future::pending().await;
+            }
+            tokio::time::sleep_until(next).await;
+            let answered = tokio::time::timeout_at(deadline, self.poll_body(&lookout.poll)).await;
+            if answered
+                .ok()
+                .flatten()
+                .is_some_and(|body| RunLookout::says_ended(&body))
+            {
+                let now = Instant::now();
+                close.ends.ended(&close.run, now, EndWitness::Poll);
+                return (now, EndWitness::Poll);
+            }
         }
     }
 }

@@ -7,6 +7,11 @@
 //! it can. From that moment each open stream of the run is read for one keep-alive interval of
 //! the host at most ([`StepContext::close_window`](super::step)), so one still open then is the
 //! host's FAIL, never cut by the case's budget (ERROR).
+//!
+//! A host may also lose the end on every stream of the run (a wake-up lost between its backlog
+//! and its live tail): then no stream can show it. A stream read to its close therefore keeps a
+//! lookout ([`RunLookout`]): every second or so it asks the run's log (its poll) whether the run
+//! is terminal, and the first answer saying so is an end too, with the poll as its witness.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -15,11 +20,20 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-/// The runs of one case whose end a stream showed, and when it first did. Cheap to clone: every
-/// clone is the same board.
+/// What showed that a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EndWitness {
+    /// A stream of the run: its terminal event, or a `values` snapshot of the run terminal.
+    Stream,
+    /// The run's poll, answering `isTerminal: true` (the lookout).
+    Poll,
+}
+
+/// The runs of one case whose end was seen, when it first was and by what. Cheap to clone:
+/// every clone is the same board.
 #[derive(Debug, Clone)]
 pub(crate) struct RunEnds {
-    board: Arc<watch::Sender<BTreeMap<String, Instant>>>,
+    board: Arc<watch::Sender<BTreeMap<String, (Instant, EndWitness)>>>,
 }
 
 impl Default for RunEnds {
@@ -31,17 +45,17 @@ impl Default for RunEnds {
 }
 
 impl RunEnds {
-    /// Records that `run` ended at `at` (its first sighting stands).
-    pub(crate) fn ended(&self, run: &str, at: Instant) {
+    /// Records that `run` ended at `at`, as `witness` showed (its first sighting stands).
+    pub(crate) fn ended(&self, run: &str, at: Instant, witness: EndWitness) {
         self.board.send_if_modified(|ends| {
             let first = !ends.contains_key(run);
-            ends.entry(run.to_string()).or_insert(at);
+            ends.entry(run.to_string()).or_insert((at, witness));
             first
         });
     }
 
-    /// Resolves with when `run` ended, once a stream showed it (at once if one already had).
-    pub(crate) async fn wait_for(&self, run: &str) -> Instant {
+    /// Resolves with when `run` ended and what showed it, once seen (at once if it was).
+    pub(crate) async fn wait_for(&self, run: &str) -> (Instant, EndWitness) {
         let mut seen = self.board.subscribe();
         loop {
             if let Some(at) = seen.borrow_and_update().get(run) {
@@ -66,12 +80,63 @@ pub(crate) struct CloseAfterRunEnd {
     pub(crate) run: String,
     /// The case's board.
     pub(crate) ends: RunEnds,
+    /// For a stream read to its close: how to ask the run's log whether the run ended.
+    pub(crate) lookout: Option<Box<RunLookout>>,
 }
 
 impl CloseAfterRunEnd {
     /// The board's name of the run a stream request reads: its URL's path.
     pub(crate) fn run_of(url: &str) -> String {
         reqwest::Url::parse(url).map_or_else(|_| url.to_string(), |url| url.path().to_string())
+    }
+}
+
+/// How a stream read to its close asks whether its run ended: the run's poll, sent every
+/// `every` with the stream's own credential and version.
+#[derive(Debug, Clone)]
+pub(crate) struct RunLookout {
+    /// `GET {stream path}/poll`, the stream's headers but `Accept` and `Last-Event-ID`.
+    pub(crate) poll: crate::driver::http::PreparedRequest,
+    /// The pause before each poll.
+    pub(crate) every: Duration,
+}
+
+impl RunLookout {
+    /// The lookout of a stream request on a run's events (`…/runs/{runId}/events`); `None` for
+    /// any other path.
+    pub(crate) fn of(
+        stream: &crate::driver::http::PreparedRequest,
+        every: Duration,
+    ) -> Option<RunLookout> {
+        let mut url = reqwest::Url::parse(&stream.url).ok()?;
+        if !(url.path().contains("/runs/") && url.path().ends_with("/events")) {
+            return None;
+        }
+        url.set_query(None);
+        let path = format!("{}/poll", url.path());
+        url.set_path(&path);
+        let headers = stream
+            .headers
+            .iter()
+            .filter(|(name, _)| {
+                !name.eq_ignore_ascii_case("accept") && !name.eq_ignore_ascii_case("last-event-id")
+            })
+            .cloned()
+            .collect();
+        Some(RunLookout {
+            poll: crate::driver::http::PreparedRequest {
+                method: reqwest::Method::GET,
+                url: url.to_string(),
+                headers,
+                body: None,
+            },
+            every,
+        })
+    }
+
+    /// Whether a poll answer (its JSON body) says the run ended: `isTerminal` is `true`.
+    pub(crate) fn says_ended(body: &serde_json::Value) -> bool {
+        body.get("isTerminal").and_then(serde_json::Value::as_bool) == Some(true)
     }
 }
 
@@ -99,12 +164,54 @@ mod tests {
             async move { ends.wait_for("/runs/a/events").await }
         });
         let first = Instant::now();
-        ends.ended("/runs/b/events", first);
+        ends.ended("/runs/b/events", first, EndWitness::Stream);
         tokio::time::advance(Duration::from_millis(5)).await;
         let a_end = Instant::now();
-        ends.ended("/runs/a/events", a_end);
-        ends.ended("/runs/a/events", a_end + Duration::from_secs(1));
-        assert_eq!(waiting.await.unwrap(), a_end);
-        assert_eq!(ends.wait_for("/runs/a/events").await, a_end);
+        ends.ended("/runs/a/events", a_end, EndWitness::Poll);
+        ends.ended(
+            "/runs/a/events",
+            a_end + Duration::from_secs(1),
+            EndWitness::Stream,
+        );
+        assert_eq!(waiting.await.unwrap(), (a_end, EndWitness::Poll));
+        assert_eq!(
+            ends.wait_for("/runs/a/events").await,
+            (a_end, EndWitness::Poll)
+        );
+    }
+
+    fn stream_request(url: &str) -> crate::driver::http::PreparedRequest {
+        crate::driver::http::PreparedRequest {
+            method: reqwest::Method::GET,
+            url: url.into(),
+            headers: vec![
+                ("Accept".into(), "text/event-stream".into()),
+                ("Authorization".into(), "Bearer k".into()),
+                ("Last-Event-ID".into(), "3".into()),
+                ("OpenWOP-Version".into(), "2.0".into()),
+            ],
+            body: None,
+        }
+    }
+
+    #[test]
+    fn the_lookout_polls_the_streams_run_with_its_credential() {
+        let lookout = RunLookout::of(
+            &stream_request("http://h:1/base/runs/t~2Fr/events?streamMode=values"),
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        assert_eq!(lookout.poll.url, "http://h:1/base/runs/t~2Fr/events/poll");
+        let names: Vec<&str> = lookout
+            .poll
+            .headers
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect();
+        assert_eq!(names, ["Authorization", "OpenWOP-Version"]);
+        // Not a run's events: no lookout.
+        assert!(
+            RunLookout::of(&stream_request("http://h:1/host/events"), Duration::ZERO).is_none()
+        );
     }
 }

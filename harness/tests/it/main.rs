@@ -17,6 +17,7 @@ mod heartbeat_probe;
 mod host_at_capacity;
 mod hostile_host;
 mod hygiene;
+mod lost_run_end;
 mod not_provoked;
 mod paged_poll;
 mod percent_run_ids;

@@ -51,6 +51,7 @@ fn json_response(status: u16, body: serde_json::Value, at_ms: u64) -> ResponseRe
         end_at_ms: at_ms + 1,
         excerpt: None,
         folded: None,
+        run_end: None,
     }
 }
 
@@ -303,6 +304,7 @@ pub fn fail_case() -> CaseResult {
                     end_at_ms: 530,
                     excerpt: None,
                     folded: None,
+                    run_end: None,
                 }),
                 transport_error: None,
                 sent_at_ms: 360,

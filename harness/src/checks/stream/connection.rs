@@ -24,9 +24,16 @@ pub(in crate::checks) fn closed_by_server(
             "the stream was still open, its headers not sent yet (the connection held open)"
                 .to_string()
         }
-        BodyEnd::ClientStopped => {
-            "the harness stopped reading (the stream was still open)".to_string()
-        }
+        BodyEnd::ClientStopped => match response.run_end {
+            Some(seen) => format!(
+                "the stream was still open {} ms after its run ended (at {} ms, {}): the harness \
+                 stopped reading",
+                response.end_at_ms.saturating_sub(seen.at_ms),
+                seen.at_ms,
+                seen.witness.describe()
+            ),
+            None => "the harness stopped reading (the stream was still open)".to_string(),
+        },
         BodyEnd::Timeout => "the stream was still open when the case's time ran out".to_string(),
         BodyEnd::Broken(why) => format!("the connection broke: {why}"),
         BodyEnd::TooLarge(why) => format!("the harness stopped: {why}"),

@@ -106,6 +106,7 @@ mod tests {
                 end_at_ms: 0,
                 excerpt: None,
                 folded: None,
+                run_end: None,
             }),
             transport_error: None,
             sent_at_ms: 0,

@@ -6,9 +6,13 @@ use std::time::Duration;
 use super::context::StepContext;
 use crate::case::{CaseSurface, Principal, RequestSpec, StreamSpec};
 use crate::driver::http::{PreparedRequest, StopCondition};
-use crate::driver::run_ends::CloseAfterRunEnd;
+use crate::driver::run_ends::{CloseAfterRunEnd, RunLookout};
 use crate::mock_provider_seat::MockProviderSeat;
 use crate::template::TemplateError;
+
+/// How often a stream read to its close asks its run's poll whether the run ended (before
+/// `--time-scale`).
+const LOOKOUT_EVERY: Duration = Duration::from_secs(1);
 
 impl StepContext<'_> {
     /// Expands an SSE subscription: the request (with `Accept: text/event-stream` unless the
@@ -52,13 +56,19 @@ impl StepContext<'_> {
                 ..StopCondition::default()
             },
         };
-        // The events chapter: the host closes the stream after the run's terminal event.
+        // The events chapter: the host closes the stream after the run's terminal event. A
+        // stream read to its close on a run not known to have ended keeps a lookout on it.
+        let lookout = (stream.until.is_none() && !stream.run_ended)
+            .then(|| RunLookout::of(&prepared, LOOKOUT_EVERY.mul_f64(self.time_scale.max(0.01))))
+            .flatten()
+            .map(Box::new);
         let stop = StopCondition {
             close_after_terminal: (self.surface == CaseSurface::Openwop).then(|| {
                 CloseAfterRunEnd {
                     grace: self.close_window(),
                     run: CloseAfterRunEnd::run_of(&prepared.url),
                     ends: self.run_ends.clone(),
+                    lookout,
                 }
             }),
             ..stop
