@@ -639,9 +639,9 @@ impl HttpDriver {
 
     /// A run's poll answer for a lookout: its JSON body when it answered 200 with one within
     /// [`LOOKOUT_BODY_BYTES`]; `None` for any other answer or failure.
-    async fn poll_body(&self, poll: &PreparedRequest) -> Option<serde_json::Value> {
-        let mut builder = self.client.request(poll.method.clone(), &poll.url);
-        for (name, value) in &poll.headers {
+    async fn poll_body(&self, lookout: &RunLookout) -> Option<serde_json::Value> {
+        let mut builder = self.client.get(&lookout.poll_url);
+        for (name, value) in &lookout.headers {
             builder = builder.header(name.as_str(), value.as_str());
         }
         let mut response = builder.send().await.ok()?;
@@ -673,7 +673,7 @@ impl HttpDriver {
                 return std::future::pending().await;
             }
             tokio::time::sleep_until(next).await;
-            let answered = tokio::time::timeout_at(deadline, self.poll_body(&lookout.poll)).await;
+            let answered = tokio::time::timeout_at(deadline, self.poll_body(lookout)).await;
             if answered
                 .ok()
                 .flatten()

@@ -95,28 +95,30 @@ impl CloseAfterRunEnd {
 /// `every` with the stream's own credential and version.
 #[derive(Debug, Clone)]
 pub(crate) struct RunLookout {
-    /// `GET {stream path}/poll`, the stream's headers but `Accept` and `Last-Event-ID`.
-    pub(crate) poll: crate::driver::http::PreparedRequest,
+    /// `{stream path}/poll`, no query: a `GET`.
+    pub(crate) poll_url: String,
+    /// The stream's headers (real values) but `Accept` and `Last-Event-ID`.
+    pub(crate) headers: Vec<(String, String)>,
     /// The pause before each poll.
     pub(crate) every: Duration,
 }
 
 impl RunLookout {
-    /// The lookout of a stream request on a run's events (`…/runs/{runId}/events`); `None` for
-    /// any other path.
+    /// The lookout of a stream request (its URL and headers) on a run's events
+    /// (`…/runs/{runId}/events`); `None` for any other path.
     pub(crate) fn of(
-        stream: &crate::driver::http::PreparedRequest,
+        stream_url: &str,
+        stream_headers: &[(String, String)],
         every: Duration,
     ) -> Option<RunLookout> {
-        let mut url = reqwest::Url::parse(&stream.url).ok()?;
+        let mut url = reqwest::Url::parse(stream_url).ok()?;
         if !(url.path().contains("/runs/") && url.path().ends_with("/events")) {
             return None;
         }
         url.set_query(None);
         let path = format!("{}/poll", url.path());
         url.set_path(&path);
-        let headers = stream
-            .headers
+        let headers = stream_headers
             .iter()
             .filter(|(name, _)| {
                 !name.eq_ignore_ascii_case("accept") && !name.eq_ignore_ascii_case("last-event-id")
@@ -124,12 +126,8 @@ impl RunLookout {
             .cloned()
             .collect();
         Some(RunLookout {
-            poll: crate::driver::http::PreparedRequest {
-                method: reqwest::Method::GET,
-                url: url.to_string(),
-                headers,
-                body: None,
-            },
+            poll_url: url.to_string(),
+            headers,
             every,
         })
     }
@@ -180,38 +178,29 @@ mod tests {
         );
     }
 
-    fn stream_request(url: &str) -> crate::driver::http::PreparedRequest {
-        crate::driver::http::PreparedRequest {
-            method: reqwest::Method::GET,
-            url: url.into(),
-            headers: vec![
-                ("Accept".into(), "text/event-stream".into()),
-                ("Authorization".into(), "Bearer k".into()),
-                ("Last-Event-ID".into(), "3".into()),
-                ("OpenWOP-Version".into(), "2.0".into()),
-            ],
-            body: None,
-        }
+    fn stream_headers() -> Vec<(String, String)> {
+        vec![
+            ("Accept".into(), "text/event-stream".into()),
+            ("Authorization".into(), "Bearer k".into()),
+            ("Last-Event-ID".into(), "3".into()),
+            ("OpenWOP-Version".into(), "2.0".into()),
+        ]
     }
 
     #[test]
     fn the_lookout_polls_the_streams_run_with_its_credential() {
         let lookout = RunLookout::of(
-            &stream_request("http://h:1/base/runs/t~2Fr/events?streamMode=values"),
+            "http://h:1/base/runs/t~2Fr/events?streamMode=values",
+            &stream_headers(),
             Duration::from_secs(1),
         )
         .unwrap();
-        assert_eq!(lookout.poll.url, "http://h:1/base/runs/t~2Fr/events/poll");
-        let names: Vec<&str> = lookout
-            .poll
-            .headers
-            .iter()
-            .map(|(n, _)| n.as_str())
-            .collect();
+        assert_eq!(lookout.poll_url, "http://h:1/base/runs/t~2Fr/events/poll");
+        let names: Vec<&str> = lookout.headers.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["Authorization", "OpenWOP-Version"]);
         // Not a run's events: no lookout.
         assert!(
-            RunLookout::of(&stream_request("http://h:1/host/events"), Duration::ZERO).is_none()
+            RunLookout::of("http://h:1/host/events", &stream_headers(), Duration::ZERO).is_none()
         );
     }
 }

@@ -59,7 +59,13 @@ impl StepContext<'_> {
         // The events chapter: the host closes the stream after the run's terminal event. A
         // stream read to its close on a run not known to have ended keeps a lookout on it.
         let lookout = (stream.until.is_none() && !stream.run_ended)
-            .then(|| RunLookout::of(&prepared, LOOKOUT_EVERY.mul_f64(self.time_scale.max(0.01))))
+            .then(|| {
+                RunLookout::of(
+                    &prepared.url,
+                    &prepared.headers,
+                    LOOKOUT_EVERY.mul_f64(self.time_scale.max(0.01)),
+                )
+            })
             .flatten()
             .map(Box::new);
         let stop = StopCondition {
