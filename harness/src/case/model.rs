@@ -1098,6 +1098,11 @@ pub struct EventGapsExpect {
     /// or an expression such as `"${target.heartbeat_busy_gap_ms * 0.8}"` (not time-scaled:
     /// it is a property of the host, not a wait).
     pub min_ms: Value,
+    /// Gaps only between events carrying the same value at this member (of the event or its
+    /// payload), e.g. `heartbeatId`: the spacing of each heartbeat on a channel carrying
+    /// several. At least two events must share a value, else the check is not judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per: Option<String>,
 }
 
 fn at_least_one() -> bool {

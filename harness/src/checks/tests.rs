@@ -962,6 +962,63 @@ fn checks_over_responses_that_never_arrived_are_not_judged() {
 }
 
 /// A frame with this `id:`, `event:` and data (framings a host may choose).
+#[test]
+fn event_gaps_per_member_compares_each_heartbeat_with_itself() {
+    // Bare heartbeat messages (the frame's `event:` names the type), by arrival.
+    let tick = |at_ms: u64, id: &str| {
+        named_frame(
+            at_ms,
+            None,
+            "heartbeat.evaluated",
+            json!({"heartbeatId": id, "status": "ok", "changed": false}),
+        )
+    };
+    let per =
+        json!({"event_gaps": {"type": "heartbeat.evaluated", "min_ms": 750, "per": "heartbeatId"}});
+    let whole = json!({"event_gaps": {"type": "heartbeat.evaluated", "min_ms": 750}});
+    // Two heartbeats, each a second apart, interleaved 300 ms apart.
+    let interleaved = || {
+        sse(
+            vec![
+                tick(0, "a"),
+                tick(300, "b"),
+                tick(1000, "a"),
+                tick(1300, "b"),
+            ],
+            2000,
+        )
+    };
+    assert_eq!(
+        verdicts(&judge_w(per.clone(), interleaved())),
+        [Verdict::Pass]
+    );
+    assert_eq!(verdicts(&judge_w(whole, interleaved())), [Verdict::Fail]);
+    // One of them ticking twice in 500 ms fails, named.
+    let outcomes = judge_w(
+        per.clone(),
+        sse(vec![tick(0, "a"), tick(300, "b"), tick(500, "a")], 2000),
+    );
+    assert_eq!(
+        verdicts(&outcomes),
+        [Verdict::Fail],
+        "{}",
+        render(&outcomes)
+    );
+    assert!(
+        outcomes[0].message.contains("\"a\""),
+        "{}",
+        render(&outcomes)
+    );
+    // No heartbeat ticked twice: no gap was read, so nothing is judged.
+    let outcomes = judge_w(per, sse(vec![tick(0, "a"), tick(300, "b")], 2000));
+    assert_eq!(
+        verdicts(&outcomes),
+        [Verdict::Error],
+        "{}",
+        render(&outcomes)
+    );
+}
+
 fn named_frame(at_ms: u64, id: Option<&str>, event: &str, data: Value) -> FrameRecord {
     FrameRecord {
         at_ms,

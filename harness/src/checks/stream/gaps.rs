@@ -1,4 +1,7 @@
-//! `event_gaps`: consecutive events of a type happened at least a bound apart.
+//! `event_gaps`: consecutive events of a type (of one value at a member, with `per`) happened
+//! at least a bound apart.
+
+use std::collections::BTreeMap;
 
 use crate::case::EventGapsExpect;
 use crate::checks::context::Outcome;
@@ -7,8 +10,9 @@ use crate::template::TemplateError;
 use crate::transcript::StepRecord;
 use crate::verdict::CheckOutcome;
 
-/// Consecutive events of `type` happened at least `min_ms` (expanded) apart: by the host's
-/// `timestamp`s when every such event carries one, else by arrival.
+/// Consecutive events of `type` (carrying one value at `per`, when given) happened at least
+/// `min_ms` (expanded) apart: by the host's `timestamp`s when every such event carries one,
+/// else by arrival.
 pub(in crate::checks) fn event_gaps(
     out: &Outcome<'_>,
     step: &StepRecord,
@@ -67,22 +71,59 @@ pub(in crate::checks) fn event_gaps(
             "by arrival",
         ),
     };
-    if let Some(pair) = times.windows(2).find(|w| w[1] - w[0] + slack < bound) {
-        return out.fail(
+    // The series whose consecutive members are compared: one, or one per value at `per`.
+    let series: BTreeMap<String, Vec<i64>> = match &expect.per {
+        None => BTreeMap::from([(String::new(), times.clone())]),
+        Some(member) => {
+            let mut series: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+            for (event, at) in matching.iter().zip(&times) {
+                if let Some(value) = crate::checks::events::field(&event.doc, member) {
+                    series.entry(value.to_string()).or_default().push(*at);
+                }
+            }
+            series
+        }
+    };
+    let pairs: usize = series.values().map(|t| t.len().saturating_sub(1)).sum();
+    if let Some(member) = &expect.per
+        && pairs == 0
+    {
+        return out.not_judged(
             format!(
-                "two `{}` events {} ms apart ({clock})",
-                expect.event_type,
-                pair[1] - pair[0]
+                "no two `{}` events carry the same `{member}`, so no gap of one was read",
+                expect.event_type
             ),
-            format!(
-                "at least {} ms between consecutive `{}` events",
-                min_ms, expect.event_type
-            ),
-            format!("times (ms, {clock}): {times:?}"),
+            format!("{} `{}` event(s)", matching.len(), expect.event_type),
         );
     }
+    for (value, times) in &series {
+        if let Some(pair) = times.windows(2).find(|w| w[1] - w[0] + slack < bound) {
+            let of = expect
+                .per
+                .as_ref()
+                .map(|member| format!(" with `{member}` {value}"))
+                .unwrap_or_default();
+            return out.fail(
+                format!(
+                    "two `{}` events{of} {} ms apart ({clock})",
+                    expect.event_type,
+                    pair[1] - pair[0]
+                ),
+                format!(
+                    "at least {} ms between consecutive `{}` events{of}",
+                    min_ms, expect.event_type
+                ),
+                format!("times (ms, {clock}): {times:?}"),
+            );
+        }
+    }
+    let per = expect
+        .per
+        .as_ref()
+        .map(|member| format!(" of {} `{member}`(s)", series.len()))
+        .unwrap_or_default();
     out.pass(format!(
-        "{} `{}` event(s), each at least {} ms after the previous ({clock})",
+        "{} `{}` event(s){per}, each at least {} ms after the previous ({clock})",
         times.len(),
         expect.event_type,
         min_ms
