@@ -73,7 +73,8 @@ pub struct Case {
     pub judged_by_canary: bool,
     /// Global host state the case writes (a test seam keyed by something other than the
     /// case's own runs): cases naming the same seam run one at a time against a target, others
-    /// in parallel. `mock-ai-program`: upstream's mock-AI program seam (keyed by node id).
+    /// in parallel. `mock-ai-program`: upstream's mock-AI program seam (keyed by node id);
+    /// `heartbeat-tick`: upstream's heartbeat tick seam (its ticks may show on the host channel).
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub exclusive: BTreeSet<super::shared_seam::SharedSeam>,
     /// The case's time budget in milliseconds, before `--time-scale` (default 15 000).

@@ -26,6 +26,9 @@ use crate::template::Scope;
 /// The path of upstream's mock-AI program seam (seams-v2), whose body names a fixture's node.
 const MOCK_AI_PROGRAM_SEAM: &str = "/conformance/seams/sample/test/mock-ai/program";
 
+/// Upstream's heartbeat tick seam.
+const HEARTBEAT_TICK_SEAM: &str = "/conformance/seams/sample/heartbeat/tick";
+
 /// Every node id the fixture workflows of `spec/fixtures/` use, in every edition of upstream's
 /// catalogue ([`spec::fixtures::mock_nodes`]): a host seeding a fixture may name its nodes
 /// otherwise, so a case must read them from what the host sent.
@@ -102,24 +105,37 @@ pub fn lint(case: &Value, report: &mut dyn FnMut(&str, String)) {
             }
         }
     }
-    let programs_the_seam = requests.iter().any(|(_, request)| {
-        request
-            .get("path")
-            .and_then(Value::as_str)
-            .is_some_and(|p| p.starts_with(MOCK_AI_PROGRAM_SEAM))
-    });
-    let declared = case
-        .get("exclusive")
-        .and_then(Value::as_array)
-        .is_some_and(|seams| seams.iter().any(|s| s == SharedSeam::MockAiProgram.name()));
-    if programs_the_seam && !declared {
-        report(
-            "/exclusive",
-            format!(
-                "the case programs upstream's mock-AI program seam ({MOCK_AI_PROGRAM_SEAM}), global state keyed by node id: declare `\"exclusive\": [\"{}\"]` so cases on it run one at a time",
-                SharedSeam::MockAiProgram.name()
-            ),
-        );
+    for (seam, path, what) in [
+        (
+            SharedSeam::MockAiProgram,
+            MOCK_AI_PROGRAM_SEAM,
+            "upstream's mock-AI program seam, global state keyed by node id",
+        ),
+        (
+            SharedSeam::HeartbeatTick,
+            HEARTBEAT_TICK_SEAM,
+            "upstream's heartbeat tick seam, whose evaluations may show on the host channel",
+        ),
+    ] {
+        let drives_the_seam = requests.iter().any(|(_, request)| {
+            request
+                .get("path")
+                .and_then(Value::as_str)
+                .is_some_and(|p| p.starts_with(path))
+        });
+        let declared = case
+            .get("exclusive")
+            .and_then(Value::as_array)
+            .is_some_and(|seams| seams.iter().any(|s| s == seam.name()));
+        if drives_the_seam && !declared {
+            report(
+                "/exclusive",
+                format!(
+                    "the case drives {what} ({path}): declare `\"exclusive\": [\"{}\"]` so cases on it run one at a time",
+                    seam.name()
+                ),
+            );
+        }
     }
     node_ids_in_selectors(case, "", ids, report);
 }
@@ -374,6 +390,16 @@ mod tests {
             "path": MOCK_AI_PROGRAM_SEAM, "json": program}}]}));
         assert_eq!(undeclared.len(), 1, "{undeclared:?}");
         assert_eq!(undeclared[0].0, "/exclusive");
+        // So must upstream's heartbeat tick seam, whose ticks may show on the host channel.
+        let tick =
+            json!({"method": "POST", "path": HEARTBEAT_TICK_SEAM, "json": {"heartbeatId": "h"}});
+        let undeclared = problems(json!({"steps": [{"request": tick.clone()}]}));
+        assert_eq!(undeclared.len(), 1, "{undeclared:?}");
+        assert!(undeclared[0].1.contains("heartbeat-tick"), "{undeclared:?}");
+        assert!(
+            problems(json!({"exclusive": ["heartbeat-tick"], "steps": [{"request": tick}]}))
+                .is_empty()
+        );
         assert_eq!(
             problems(json!({"steps": [{"request": {"method": "POST",
                 "path": "/runs", "json": {"nodeId": "structured-call"}}}]}))

@@ -25,6 +25,13 @@ pub enum SharedSeam {
     /// suite runs those scenario files one at a time for the same reason).
     #[serde(rename = "mock-ai-program")]
     MockAiProgram,
+    /// Upstream's heartbeat tick seam (`POST /conformance/seams/sample/heartbeat/tick`): it
+    /// evaluates heartbeats on demand, and a host may deliver those evaluations on its host
+    /// channel beside its scheduled ticks (independent host R: its seam's heartbeat ticked
+    /// twice in 3 ms there). A case reading the spacing of scheduled ticks off the channel and
+    /// the cases driving the seam run one at a time.
+    #[serde(rename = "heartbeat-tick")]
+    HeartbeatTick,
 }
 
 impl SharedSeam {
@@ -32,6 +39,7 @@ impl SharedSeam {
     pub fn name(self) -> &'static str {
         match self {
             SharedSeam::MockAiProgram => "mock-ai-program",
+            SharedSeam::HeartbeatTick => "heartbeat-tick",
         }
     }
 }
