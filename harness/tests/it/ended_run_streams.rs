@@ -6,18 +6,16 @@
 //! whose run ends while it is read is owed the same after its terminal event. A `generate` judges
 //! as many inputs as its budget allows and says how many.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use harness::case::lint_case;
-use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::transcript::BodyEnd;
 use harness::verdict::Verdict;
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use super::raw_host::{external_target, judge_with, not_passed, serving};
+use super::raw_host::{judge_with, not_passed, runner_with_keepalive, serving};
 
 /// How long the lazy host waits before it closes a stream of its finished run.
 const LAZY_CLOSE: Duration = Duration::from_millis(1_000);
@@ -97,17 +95,7 @@ async fn judge_steps(
     let case = lint_case("closing.json", case.to_string().as_bytes())
         .unwrap()
         .case;
-    let mut target = external_target(finished_run_host().await);
-    target
-        .facts
-        .insert("keepalive_interval_ms".into(), json!(keepalive_interval_ms));
-    let runner = CaseRunner {
-        driver: HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap(),
-        target: Arc::new(target),
-        time_scale: 1.0,
-        proptest_seed: 1,
-        regressions_dir: None,
-    };
+    let runner = runner_with_keepalive(finished_run_host().await, keepalive_interval_ms);
     judge_with(&runner, &case).await
 }
 

@@ -4,18 +4,16 @@
 //! is the host's FAIL, never cut by the case's budget (ERROR); one the host closes within it
 //! passes; a stream on a run that is still live is not judged on it.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use harness::case::lint_case;
-use harness::run::{CaseRunner, ClientOptions, HttpDriver, Limits};
 use harness::transcript::{BodyEnd, RunEndWitness};
 use harness::verdict::Verdict;
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use super::raw_host::{external_target, json_response, judge_with, serving};
+use super::raw_host::{json_response, judge_with, runner_with_keepalive, serving};
 
 /// A host whose runs' streams send `run.started` and then keep-alive comments only:
 /// `/runs/lost/…` never closes its stream and its poll says the run is terminal;
@@ -83,17 +81,7 @@ async fn judge(run: &str) -> (Verdict, harness::run::CaseExecution) {
     let case = lint_case("lost.json", case.to_string().as_bytes())
         .unwrap()
         .case;
-    let mut target = external_target(lost_end_host().await);
-    target
-        .facts
-        .insert("keepalive_interval_ms".into(), json!(500));
-    let runner = CaseRunner {
-        driver: HttpDriver::new(&ClientOptions::default(), Limits::default()).unwrap(),
-        target: Arc::new(target),
-        time_scale: 1.0,
-        proptest_seed: 1,
-        regressions_dir: None,
-    };
+    let runner = runner_with_keepalive(lost_end_host().await, 500);
     judge_with(&runner, &case).await
 }
 

@@ -105,6 +105,20 @@ pub fn runner_for(base_url: String, limits: Limits) -> CaseRunner {
     }
 }
 
+/// A runner for the host at `base_url` whose keep-alive interval is `keepalive_interval_ms`
+/// (the fact the close windows are sized by).
+pub fn runner_with_keepalive(base_url: String, keepalive_interval_ms: u64) -> CaseRunner {
+    let mut target = external_target(base_url);
+    target.facts.insert(
+        "keepalive_interval_ms".into(),
+        serde_json::json!(keepalive_interval_ms),
+    );
+    CaseRunner {
+        target: Arc::new(target),
+        ..runner_for(String::new(), Limits::default())
+    }
+}
+
 /// Runs `case` with `runner` and judges it. A liveness guard far above any case's budget fails
 /// the test if the harness hangs.
 pub async fn judge_with(runner: &CaseRunner, case: &Case) -> (Verdict, CaseExecution) {
