@@ -486,8 +486,9 @@ fn invalid_needs(value: &mut Value) -> Vec<(String, String)> {
 
 /// The problems of the steps with `needs` in the case `root` (its typed `needs` are
 /// `case_needs`): a step's needs name only optional stream modes and capabilities (either
-/// way) the case does not already need, and a step that may not be taken is read (`${steps.<id>…}`, a premise, a comparison)
-/// only by steps taken no more often (needing at least what it needs).
+/// way) the case does not already need, and a step that may not be taken is read
+/// (`${steps.<id>…}`, a premise, a comparison) only by steps taken no more often (needing at
+/// least what it needs).
 fn optional_step_problems(
     root: &Value,
     case_needs: &[super::needs::CaseNeed],

@@ -284,10 +284,7 @@ impl HttpDriver {
         };
         let sent = Instant::now();
         let sent_at_ms = ms_between(since, sent);
-        let mut builder = self.client.request(request.method, &request.url);
-        for (name, value) in &request.headers {
-            builder = builder.header(name.as_str(), value.as_str());
-        }
+        let mut builder = self.request(request.method, &request.url, &request.headers);
         if let Some(body) = request.body {
             builder = builder.body(body);
         }
@@ -499,15 +496,17 @@ impl HttpDriver {
                             EndWitness::Poll => RunEndWitness::RunPoll,
                         },
                     });
-                    // The stream shows no end of its own: read it to its close or the end of
-                    // the grace, whether that comes before the deadline or after it.
-                    if let Some(close) = &stop.close_after_terminal
-                        && !window_end
-                    {
-                        read_until = ended_at + close.grace;
-                        window_end = true;
-                    } else if let Some(close) = &stop.close_after_terminal {
-                        read_on_until(ended_at + close.grace, &mut read_until, &mut window_end);
+                    if let Some(close) = &stop.close_after_terminal {
+                        let due = ended_at + close.grace;
+                        if window_end {
+                            read_on_until(due, &mut read_until, &mut window_end);
+                        } else {
+                            // Bound by the deadline only, and showing no end of its own: read
+                            // to its close or the end of the grace, before the deadline or
+                            // after it.
+                            read_until = due;
+                            window_end = true;
+                        }
                     }
                     continue 'read;
                 }
@@ -637,14 +636,27 @@ impl HttpDriver {
         }
     }
 
+    /// A request of `method` to `url` with `headers` (real values), on this driver's client.
+    fn request(
+        &self,
+        method: reqwest::Method,
+        url: &str,
+        headers: &[(String, String)],
+    ) -> reqwest::RequestBuilder {
+        headers.iter().fold(
+            self.client.request(method, url),
+            |builder, (name, value)| builder.header(name.as_str(), value.as_str()),
+        )
+    }
+
     /// A run's poll answer for a lookout: its JSON body when it answered 200 with one within
     /// [`LOOKOUT_BODY_BYTES`]; `None` for any other answer or failure.
     async fn poll_body(&self, lookout: &RunLookout) -> Option<serde_json::Value> {
-        let mut builder = self.client.get(&lookout.poll_url);
-        for (name, value) in &lookout.headers {
-            builder = builder.header(name.as_str(), value.as_str());
-        }
-        let mut response = builder.send().await.ok()?;
+        let mut response = self
+            .request(reqwest::Method::GET, &lookout.poll_url, &lookout.headers)
+            .send()
+            .await
+            .ok()?;
         if response.status().as_u16() != 200 {
             return None;
         }
