@@ -40,6 +40,7 @@ mod driver;
 mod event_selector;
 mod excerpt;
 mod external;
+mod feedback_anchor;
 mod feedback_signal;
 mod frame_kind;
 mod generate;

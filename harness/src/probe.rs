@@ -589,6 +589,16 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                 .facts
                 .insert(crate::feedback_signal::FEEDBACK_SIGNAL_FACT.into(), signal);
         }
+        // So are the targets it lists: those cases attach their annotations to one of them.
+        if let Some(kind) = doc
+            .get("feedback")
+            .and_then(crate::feedback_anchor::AnchorKind::accepted)
+        {
+            found.facts.insert(
+                crate::feedback_anchor::FEEDBACK_ANCHOR_FACT.into(),
+                Value::from(kind.as_str()),
+            );
+        }
         // The conformance seams profile (test seams such as the era-2 log seed) is a metadata
         // key, not a capability family record.
         if doc

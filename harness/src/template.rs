@@ -12,6 +12,7 @@
 //! | `script.<name>` | the marker that selects the case's fake-provider script |
 //! | `provider.<role>` | the target's provider id for a role (`text-primary`, …) |
 //! | `target.<fact>` | a fact of the target (`keepalive_window_ms`, `subscriber_limit`, …) |
+//! | `anchor.<id>` | an annotation's `target` of the kind the host lists in `feedback.targets` (the fact `feedback_anchor`), read from the run's log as step `<id>` recorded it: `null` for the run, `{nodeId}`, `{eventId}` |
 //!
 //! `[index]` selects an array element, `[last]` the last one; `[member=value]` selects the first
 //! element (an object)
@@ -27,7 +28,9 @@
 //! `${target.heartbeat_interval_ms|times:3 + 2000}`), `or:TEXT` (the text when the path has no
 //! value or holds `null`: a default the seed states,
 //! e.g. `${steps.discovery.body.heartbeat.deliveryChannel|or:/host/events}`; an integer text is
-//! a number, so `${target.keepalive_interval_ms|or:30000 + 4000}` adds to it).
+//! a number, so `${target.keepalive_interval_ms|or:30000 + 4000}` adds to it), `absent` (an
+//! object member whose value is this one expression is left out when it holds `null`:
+//! `"target": "${anchor.logged|absent}"` sends no anchor for a run).
 //! A string that is exactly one expression becomes the value itself (a number stays a number);
 //! otherwise values are interpolated as text. An array of two or more lone `${provider.<role>}`
 //! expressions expands to the distinct ids, in order (two roles bound to one provider, a host
@@ -36,6 +39,8 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
+
+use crate::feedback_anchor::{AnchorKind, FEEDBACK_ANCHOR_FACT};
 
 /// Why an expression could not be expanded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -93,11 +98,16 @@ impl Scope {
                     .map(|v| self.expand(v))
                     .collect::<Result<_, _>>()?,
             ),
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .map(|(k, v)| Ok((k.clone(), self.expand(v)?)))
-                    .collect::<Result<_, TemplateError>>()?,
-            ),
+            Value::Object(map) => {
+                let mut expanded = serde_json::Map::with_capacity(map.len());
+                for (name, value) in map {
+                    let value = self.expand(value)?;
+                    if !(value.is_null() && leaves_out_null(&map[name])) {
+                        expanded.insert(name.clone(), value);
+                    }
+                }
+                Value::Object(expanded)
+            }
             other => other.clone(),
         })
     }
@@ -200,6 +210,26 @@ impl Scope {
                 .cloned()
                 .ok_or_else(|| missing(format!("the target has no `{name}`")))?,
             "uuid" => Value::String(derived_uuid(&self.uuid_seed, name)),
+            "anchor" => {
+                let kind = self
+                    .target
+                    .get(FEEDBACK_ANCHOR_FACT)
+                    .and_then(Value::as_str)
+                    .and_then(AnchorKind::parse)
+                    .ok_or_else(|| {
+                        missing(format!("the target has no `{FEEDBACK_ANCHOR_FACT}`"))
+                    })?;
+                let step = self
+                    .steps
+                    .get(name)
+                    .ok_or_else(|| missing(format!("step `{name}` has not run")))?;
+                let events = step
+                    .get("events")
+                    .and_then(Value::as_array)
+                    .map_or(&[][..], Vec::as_slice);
+                kind.target(events)
+                    .map_err(|why| missing(format!("step `{name}`: {why}")))?
+            }
             "fixture" => Value::String(self.fixtures.get(name).cloned().ok_or_else(|| {
                 missing(format!(
                     "no `fixture:{name}|…` need of the case names a fixture the host lists"
@@ -207,7 +237,7 @@ impl Scope {
             })?),
             _ => {
                 return Err(syntax(
-                    "unknown root (steps, var, defs, script, provider, target, uuid, fixture)",
+                    "unknown root (steps, var, defs, script, provider, target, uuid, fixture, anchor)",
                 ));
             }
         };
@@ -224,6 +254,16 @@ fn is_provider_list(items: &[Value]) -> bool {
                 .and_then(lone_expression)
                 .is_some_and(|inner| inner.trim().starts_with("provider."))
         })
+}
+
+/// Whether an object member's value, as written, is one expression with the `absent` filter
+/// (the member is left out when it expands to `null`).
+fn leaves_out_null(written: &Value) -> bool {
+    written
+        .as_str()
+        .and_then(lone_expression)
+        .and_then(|inner| parse(inner).ok())
+        .is_some_and(|parsed| parsed.filters.contains(&Filter::Absent))
 }
 
 fn to_text(value: &Value) -> String {
@@ -272,6 +312,8 @@ enum Filter {
     /// `or:TEXT`: the text (a number when it is an integer) when the path has no value or
     /// holds `null`.
     Or(String),
+    /// `absent`: the object member holding the expression is left out when it holds `null`.
+    Absent,
 }
 
 impl Filter {
@@ -282,6 +324,7 @@ impl Filter {
             "segment" => Filter::Segment,
             "json" => Filter::Json,
             "len" => Filter::Len,
+            "absent" => Filter::Absent,
             _ => {
                 if let Some(fallback) = text.strip_prefix("or:") {
                     Filter::Or(fallback.to_string())
@@ -317,7 +360,7 @@ fn parse(expression: &str) -> Result<Parsed, TemplateError> {
     let filters = parts
         .map(|f| {
             Filter::parse(f.trim()).ok_or_else(|| {
-                syntax("unknown filter (path, pct, segment, json, len, times:N, or:TEXT)")
+                syntax("unknown filter (path, pct, segment, json, len, times:N, or:TEXT, absent)")
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -464,8 +507,8 @@ fn apply_filter(
                 .ok_or_else(|| missing("`times` needs an integer"))?;
             Value::from(base.saturating_mul(*n))
         }
-        // The fallback is taken before any filter runs.
-        Filter::Or(_) => value,
+        // The fallback is taken before any filter runs; a member is left out by `expand`.
+        Filter::Or(_) | Filter::Absent => value,
     })
 }
 
@@ -574,7 +617,7 @@ pub(crate) fn check_syntax(expression: &str) -> Result<(), TemplateError> {
     match parsed.path.first() {
         Some(Segment::Name(root))
             if [
-                "steps", "var", "defs", "script", "provider", "target", "uuid", "fixture",
+                "steps", "var", "defs", "script", "provider", "target", "uuid", "fixture", "anchor",
             ]
             .contains(&root.as_str())
                 && parsed.path.len() >= 2 =>
@@ -609,6 +652,40 @@ mod tests {
             .providers
             .insert("text-primary".into(), "openai-primary".into());
         scope
+    }
+
+    #[test]
+    fn an_anchor_is_read_from_the_log_and_absent_for_the_run() {
+        let mut s = scope();
+        s.steps.insert(
+            "logged".into(),
+            json!({"events": [{"eventId": "e-0", "type": "run.started", "payload": {}},
+                              {"eventId": "e-1", "type": "node.started", "payload": {"nodeId": "n-1"}}]}),
+        );
+        let body = json!({"target": "${anchor.logged|absent}", "signal": {"kind": "flag"}});
+        assert!(matches!(s.expand(&body), Err(TemplateError::Missing(..))));
+        s.target.insert(FEEDBACK_ANCHOR_FACT.into(), json!("run"));
+        assert_eq!(
+            s.expand(&body).unwrap(),
+            json!({"signal": {"kind": "flag"}})
+        );
+        s.target.insert(FEEDBACK_ANCHOR_FACT.into(), json!("node"));
+        assert_eq!(
+            s.expand(&body).unwrap(),
+            json!({"target": {"nodeId": "n-1"}, "signal": {"kind": "flag"}})
+        );
+        s.target.insert(FEEDBACK_ANCHOR_FACT.into(), json!("event"));
+        assert_eq!(
+            s.expand(&body).unwrap()["target"],
+            json!({"eventId": "e-0"})
+        );
+        // Without `absent` a null stays a member; with it, only a null is left out.
+        assert_eq!(
+            s.expand(&json!({"a": "${steps.none.x|or:1|absent}", "b": null}))
+                .unwrap(),
+            json!({"a": 1, "b": null})
+        );
+        assert!(check_syntax("anchor.logged|absent").is_ok());
     }
 
     #[test]

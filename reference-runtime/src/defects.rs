@@ -298,6 +298,8 @@ defects! {
         "An annotation on a terminal run is refused with 409 run_terminal."),
     WAnnotationOutsideTargetAccepted => ("w-annotation-outside-target-accepted", "W", Other, "events.feedback.refuse-outside-targets",
         "An annotation on an event (a target outside feedback.targets) is accepted."),
+    WRunAnnotationOutsideTargetAccepted => ("w-run-annotation-outside-target-accepted", "W", Other, "events.feedback.refuse-outside-targets",
+        "An annotation on the run (no target) is accepted although feedback.targets does not list run."),
     WRefusedAnnotationLogged => ("w-refused-annotation-logged", "W", Other, "events.feedback.refused-not-in-run-log",
         "A refused annotation is written to the run's event log (as a vendor event, example.annotation-refused)."),
     WAnnotationNodeTargetRefused => ("w-annotation-node-target-refused", "W", Other, "events.feedback.targets-names-attachable-resources",

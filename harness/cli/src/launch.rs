@@ -89,7 +89,8 @@ pub enum BuiltInProfile {
     /// appended just after the 202 (so a submission can only report `accepted`), over a
     /// durable (SQLite) event store; and, on surface W, the other side of upstream's
     /// self-contradictions wherever a host can take it (a `negotiation.decided` event, the
-    /// type the run-event enum has and the codemap lacks, in every run's log); everything else
+    /// type the run-event enum has and the codemap lacks, in every run's log), and
+    /// `feedback.targets: [node, event]` (an annotation on the run refused); everything else
     /// as [`BuiltInProfile::Standard`].
     Deferred,
     /// A host serving a subset of the stream modes: `updates` only, each other mode (alone or
@@ -192,6 +193,9 @@ impl BuiltInProfile {
             // node-target twin of w.feedback.targets judges it; the event-target one judges
             // the other feedback-target defects under the standard profile).
             Defect::WRefusedAnnotationLogged => BuiltInProfile::Divergent,
+            // A run annotation accepted, where the targets are `[node, event]` (the run-target
+            // twin of w.feedback.targets judges it).
+            Defect::WRunAnnotationOutsideTargetAccepted => BuiltInProfile::Deferred,
             _ => BuiltInProfile::Standard,
         }
     }
@@ -240,6 +244,9 @@ impl BuiltInProfile {
                 openwop.choices.host_channel = HostChannelAddress::Undeclared;
                 // Divergent's cursor bound is 2^53 - 1.
                 openwop.choices.cursor_range = CursorRange::FifteenDigits;
+                // Divergent's targets are `[run, event]`; these, an independent host's, leave
+                // the run out.
+                openwop.feedback.targets = FeedbackTargets::NodeAndEvent;
             }
             BuiltInProfile::UpdatesOnly => {
                 openwop.choices.implemented_modes = ImplementedModes::UpdatesOnly;

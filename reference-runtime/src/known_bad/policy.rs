@@ -86,6 +86,7 @@ decisions! {
         anthropic_tier_one_refused => WTierOneProviderRefusal,
         annotation_on_terminal_refused => WAnnotationTerminalRefused,
         annotation_outside_targets_accepted => WAnnotationOutsideTargetAccepted,
+        run_annotation_outside_targets_accepted => WRunAnnotationOutsideTargetAccepted,
         refused_annotation_logged => WRefusedAnnotationLogged,
         annotation_on_node_refused => WAnnotationNodeTargetRefused,
         flag_signal_refused => WAnnotationSignalRefused,

@@ -73,6 +73,9 @@ pub enum FeedbackTargets {
     RunAndNode,
     /// `run` and `event` (an independent host's list): a node target is refused.
     RunAndEvent,
+    /// `node` and `event` (an independent host's list): an annotation on the run (no target)
+    /// is refused.
+    NodeAndEvent,
 }
 
 impl FeedbackTargets {
@@ -81,6 +84,7 @@ impl FeedbackTargets {
         match self {
             FeedbackTargets::RunAndNode => &["run", "node"],
             FeedbackTargets::RunAndEvent => &["run", "event"],
+            FeedbackTargets::NodeAndEvent => &["node", "event"],
         }
     }
 }

@@ -9,7 +9,8 @@
 //! Request body (closed): `{target?: {runId?, nodeId?, eventId?}, signal: {kind, rating?,
 //! label?, correction?}, note?}`. The target is the run itself (no `nodeId`/`eventId`), a node
 //! (`nodeId`, a node of the run's workflow) or an event (`eventId`); this host advertises
-//! `feedback.targets: ["run", "node"]` (`targets = "run-and-event"`: `["run", "event"]`), and
+//! `feedback.targets: ["run", "node"]` (`targets = "run-and-event"`: `["run", "event"]`;
+//! `"node-and-event"`: `["node", "event"]`), and
 //! a target outside them is refused `422 capability_not_provided` with `details.targets`.
 //! `signal.kind` is one of the four signal kinds (`rating` with `rating` 1–5, `label` with
 //! `label`, `correction` with `correction`, `flag` with nothing else); anything else is `400
@@ -22,7 +23,7 @@
 //! |---|---|---|
 //! | `advertise_signals` | `true` (`false`: `feedback` without `signals`; all four are still accepted) | `feedback.signals` |
 //! | `signals` | `"all-four"` (or `"rating-and-correction"`) | `feedback.signals` |
-//! | `targets` | `"run-and-node"` (or `"run-and-event"`) | `feedback.targets` |
+//! | `targets` | `"run-and-node"` (or `"run-and-event"`, `"node-and-event"`) | `feedback.targets` |
 //!
 //! `Annotation`: `{annotationId, target {runId, nodeId?, eventId?}, signal, actor {principalRef},
 //! note?, createdAt}`; `principalRef` is the acting key's subject.
@@ -168,8 +169,9 @@ fn validate(state: &WState, meta: &RunMeta, request: &CreateAnnotation) -> Resul
     let target = request.target.clone().unwrap_or_default();
     let kind = target_kind(state, meta, &target)?;
     let targets = state.config.feedback.targets.kinds();
-    let advertised =
-        targets.contains(&kind) && !(kind == "node" && defects.annotation_on_node_refused());
+    let advertised = (targets.contains(&kind)
+        && !(kind == "node" && defects.annotation_on_node_refused()))
+        || (kind == "run" && defects.run_annotation_outside_targets_accepted());
     if !advertised && !defects.annotation_outside_targets_accepted() {
         return Err(refuse_capability("target", "targets", targets));
     }

@@ -168,6 +168,7 @@ defect_table! {
         w_currency_not_iso: WCurrencyNotIso => w_ai::currency_iso, OpenWopConfig::default();
         w_annotation_terminal_refused: WAnnotationTerminalRefused => w_ai::terminal_run_annotated, OpenWopConfig::default();
         w_annotation_outside_target_accepted: WAnnotationOutsideTargetAccepted => w_ai::event_target_refused, OpenWopConfig::default();
+        w_run_annotation_outside_target_accepted: WRunAnnotationOutsideTargetAccepted => w_ai::run_target_refused, w_ai::node_and_event_targets();
         w_refused_annotation_logged: WRefusedAnnotationLogged => w_ai::refused_annotation_not_logged, OpenWopConfig::default();
         w_annotation_node_target_refused: WAnnotationNodeTargetRefused => w_ai::node_target_accepted, OpenWopConfig::default();
         w_annotation_signal_refused: WAnnotationSignalRefused => w_ai::flag_accepted, OpenWopConfig::default();

@@ -5,7 +5,8 @@ use crate::w_host::*;
 use crate::w_structured_runs::*;
 use reference_runtime::defects::Defect;
 use reference_runtime::openwop::{
-    EnvelopeSettings, FeedbackSettings, OpenWopConfig, ProviderUsageSettings, Strictness,
+    EnvelopeSettings, FeedbackSettings, FeedbackTargets, OpenWopConfig, ProviderUsageSettings,
+    Strictness,
 };
 use serde_json::{Value, json};
 
@@ -524,6 +525,26 @@ pub(super) async fn event_target_refused(host: &Host) -> bool {
         .await
         .status()
         .is_client_error()
+}
+
+/// An annotation without a target (on the run) is refused where the targets leave out `run`;
+/// one on a node is accepted there.
+pub(super) async fn run_target_refused(host: &Host) -> bool {
+    let run_id = finished_noop(host).await;
+    let on_run = json!({"signal": {"kind": "flag"}});
+    let on_node = json!({"target": {"nodeId": "noop"}, "signal": {"kind": "flag"}});
+    annotate(host, &run_id, KEY_A, on_run)
+        .await
+        .status()
+        .is_client_error()
+        && annotate(host, &run_id, KEY_A, on_node).await.status() == 201
+}
+
+/// `feedback.targets: [node, event]` (the deferred profile's).
+pub(super) fn node_and_event_targets() -> OpenWopConfig {
+    let mut config = OpenWopConfig::default();
+    config.feedback.targets = FeedbackTargets::NodeAndEvent;
+    config
 }
 
 pub(super) async fn refused_annotation_not_logged(host: &Host) -> bool {
