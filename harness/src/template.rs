@@ -100,9 +100,9 @@ impl Scope {
             ),
             Value::Object(map) => {
                 let mut expanded = serde_json::Map::with_capacity(map.len());
-                for (name, value) in map {
-                    let value = self.expand(value)?;
-                    if !(value.is_null() && leaves_out_null(&map[name])) {
+                for (name, written) in map {
+                    let value = self.expand(written)?;
+                    if !(value.is_null() && leaves_out_null(written)) {
                         expanded.insert(name.clone(), value);
                     }
                 }
