@@ -57,8 +57,8 @@ pub(crate) fn come_back(
 }
 
 /// The wait a repeated poll takes after this answer: any `429` (with or without `Retry-After`)
-/// or what [`come_back`] reads waits out its `Retry-After` seconds (an HTTP date, or none,
-/// reads as 1 s), at most [`LONGEST_WAIT`]. `None` for any other answer.
+/// or what [`come_back`] reads waits out its `Retry-After` ([`wait`]), at most
+/// [`LONGEST_WAIT`]. `None` for any other answer.
 pub(super) fn poll_wait(surface: CaseSurface, exchange: &Exchange) -> Option<Duration> {
     let response = exchange.response.as_ref()?;
     (response.status == 429 || come_back(surface, response).is_some()).then(|| wait(response))
@@ -101,10 +101,69 @@ where
     }
 }
 
+/// What an answer's `Retry-After` asks for, at least 1 s and at most [`LONGEST_WAIT`]. RFC 9110
+/// gives it two forms: a number of seconds, or an HTTP date, read against the answer's own
+/// `Date` (the host's clock; the harness's when the answer has none). Without either, 1 s.
 fn wait(response: &ResponseRecord) -> Duration {
-    let seconds = response
+    let asked = response
         .header("retry-after")
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(1);
-    Duration::from_secs(seconds.max(1)).min(LONGEST_WAIT)
+        .map(str::trim)
+        .and_then(|value| match value.parse::<u64>() {
+            Ok(seconds) => Some(Duration::from_secs(seconds)),
+            Err(_) => {
+                let until = httpdate::parse_http_date(value).ok()?;
+                let now = response
+                    .header("date")
+                    .and_then(|date| httpdate::parse_http_date(date.trim()).ok())
+                    .unwrap_or_else(std::time::SystemTime::now);
+                Some(until.duration_since(now).unwrap_or_default())
+            }
+        })
+        .unwrap_or_default();
+    asked.clamp(Duration::from_secs(1), LONGEST_WAIT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::Header;
+
+    fn answer(headers: &[(&str, &str)]) -> ResponseRecord {
+        let mut response = ResponseRecord::held_without_headers(0);
+        response.status = 429;
+        response.headers = headers
+            .iter()
+            .map(|(name, value)| Header {
+                name: name.to_string(),
+                value: value.to_string(),
+            })
+            .collect();
+        response
+    }
+
+    #[test]
+    fn retry_after_is_read_in_seconds_or_as_an_http_date_against_the_answers_date() {
+        let seconds = |s| Duration::from_secs(s);
+        assert_eq!(wait(&answer(&[("retry-after", "3")])), seconds(3));
+        assert_eq!(wait(&answer(&[("retry-after", "0")])), seconds(1));
+        assert_eq!(wait(&answer(&[("retry-after", "90")])), LONGEST_WAIT);
+        assert_eq!(wait(&answer(&[])), seconds(1));
+        assert_eq!(wait(&answer(&[("retry-after", "soon")])), seconds(1));
+        let dated = |retry_after| {
+            wait(&answer(&[
+                ("date", "Mon, 07 Dec 2026 23:56:00 GMT"),
+                ("retry-after", retry_after),
+            ]))
+        };
+        // The host's own clock: three seconds after its `Date`, whatever the harness's clock.
+        assert_eq!(dated("Mon, 07 Dec 2026 23:56:03 GMT"), seconds(3));
+        assert_eq!(dated("Mon, 07 Dec 2026 23:58:00 GMT"), LONGEST_WAIT);
+        // A date already past asks for no wait: the least wait.
+        assert_eq!(dated("Mon, 07 Dec 2026 23:55:00 GMT"), seconds(1));
+        // Without a `Date`, against the harness's clock: a date long past.
+        assert_eq!(
+            wait(&answer(&[("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")])),
+            seconds(1)
+        );
+    }
 }
