@@ -988,7 +988,7 @@ fn not_answered(
             Verdict::Blocked,
             429,
             format!(
-                "not judged: the host answered step `{name}` 429 with Retry-After: {retry_after} (its request rate limit), also after the waits it asked for; run with fewer --jobs or raise the host's rate limit for the run"
+                "not judged: the host answered step `{name}` 429 with Retry-After: {retry_after} (its request rate limit), also after the waits it asked for; pace the run under the host's limit (--max-requests-per-minute N), run with fewer --jobs, or raise the host's rate limit for the run"
             ),
             "an answer from a host with room for the request",
         ),

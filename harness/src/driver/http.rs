@@ -2,6 +2,7 @@
 //! until a stop condition, within a deadline and size bounds. Whatever the host sends, this
 //! returns an [`Exchange`]; it never fails and never panics on host input.
 
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -30,6 +31,10 @@ pub struct ClientOptions {
     pub ca_cert: Option<PathBuf>,
     /// Accept invalid TLS certificates.
     pub insecure: bool,
+    /// At most this many requests a minute to the host, evenly spaced: the harness waits for
+    /// its turn before it sends any request (a case's, or a stream's lookout poll), whatever
+    /// case sends it. For a host whose request rate limit the operator knows; `None`: unpaced.
+    pub max_requests_per_minute: Option<NonZeroU32>,
 }
 
 /// Building the HTTP client failed (a configuration error).
@@ -150,7 +155,14 @@ pub struct HttpDriver {
     /// Looked for in the stream frames folded past the kept ones (they are not kept, so the
     /// case's canary check cannot look afterwards).
     canary: Option<std::sync::Arc<str>>,
+    /// The pace every request keeps ([`ClientOptions::max_requests_per_minute`]), shared by
+    /// every copy of the driver.
+    pace: Option<std::sync::Arc<Pace>>,
 }
+
+/// Requests spaced evenly: one every minute divided by the rate, with no burst, so no minute
+/// (a host's fixed window or its sliding one) holds more than the rate.
+type Pace = governor::DefaultDirectRateLimiter;
 
 /// What every client of a driver is built from, read once from [`ClientOptions`].
 #[derive(Debug, Clone)]
@@ -224,7 +236,20 @@ impl HttpDriver {
             config,
             limits,
             canary: None,
+            pace: options.max_requests_per_minute.map(|rate| {
+                let quota = governor::Quota::per_minute(rate).allow_burst(NonZeroU32::MIN);
+                std::sync::Arc::new(governor::RateLimiter::direct(quota))
+            }),
         })
+    }
+
+    /// Waits for this driver's turn to send a request ([`ClientOptions::max_requests_per_minute`])
+    /// until `deadline` at most: a request whose turn comes later is sent then, and the case's
+    /// budget judges what it gets.
+    async fn take_turn(&self, deadline: Instant) {
+        if let Some(pace) = &self.pace {
+            let _ = tokio::time::timeout_at(deadline, pace.until_ready()).await;
+        }
     }
 
     /// The same driver with connections of its own, for one case: a connection a host left in
@@ -282,6 +307,7 @@ impl HttpDriver {
                 }
             }),
         };
+        self.take_turn(deadline).await;
         let sent = Instant::now();
         let sent_at_ms = ms_between(since, sent);
         let mut builder = self.request(request.method, &request.url, &request.headers);
@@ -685,7 +711,11 @@ impl HttpDriver {
                 return std::future::pending().await;
             }
             tokio::time::sleep_until(next).await;
-            let answered = tokio::time::timeout_at(deadline, self.poll_body(lookout)).await;
+            let answered = tokio::time::timeout_at(deadline, async {
+                self.take_turn(deadline).await;
+                self.poll_body(lookout).await
+            })
+            .await;
             if answered
                 .ok()
                 .flatten()
@@ -854,5 +884,62 @@ mod tests {
         // to its 10 s window.
         assert_eq!(response.frames.len(), 3, "{:#?}", response.frames);
         assert_eq!(response.end, BodyEnd::ClientStopped);
+    }
+
+    /// A host answering every request at once with an empty JSON object.
+    async fn answering_host() -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut buffer = [0u8; 4096];
+                    let _ = socket.read(&mut buffer).await;
+                    let _ = socket
+                        .write_all(
+                            b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}",
+                        )
+                        .await;
+                });
+            }
+        });
+        format!("http://{address}/")
+    }
+
+    #[tokio::test]
+    async fn a_paced_driver_spaces_its_requests_whoever_sends_them() {
+        let options = ClientOptions {
+            max_requests_per_minute: NonZeroU32::new(300),
+            ..ClientOptions::default()
+        };
+        let driver = HttpDriver::new(&options, Limits::default()).unwrap();
+        let url = answering_host().await;
+        let now = Instant::now();
+        let deadline = now + Duration::from_secs(20);
+        let send = |driver: HttpDriver| {
+            let request = PreparedRequest {
+                method: reqwest::Method::GET,
+                url: url.clone(),
+                headers: Vec::new(),
+                body: None,
+            };
+            async move {
+                driver
+                    .exchange(request, ReadMode::Whole, deadline, now)
+                    .await
+            }
+        };
+        // Three cases at once, each on its own connections: one pace for all.
+        let answers =
+            futures::future::join_all((0..3).map(|_| send(driver.with_own_connections()))).await;
+        assert!(
+            answers
+                .iter()
+                .all(|a| a.response.as_ref().is_some_and(|r| r.status == 200))
+        );
+        // 300 a minute is one every 200 ms: the third is sent 400 ms after the first turn at
+        // the earliest (a slow machine only sends it later; unpaced, all three go at once).
+        let last_sent = answers.iter().map(|a| a.sent_at_ms).max().unwrap();
+        assert!(last_sent >= 390, "the last request went at {last_sent} ms");
     }
 }

@@ -392,6 +392,16 @@ pub struct FactArgs {
     pub facts_file: Option<PathBuf>,
 }
 
+impl RunArgs {
+    /// The cases run at once: `--jobs`, else 1 for a paced run and [`DEFAULT_JOBS`] otherwise.
+    pub fn jobs(&self) -> usize {
+        self.jobs.unwrap_or(match self.max_requests_per_minute {
+            Some(_) => 1,
+            None => DEFAULT_JOBS,
+        })
+    }
+}
+
 /// `conformance run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -417,14 +427,20 @@ pub struct RunArgs {
     /// Accept invalid TLS certificates.
     #[arg(long)]
     pub insecure: bool,
+    /// Send at most this many requests a minute to the host, evenly spaced, whatever case sends
+    /// them: for a host with a request rate limit (cases it answers 429 are BLOCKED). Set it a
+    /// little under the host's limit; the run takes longer.
+    #[arg(long, value_name = "N")]
+    pub max_requests_per_minute: Option<std::num::NonZeroU32>,
     /// Multiply every case timeout and wait by this (slow hosts, slow CI).
     #[arg(long, default_value_t = 1.0)]
     pub time_scale: f64,
     /// Cases run in parallel against the host (the per-host bound). Cases mostly wait on the
-    /// host (streams, windows, scripted delays), so the default is sized for waiting, not for
-    /// CPUs.
-    #[arg(long, default_value_t = DEFAULT_JOBS)]
-    pub jobs: usize,
+    /// host (streams, windows, scripted delays), so the default (16) is sized for waiting, not
+    /// for CPUs; with --max-requests-per-minute it is 1, since a case waiting its turns behind
+    /// other cases' requests spends its own budget.
+    #[arg(long)]
+    pub jobs: Option<usize>,
     /// Start the cases in corpus order instead of the longest waits (stream windows, fact
     /// waits, scripted delays) first, the default (either is ignored with --shuffle).
     #[arg(long)]

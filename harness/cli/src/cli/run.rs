@@ -336,7 +336,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         .map_err(|e| environment(format!("failed to copy the embedded regressions: {e}")))?;
     let options = RunOptions {
         time_scale: args.time_scale,
-        jobs: args.jobs,
+        jobs: args.jobs(),
         filters: filters.clone(),
         partition: args.partition,
         shuffle_seed,
@@ -946,6 +946,7 @@ fn driver_of(args: &RunArgs) -> anyhow::Result<HttpDriver> {
             proxy: args.proxy.clone(),
             ca_cert: args.ca_cert.clone(),
             insecure: args.insecure,
+            max_requests_per_minute: args.max_requests_per_minute,
         },
         Limits::default(),
     )
