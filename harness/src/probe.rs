@@ -579,25 +579,20 @@ pub async fn probe(driver: &HttpDriver, target: &Target, timeout: Duration) -> P
                     .insert("heartbeat_min_interval_ms".into(), json!(ms as u64));
             }
         }
-        // The feedback signal kinds the host lists are its choice: the cases annotating a run
-        // send one of them.
-        if let Some(signal) = doc
-            .get("feedback")
-            .and_then(crate::feedback_signal::accepted_signal)
-        {
-            found
-                .facts
-                .insert(crate::feedback_signal::FEEDBACK_SIGNAL_FACT.into(), signal);
-        }
-        // So are the targets it lists: those cases attach their annotations to one of them.
-        if let Some(kind) = doc
-            .get("feedback")
-            .and_then(crate::feedback_anchor::AnchorKind::accepted)
-        {
-            found.facts.insert(
-                crate::feedback_anchor::FEEDBACK_ANCHOR_FACT.into(),
-                Value::from(kind.as_str()),
-            );
+        // The feedback signal kinds and targets the host lists are its choice: the cases
+        // annotating a run send a signal of a kind it lists, on a target it lists.
+        if let Some(feedback) = doc.get("feedback") {
+            if let Some(signal) = crate::feedback_signal::accepted_signal(feedback) {
+                found
+                    .facts
+                    .insert(crate::feedback_signal::FEEDBACK_SIGNAL_FACT.into(), signal);
+            }
+            if let Some(kind) = crate::feedback_anchor::AnchorKind::accepted(feedback) {
+                found.facts.insert(
+                    crate::feedback_anchor::FEEDBACK_ANCHOR_FACT.into(),
+                    Value::from(kind.as_str()),
+                );
+            }
         }
         // The conformance seams profile (test seams such as the era-2 log seed) is a metadata
         // key, not a capability family record.

@@ -50,13 +50,19 @@ pub(in crate::checks) fn event_gaps(
             Some((at.timestamp_millis(), resolution_ms(text)))
         })
         .collect();
-    let (times, slack, clock): (Vec<i64>, i64, &str) = match stamped {
+    // Each event with the time it happened, so that grouping by `per` keeps each time with
+    // its own event (an event with no arrival time is left out, not another's time taken).
+    let (timed, slack, clock): (Vec<(&ObservedEvent, i64)>, i64, &str) = match stamped {
         Some(stamps)
             if !stamps.is_empty() && stamps.iter().all(|(_, r)| r.saturating_mul(4) <= bound) =>
         {
             let slack = stamps.iter().map(|(_, r)| r - 1).max().unwrap_or(0);
             (
-                stamps.into_iter().map(|(at, _)| at).collect(),
+                matching
+                    .iter()
+                    .copied()
+                    .zip(stamps.into_iter().map(|(at, _)| at))
+                    .collect(),
                 slack,
                 "by the host's timestamps",
             )
@@ -64,26 +70,23 @@ pub(in crate::checks) fn event_gaps(
         _ => (
             matching
                 .iter()
-                .filter_map(|e| e.at_ms)
-                .map(|ms| i64::try_from(ms).unwrap_or(i64::MAX))
+                .filter_map(|e| Some((*e, i64::try_from(e.at_ms?).unwrap_or(i64::MAX))))
                 .collect(),
             0,
             "by arrival",
         ),
     };
     // The series whose consecutive members are compared: one, or one per value at `per`.
-    let series: BTreeMap<String, Vec<i64>> = match &expect.per {
-        None => BTreeMap::from([(String::new(), times.clone())]),
-        Some(member) => {
-            let mut series: BTreeMap<String, Vec<i64>> = BTreeMap::new();
-            for (event, at) in matching.iter().zip(&times) {
-                if let Some(value) = crate::checks::events::field(&event.doc, member) {
-                    series.entry(value.to_string()).or_default().push(*at);
-                }
-            }
-            series
+    let mut series: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    for (event, at) in &timed {
+        let key = match &expect.per {
+            None => Some(String::new()),
+            Some(member) => crate::checks::events::field(&event.doc, member).map(|v| v.to_string()),
+        };
+        if let Some(key) = key {
+            series.entry(key).or_default().push(*at);
         }
-    };
+    }
     let pairs: usize = series.values().map(|t| t.len().saturating_sub(1)).sum();
     if let Some(member) = &expect.per
         && pairs == 0
@@ -124,7 +127,7 @@ pub(in crate::checks) fn event_gaps(
         .unwrap_or_default();
     out.pass(format!(
         "{} `{}` event(s){per}, each at least {} ms after the previous ({clock})",
-        times.len(),
+        timed.len(),
         expect.event_type,
         min_ms
     ))
